@@ -1,0 +1,10 @@
+#!/bin/sh
+# umbel hook: append the raw payload (stdin) as ONE line to the worker's events log, print nothing,
+# exit 0. JSON has no raw newlines inside strings, so deleting line breaks keeps it valid. The line
+# goes through a temp file and a single append so that a reader never sees half a line and parallel
+# hooks do not interleave (one write for payloads under cat's 128 KiB buffer).
+log=$1
+tmp="$log.$$.tmp"
+{ tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null && cat "$tmp" >> "$log" 2>/dev/null
+rm -f "$tmp"
+exit 0

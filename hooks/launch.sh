@@ -1,0 +1,45 @@
+#!/bin/sh
+# umbel worker wrapper. Runs in the worker's tmux pane as
+#   sh launch.sh <tmux-socket> <env-buffer> <events-dir> <cli> [args...]
+# The worker's environment arrives in a tmux buffer (loaded from umbel's stdin), never on a command
+# line: read it, delete it, drop everything the pane inherited, run the CLI, and record how it ended
+# in <events-dir>/exit.json ({"exitCode":N} or {"exitCode":N,"signal":"KILL"}), written atomically.
+sock=$1
+buf=$2
+events=$3
+shift 3
+
+tmux_bin=$(command -v tmux) || tmux_bin=tmux
+payload=$("$tmux_bin" -L "$sock" -f /dev/null show-buffer -b "$buf" 2>/dev/null)
+loaded=$?
+"$tmux_bin" -L "$sock" -f /dev/null delete-buffer -b "$buf" 2>/dev/null
+if [ "$loaded" -ne 0 ]; then
+  printf 'umbel: the worker environment buffer %s was not found\n' "$buf" >&2
+  printf '{"exitCode":1,"error":"env-buffer-missing"}\n' > "$events/exit.json.tmp" && mv "$events/exit.json.tmp" "$events/exit.json"
+  exit 1
+fi
+
+# tmux sets TERM for the pane; it is the one inherited value that describes the pane itself.
+pane_term=${TERM:-tmux-256color}
+for name in $(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do
+  unset "$name" 2>/dev/null
+done
+export TERM="$pane_term"
+eval "$payload"
+payload=
+
+# A caught signal is reset to its default in the child, so the CLI still gets INT/HUP/TERM; the
+# wrapper only survives long enough to record the status.
+trap ':' INT QUIT HUP TERM
+"$@"
+status=$?
+
+if [ "$status" -gt 128 ] && [ "$status" -lt 193 ]; then
+  # sh reports death by signal N as 128+N; a CLI that exits with such a code by itself reads the same.
+  sig=$(kill -l $((status - 128)) 2>/dev/null)
+  record="{\"exitCode\":$status,\"signal\":\"$sig\"}"
+else
+  record="{\"exitCode\":$status}"
+fi
+printf '%s\n' "$record" > "$events/exit.json.tmp" && mv "$events/exit.json.tmp" "$events/exit.json"
+exit "$status"

@@ -1,0 +1,26 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import hookScript from "../../hooks/hook.sh" with { type: "text" };
+import launchScript from "../../hooks/launch.sh" with { type: "text" };
+import { readTextOrNull, writeFileAtomic } from "./files.ts";
+
+export type Assets = { readonly launch: string; readonly hook: string };
+
+/**
+ * The scripts are embedded in the binary and written under the state root on use, named by content
+ * hash, so a newer binary never runs an older script and concurrent spawns write the same bytes.
+ */
+export async function installAssets(root: string): Promise<Assets> {
+  const [launch, hook] = await Promise.all([
+    install(root, "launch", launchScript),
+    install(root, "hook", hookScript),
+  ]);
+  return { launch, hook };
+}
+
+async function install(root: string, stem: string, content: string): Promise<string> {
+  const hash = createHash("sha256").update(content).digest("hex").slice(0, 12);
+  const path = join(root, "bin", `${stem}-${hash}.sh`);
+  if ((await readTextOrNull(path)) !== content) await writeFileAtomic(path, content, 0o700);
+  return path;
+}

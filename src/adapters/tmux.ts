@@ -1,0 +1,230 @@
+import { createHash } from "node:crypto";
+import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import { type RunResult, runProcess } from "./process.ts";
+
+/**
+ * The only place umbel invokes tmux (test/unit/structure.test.ts enforces it). Every call carries
+ * `-L <private socket>` and `-f /dev/null` (the user's tmux.conf never shapes a worker), runs with a
+ * minimal environment and stdin closed, and is bounded in time: an unanswered call is a
+ * TmuxTimeoutError, never "no such session".
+ */
+
+export type TmuxOptions = {
+  readonly socket: string;
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs?: number;
+  readonly bin?: string;
+};
+
+export type PaneInfo = {
+  readonly dead: boolean;
+  readonly deadStatus: number | null;
+  readonly pid: number | null;
+};
+
+export type NewSession = {
+  readonly name: string;
+  readonly cwd: string;
+  readonly width: number;
+  readonly height: number;
+  readonly command: readonly string[];
+  /** Loaded into `buffer` from stdin in the same invocation: the worker env, never on argv. */
+  readonly bufferName: string;
+  readonly bufferContent: string;
+};
+
+export type Tmux = ReturnType<typeof createTmux>;
+
+/** The socket name for a state root: two roots never share a tmux server. */
+export function deriveSocket(stateRoot: string, override: string | undefined): string {
+  if (override) return override;
+  return `umbel-${createHash("sha256").update(stateRoot).digest("hex").slice(0, 12)}`;
+}
+
+/** tmux clients get PATH, a UTF-8 locale and the socket directory; nothing else crosses. */
+export function clientEnv(host: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const env: Record<string, string> = { PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin" };
+  const locale = host.LC_ALL ?? host.LC_CTYPE ?? host.LANG;
+  env.LANG = locale && /utf-?8/i.test(locale) ? locale : "C.UTF-8";
+  if (host.TMUX_TMPDIR) env.TMUX_TMPDIR = host.TMUX_TMPDIR;
+  return env;
+}
+
+const NO_SERVER =
+  /no server running|error connecting to|No such file or directory|server exited unexpectedly/;
+const NO_SESSION = /can't find (session|pane|window)|session not found|no current (session|client)/;
+
+export function createTmux(options: TmuxOptions) {
+  const env = clientEnv(options.hostEnv);
+  const bin = options.bin ?? "tmux";
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const base = [bin, "-L", options.socket, "-f", "/dev/null"];
+
+  async function raw(args: readonly string[], input?: string, bound = timeoutMs): Promise<RunResult> {
+    const result = await runProcess([...base, ...args], { env, input, timeoutMs: bound });
+    if (result.timedOut) {
+      throw new TmuxTimeoutError(`tmux did not answer within ${bound} ms (tmux ${args[0]})`, {
+        argv: args,
+        timeoutMs: bound,
+      });
+    }
+    return result;
+  }
+
+  async function run(args: readonly string[], input?: string): Promise<string> {
+    const result = await raw(args, input);
+    if (result.exitCode !== 0) throw tmuxFailure(args, result);
+    return result.stdout;
+  }
+
+  /** Runs a command whose target may be gone; returns null for "no such session/server". */
+  async function runOnSession(args: readonly string[], input?: string): Promise<string | null> {
+    const result = await raw(args, input);
+    if (result.exitCode === 0) return result.stdout;
+    if (NO_SESSION.test(result.stderr) || NO_SERVER.test(result.stderr)) return null;
+    throw tmuxFailure(args, result);
+  }
+
+  return {
+    socket: options.socket,
+
+    async hasSession(name: string): Promise<boolean> {
+      return (await runOnSession(["has-session", "-t", exact(name)])) !== null;
+    },
+
+    async listSessions(): Promise<string[]> {
+      const out = await runOnSession(["list-sessions", "-F", "#{session_name}"]);
+      return out === null ? [] : out.split("\n").filter((l) => l !== "");
+    },
+
+    /** One invocation: load the env buffer from stdin, keep dead panes, start the session. */
+    async newSession(s: NewSession): Promise<void> {
+      await run(
+        [
+          "load-buffer",
+          "-b",
+          s.bufferName,
+          "-",
+          ";",
+          "set-option",
+          "-g",
+          "remain-on-exit",
+          "on",
+          ";",
+          "set-option",
+          "-g",
+          "status",
+          "off",
+          ";",
+          "set-option",
+          "-g",
+          "history-limit",
+          "5000",
+          ";",
+          "new-session",
+          "-d",
+          "-s",
+          s.name,
+          "-x",
+          String(s.width),
+          "-y",
+          String(s.height),
+          "-c",
+          s.cwd,
+          ...s.command,
+        ],
+        s.bufferContent,
+      );
+    },
+
+    async deleteBuffer(bufferName: string): Promise<void> {
+      await runOnSession(["delete-buffer", "-b", bufferName]);
+    },
+
+    async capture(
+      name: string,
+      opts: { lines?: number | undefined; escapes?: boolean | undefined } = {},
+    ): Promise<string | null> {
+      const args = ["capture-pane", "-p", "-t", pane(name)];
+      if (opts.escapes) args.push("-e");
+      if (opts.lines) args.push("-S", String(-opts.lines));
+      return runOnSession(args);
+    },
+
+    async paneInfo(name: string): Promise<PaneInfo | null> {
+      const out = await runOnSession([
+        "display-message",
+        "-p",
+        "-t",
+        pane(name),
+        "#{pane_dead} #{pane_dead_status} #{pane_pid}",
+      ]);
+      if (out === null) return null;
+      const [dead, status, pid] = out.trim().split(" ");
+      return {
+        dead: dead === "1",
+        deadStatus: status && /^\d+$/.test(status) ? Number(status) : null,
+        pid: pid && /^\d+$/.test(pid) ? Number(pid) : null,
+      };
+    },
+
+    /** Bracketed paste from stdin through a one-shot buffer (`-d` deletes it after the paste). */
+    async paste(name: string, text: string, bufferName: string): Promise<boolean> {
+      const out = await runOnSession(
+        [
+          "load-buffer",
+          "-b",
+          bufferName,
+          "-",
+          ";",
+          "paste-buffer",
+          "-p",
+          "-d",
+          "-b",
+          bufferName,
+          "-t",
+          pane(name),
+        ],
+        text,
+      );
+      return out !== null;
+    },
+
+    /** Keys by tmux name (Enter, Down, Escape, C-u), one call. */
+    async sendKeys(name: string, keys: readonly string[]): Promise<boolean> {
+      return (await runOnSession(["send-keys", "-t", pane(name), ...keys])) !== null;
+    },
+
+    async killSession(name: string): Promise<void> {
+      await runOnSession(["kill-session", "-t", exact(name)]);
+    },
+
+    /** The only interactive call: the caller's terminal is handed to tmux. */
+    async attach(name: string): Promise<number> {
+      const child = Bun.spawn([...base, "attach-session", "-t", exact(name)], {
+        env: { ...env, TERM: options.hostEnv.TERM ?? "xterm-256color" },
+        stdio: ["inherit", "inherit", "inherit"],
+      });
+      return await child.exited;
+    },
+  };
+}
+
+/** `=name` matches the session name exactly (no prefix matching: "w1" must not hit "w10"). */
+function exact(name: string): string {
+  return `=${name}`;
+}
+
+function pane(name: string): string {
+  return `=${name}:`;
+}
+
+function tmuxFailure(args: readonly string[], result: RunResult): TmuxError {
+  const stderr = result.stderr.trim().slice(-500);
+  return new TmuxError(`tmux ${args[0]} failed: ${stderr || `exit ${result.exitCode}`}`, {
+    argv: args,
+    exitCode: result.exitCode,
+    stderr,
+    durationMs: result.durationMs,
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * Every failure umbel knows about is a subclass of UmbelError. Errors are thrown where they arise
+ * and mapped to exit codes / MCP results only at the faces (`toExitCode`, `formatError`).
+ *
+ * Exit-code table (documented in docs/cli-reference.md; the wait outcomes share it):
+ *   0 ok / stop · 1 failure · 2 usage · 3 no such worker · 4 conflict · 70 internal
+ *   122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+ */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  notFound: 3,
+  conflict: 4,
+  internal: 70,
+  providerError: 122,
+  idle: 123,
+  timeout: 124,
+  dead: 125,
+  input: 126,
+  binaryNotFound: 127,
+  aborted: 130,
+} as const;
+
+export type ErrorData = Record<string, unknown>;
+
+export class UmbelError extends Error {
+  readonly code: string = "failure";
+  readonly exitCode: number = EXIT.failure;
+  readonly data: ErrorData;
+
+  constructor(message: string, data: ErrorData = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.data = data;
+  }
+}
+
+/** Bad flags, bad values, bad files: the caller must change the request. */
+export class UsageError extends UmbelError {
+  override readonly code = "usage";
+  override readonly exitCode = EXIT.usage;
+}
+
+export class WorkerNotFoundError extends UmbelError {
+  override readonly code = "not-found";
+  override readonly exitCode = EXIT.notFound;
+}
+
+export class NameTakenError extends UmbelError {
+  override readonly code = "name-taken";
+  override readonly exitCode = EXIT.conflict;
+}
+
+/** An operation that needs a dead worker (purge, prune) met a live one. */
+export class WorkerAliveError extends UmbelError {
+  override readonly code = "worker-alive";
+  override readonly exitCode = EXIT.conflict;
+}
+
+/** The worker exited (or was killed) and cannot take the request. */
+export class WorkerDeadError extends UmbelError {
+  override readonly code = "dead";
+  override readonly exitCode = EXIT.dead;
+}
+
+/** The CLI sits on a sign-in screen or other prompt that needs a person. */
+export class InputRequiredError extends UmbelError {
+  override readonly code = "input";
+  override readonly exitCode = EXIT.input;
+}
+
+export class BinaryNotFoundError extends UmbelError {
+  override readonly code = "binary-not-found";
+  override readonly exitCode = EXIT.binaryNotFound;
+}
+
+/** spawn could not bring the TUI to ready (everything it made has been unwound). */
+export class SpawnFailedError extends UmbelError {
+  override readonly code = "spawn-failed";
+}
+
+/** send could not prove that the prompt was taken (the worker is left alive). */
+export class DeliveryError extends UmbelError {
+  override readonly code = "not-delivered";
+}
+
+/** A tmux call failed or did not answer in time. Never read as "no such session". */
+export class TmuxError extends UmbelError {
+  override readonly code = "tmux";
+}
+
+export class TmuxTimeoutError extends UmbelError {
+  override readonly code = "tmux-timeout";
+}
+
+export class StateError extends UmbelError {
+  override readonly code = "state";
+}
+
+export class TimeoutError extends UmbelError {
+  override readonly code = "timeout";
+  override readonly exitCode = EXIT.timeout;
+}
+
+export class AbortedError extends UmbelError {
+  override readonly code = "aborted";
+  override readonly exitCode = EXIT.aborted;
+}
+
+/** The provider ended the turn with an API error. */
+export class ProviderError extends UmbelError {
+  override readonly code = "provider-error";
+  override readonly exitCode = EXIT.providerError;
+}
+
+export class IdleError extends UmbelError {
+  override readonly code = "idle";
+  override readonly exitCode = EXIT.idle;
+}
+
+/** Anything that is not an UmbelError is a bug: map it here, never let a stack trace out. */
+export function toUmbelError(error: unknown): UmbelError {
+  if (error instanceof UmbelError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new InternalError(message, {}, { cause: error });
+}
+
+export class InternalError extends UmbelError {
+  override readonly code = "internal";
+  override readonly exitCode = EXIT.internal;
+}
+
+export function toExitCode(error: unknown): number {
+  return toUmbelError(error).exitCode;
+}
+
+/** One line for stderr: `umbel: <message>` plus a hint for bugs. */
+export function formatError(error: unknown): string {
+  const e = toUmbelError(error);
+  const hint = e instanceof InternalError ? " (this is a bug in umbel; please report it)" : "";
+  return `umbel: ${e.message}${hint}`;
+}
+
+/** The JSON shape of an error on stdout (`--json`) and in MCP results. */
+export function renderErrorJson(error: unknown): {
+  error: { code: string; class: string; message: string; exitCode: number; data: ErrorData };
+} {
+  const e = toUmbelError(error);
+  return { error: { code: e.code, class: e.name, message: e.message, exitCode: e.exitCode, data: e.data } };
+}
+
+/** The worker is mid-turn or showing a prompt; typing now would queue or answer something. */
+export class WorkerBusyError extends UmbelError {
+  override readonly code = "busy";
+  override readonly exitCode = EXIT.conflict;
+}

@@ -1,0 +1,38 @@
+import type { HookEvent } from "./providers/types.ts";
+
+/**
+ * The events log is one raw hook payload per line, appended by hooks/hook.sh. Only lines ended by a
+ * newline count, so a line still being written is never half-read, and the count of complete lines
+ * is the race-free baseline `send` hands to `wait`.
+ */
+export function parseEvents(log: string, fromIndex = 0): HookEvent[] {
+  const lines = completeLines(log);
+  const events: HookEvent[] = [];
+  for (let index = fromIndex; index < lines.length; index++) {
+    events.push(parseEventLine(lines[index] ?? "", index));
+  }
+  return events;
+}
+
+export function countEvents(log: string): number {
+  return completeLines(log).length;
+}
+
+function completeLines(log: string): string[] {
+  const end = log.lastIndexOf("\n");
+  return end < 0 ? [] : log.slice(0, end).split("\n");
+}
+
+function parseEventLine(line: string, index: number): HookEvent {
+  try {
+    const payload: unknown = JSON.parse(line);
+    if (payload && typeof payload === "object" && !Array.isArray(payload)) {
+      const record = payload as Record<string, unknown>;
+      const name = typeof record.hook_event_name === "string" ? record.hook_event_name : "unknown";
+      return { index, name, payload: record };
+    }
+  } catch {
+    // fall through: a hook that wrote something that is not JSON is kept as evidence
+  }
+  return { index, name: "invalid", payload: { raw: line.slice(0, 2000) } };
+}

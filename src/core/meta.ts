@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
+
+/** sessions/<name>/meta.json: what a worker is. Never holds an environment value. */
+export const Meta = z.object({
+  version: z.literal(1),
+  name: WorkerName,
+  provider: ProviderId,
+  cwd: z.string(),
+  bin: z.string(),
+  sessionId: z.string(),
+  socket: z.string(),
+  createdAt: z.string(),
+  model: z.string().optional(),
+  permissionMode: PermissionMode.optional(),
+  allowedTools: z.array(z.string()).optional(),
+  unattended: z.boolean().optional(),
+  /** Names (never values) of the variables passed explicitly, for `status`. */
+  envNames: z.array(z.string()),
+  state: z.enum(["starting", "ready", "killed"]),
+  readyAt: z.string().optional(),
+  killedAt: z.string().optional(),
+});
+export type Meta = z.infer<typeof Meta>;

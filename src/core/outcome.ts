@@ -1,0 +1,73 @@
+import { EXIT } from "./errors.ts";
+import type { OutcomeReason } from "./schemas.ts";
+import type { TurnState } from "./turn.ts";
+
+export type ExitRecord = { exitCode?: number; signal?: string };
+
+export type OutcomeEvidence = {
+  promptId?: string | null;
+  message?: string | null;
+  error?: string;
+  prompt?: string;
+  detail?: string;
+  exit?: ExitRecord | null;
+  screen?: string;
+  stillForMs?: number;
+  timeoutMs?: number;
+};
+
+export type Outcome = {
+  reason: OutcomeReason;
+  exitCode: number;
+  name: string;
+  baseline: number;
+  elapsedMs: number;
+  evidence: OutcomeEvidence;
+};
+
+export const OUTCOME_EXIT: Record<OutcomeReason, number> = {
+  stop: EXIT.ok,
+  "provider-error": EXIT.providerError,
+  idle: EXIT.idle,
+  timeout: EXIT.timeout,
+  dead: EXIT.dead,
+  input: EXIT.input,
+  aborted: EXIT.aborted,
+};
+
+/** Everything `wait` knows at one instant. Times are milliseconds from an injected clock. */
+export type WaitSnapshot = {
+  readonly turn: TurnState;
+  readonly exit: ExitRecord | null;
+  readonly paneDead: boolean;
+  /** The session is gone from tmux (killed, or the tmux server died). */
+  readonly sessionGone: boolean;
+  readonly now: number;
+  readonly startedAt: number;
+  readonly deadline: number;
+  /** When screen, events or transcript last changed. */
+  readonly lastActivityAt: number;
+  readonly idleTimeoutMs: number | null;
+};
+
+/**
+ * Exactly one outcome, or null to keep waiting. Order: a turn that ended is reported as ended even if
+ * the worker died afterwards; death beats a pending prompt; the deadline beats stillness.
+ */
+export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidence: OutcomeEvidence } | null {
+  const t = s.turn;
+  if (t.status === "stop") return { reason: "stop", evidence: { promptId: t.promptId, message: t.message } };
+  if (t.status === "failure") {
+    return {
+      reason: "provider-error",
+      evidence: { promptId: t.promptId, error: t.error, message: t.message },
+    };
+  }
+  if (s.exit || s.paneDead || s.sessionGone) return { reason: "dead", evidence: { exit: s.exit } };
+  if (t.status === "input") return { reason: "input", evidence: { prompt: t.text, detail: t.detail } };
+  if (s.now >= s.deadline) return { reason: "timeout", evidence: { timeoutMs: s.deadline - s.startedAt } };
+  if (s.idleTimeoutMs !== null && s.now - s.lastActivityAt >= s.idleTimeoutMs) {
+    return { reason: "idle", evidence: { stillForMs: s.now - s.lastActivityAt } };
+  }
+  return null;
+}

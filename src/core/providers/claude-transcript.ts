@@ -1,0 +1,93 @@
+import type { TranscriptAnswer } from "./types.ts";
+
+type Entry = Record<string, unknown> & {
+  type?: unknown;
+  message?: { id?: unknown; content?: unknown; role?: unknown } | undefined;
+};
+
+/**
+ * The final assistant text of a turn in a claude transcript (JSONL, appended while we read, so bad
+ * lines are skipped). Rule from the notes (§3): find the human user line of the turn (by promptId,
+ * else the last one with origin.kind "human"); of every later non-sidechain assistant line without
+ * isApiErrorMessage, take the last message.id that has text and join its text blocks with "\n\n".
+ * One API message is split into one line per content block, sharing message.id.
+ */
+export function parseClaudeAnswer(transcript: string, promptId: string | null): TranscriptAnswer {
+  const entries = parseLines(transcript);
+  const start = findTurnStart(entries, promptId);
+  const sessionId = findSessionId(entries);
+  if (start < 0) return { text: null, complete: false, sessionId, assistantMessages: 0 };
+  const after = entries.slice(start + 1);
+  const assistant = after.filter(
+    (e) => e.type === "assistant" && e.isSidechain !== true && e.isApiErrorMessage !== true,
+  );
+  const ids: string[] = [];
+  for (const e of assistant) {
+    const id = messageId(e);
+    if (!ids.includes(id)) ids.push(id);
+  }
+  let text: string | null = null;
+  for (let i = ids.length - 1; i >= 0 && text === null; i--) {
+    const blocks = assistant.filter((e) => messageId(e) === ids[i]).flatMap(textBlocks);
+    if (blocks.length > 0) text = blocks.join("\n\n");
+  }
+  const lastAssistant = after.findLastIndex((e) => e.type === "assistant");
+  const complete = after.some(
+    (e, i) => i > lastAssistant && e.type === "system" && e.subtype === "turn_duration",
+  );
+  return { text, complete, sessionId, assistantMessages: ids.length };
+}
+
+function parseLines(transcript: string): Entry[] {
+  const out: Entry[] = [];
+  for (const line of transcript.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (value && typeof value === "object" && !Array.isArray(value)) out.push(value as Entry);
+    } catch {
+      // A line being written while we read; the next read sees it whole.
+    }
+  }
+  return out;
+}
+
+function findTurnStart(entries: Entry[], promptId: string | null): number {
+  if (promptId) {
+    const byId = entries.findIndex((e) => e.type === "user" && e.promptId === promptId && isHuman(e));
+    if (byId >= 0) return byId;
+  }
+  return entries.findLastIndex((e) => e.type === "user" && isHuman(e));
+}
+
+function isHuman(e: Entry): boolean {
+  const origin = e.origin as { kind?: unknown } | undefined;
+  if (origin && typeof origin === "object") return origin.kind === "human";
+  if (e.promptSource !== undefined) return e.promptSource === "typed";
+  // Older transcripts: a user line whose content is a string and not meta.
+  return e.isMeta !== true && typeof e.message?.content === "string";
+}
+
+function messageId(e: Entry): string {
+  const id = e.message?.id;
+  return typeof id === "string" ? id : `line:${String(e.uuid ?? "")}`;
+}
+
+function textBlocks(e: Entry): string[] {
+  const content = e.message?.content;
+  if (typeof content === "string") return content === "" ? [] : [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((b) =>
+    b &&
+    typeof b === "object" &&
+    (b as { type?: unknown }).type === "text" &&
+    typeof (b as { text?: unknown }).text === "string"
+      ? [(b as { text: string }).text]
+      : [],
+  );
+}
+
+function findSessionId(entries: Entry[]): string | null {
+  for (const e of entries) if (typeof e.sessionId === "string") return e.sessionId;
+  return null;
+}

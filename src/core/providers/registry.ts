@@ -1,0 +1,13 @@
+import type { ProviderId } from "../schemas.ts";
+import { claude } from "./claude.ts";
+import type { Provider } from "./types.ts";
+
+const PROVIDERS: Record<ProviderId, Provider> = { claude };
+
+export function getProvider(id: ProviderId): Provider {
+  return PROVIDERS[id];
+}
+
+export function listProviders(): Provider[] {
+  return Object.values(PROVIDERS);
+}

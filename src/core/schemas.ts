@@ -1,0 +1,159 @@
+import { z } from "zod";
+import { parseDuration } from "./duration.ts";
+
+/**
+ * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
+ * validation all read these objects; every field is described because the description is the help.
+ */
+
+export const WorkerName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "a worker name is 1-63 of a-z 0-9 - and starts with a letter or digit")
+  .describe("Worker name: 1-63 characters of a-z, 0-9 and -, starting with a letter or digit");
+export type WorkerName = z.infer<typeof WorkerName>;
+
+export const ProviderId = z.enum(["claude"]).describe("Which agent CLI runs the worker");
+export type ProviderId = z.infer<typeof ProviderId>;
+
+export const EnvName = z
+  .string()
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    "an environment variable name is letters, digits and _, not starting with a digit",
+  );
+
+export const FromEnv = z
+  .object({ fromEnv: EnvName.describe("Copy the value of this variable from umbel's own environment") })
+  .strict();
+
+export const EnvValue = z.union([z.string(), FromEnv]);
+
+export const EnvSpec = z
+  .record(EnvName, EnvValue)
+  .describe(
+    "Extra environment for the worker: NAME → value, or NAME → {fromEnv: OTHER} to copy a secret by name. Values are never written to disk or put on a command line",
+  );
+export type EnvSpec = z.infer<typeof EnvSpec>;
+
+/** "30m", "90s", "1500ms", "1h", or a bare number of seconds → milliseconds. */
+export const Duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms === null) {
+    ctx.addIssue({ code: "custom", message: `not a duration: ${JSON.stringify(value)} (try 90s, 10m, 1h)` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+export const PermissionMode = z
+  .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"])
+  .describe("Permission mode passed to the CLI (claude: --permission-mode)");
+export type PermissionMode = z.infer<typeof PermissionMode>;
+
+export const SpawnInput = z
+  .object({
+    name: WorkerName,
+    provider: ProviderId.default("claude"),
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Working directory of the worker (default: the current directory)"),
+    model: z.string().min(1).optional().describe("Model to run (passed to the CLI's --model)"),
+    permissionMode: PermissionMode.optional(),
+    allowedTools: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Tools the worker may use without asking (claude: --allowedTools), e.g. Bash(git:*)"),
+    unattended: z
+      .boolean()
+      .optional()
+      .describe("Never stop for permission prompts (claude: bypassPermissions). Use only in a sandbox"),
+    env: EnvSpec.optional(),
+    startTimeout: Duration.optional().describe(
+      "How long spawn waits for the TUI to become ready (default 60s)",
+    ),
+  })
+  .strict();
+export type SpawnInput = z.infer<typeof SpawnInput>;
+
+export const SendInput = z
+  .object({
+    name: WorkerName,
+    prompt: z
+      .string()
+      .min(1, "the prompt is empty")
+      .describe("The prompt text, sent byte-exact (multi-line allowed)"),
+  })
+  .strict();
+export type SendInput = z.infer<typeof SendInput>;
+
+export const Baseline = z
+  .number()
+  .int()
+  .nonnegative()
+  .describe("Wait only for events after this baseline (the `baseline` that send returned)");
+
+export const WaitInput = z
+  .object({
+    name: WorkerName,
+    after: Baseline.optional(),
+    timeout: Duration.optional().describe("Give up after this long (default 30m) with outcome timeout (124)"),
+    idleTimeout: Duration.optional().describe(
+      "Return outcome idle (123) once screen, events and transcript have been still this long",
+    ),
+  })
+  .strict();
+export type WaitInput = z.infer<typeof WaitInput>;
+
+export const ReadInput = z
+  .object({
+    name: WorkerName,
+    after: Baseline.optional(),
+  })
+  .strict();
+export type ReadInput = z.infer<typeof ReadInput>;
+
+export const NameInput = z.object({ name: WorkerName }).strict();
+export type NameInput = z.infer<typeof NameInput>;
+
+export const KillInput = z
+  .object({
+    name: WorkerName,
+    purge: z.boolean().optional().describe("Also remove the tombstone (the session directory)"),
+  })
+  .strict();
+export type KillInput = z.infer<typeof KillInput>;
+
+export const CaptureInput = z
+  .object({
+    name: WorkerName,
+    lines: z.number().int().positive().optional().describe("Include this many lines of scrollback"),
+    escapes: z.boolean().optional().describe("Keep colour and attribute escape sequences"),
+  })
+  .strict();
+export type CaptureInput = z.infer<typeof CaptureInput>;
+
+export const LogsInput = z
+  .object({
+    name: WorkerName,
+    follow: z.boolean().optional().describe("Keep printing new events as they arrive"),
+  })
+  .strict();
+export type LogsInput = z.infer<typeof LogsInput>;
+
+export const EmptyInput = z.object({}).strict();
+
+export const OutcomeReason = z.enum([
+  "stop",
+  "input",
+  "provider-error",
+  "idle",
+  "timeout",
+  "dead",
+  "aborted",
+]);
+export type OutcomeReason = z.infer<typeof OutcomeReason>;
+
+export const WorkerState = z.enum(["starting", "idle", "busy", "needs-input", "dead", "killed"]);
+export type WorkerState = z.infer<typeof WorkerState>;

@@ -1,0 +1,106 @@
+import type { HookEvent, Provider, TurnSignal } from "./providers/types.ts";
+
+/**
+ * Where the turn after a baseline stands, read from hook events alone (pure).
+ * A turn has ended when the last end signal (stop / failure) came after every subagent it started
+ * reported back: one human prompt with a background subagent gives two Stops, and the final Stop
+ * may still list the finished agent as running (claude 2.1.332).
+ */
+export type TurnState =
+  | { status: "none" }
+  | { status: "running"; promptId: string | null; submittedAt: number | null; outstanding: string[] }
+  | { status: "input"; promptId: string | null; text: string; detail: string; at: number }
+  | { status: "stop"; promptId: string | null; message: string | null; at: number }
+  | { status: "failure"; promptId: string | null; error: string; message: string | null; at: number };
+
+export function assessTurn(provider: Provider, events: readonly HookEvent[], baseline: number): TurnState {
+  let promptId: string | null = null;
+  let submittedAt: number | null = null;
+  let state: TurnState = { status: "none" };
+  const started = new Set<string>();
+  const stopped = new Set<string>();
+  let lastRunning: string[] = [];
+  for (const event of events) {
+    if (event.index < baseline) continue;
+    const signal: TurnSignal = provider.interpretEvent(event);
+    switch (signal.kind) {
+      case "submitted":
+        if (signal.human || submittedAt === null) {
+          promptId = signal.human ? signal.promptId : promptId;
+          submittedAt ??= event.index;
+        }
+        state = { status: "running", promptId, submittedAt, outstanding: [] };
+        break;
+      case "subagent-start":
+        started.add(signal.id);
+        break;
+      case "subagent-stop":
+        stopped.add(signal.id);
+        break;
+      case "stop":
+        lastRunning = signal.backgroundTasks;
+        state = {
+          status: "stop",
+          promptId: promptId ?? signal.promptId,
+          message: signal.message,
+          at: event.index,
+        };
+        break;
+      case "failure":
+        lastRunning = [];
+        state = {
+          status: "failure",
+          promptId: promptId ?? signal.promptId,
+          error: signal.error,
+          message: signal.message,
+          at: event.index,
+        };
+        break;
+      case "input":
+        state = { status: "input", promptId, text: signal.text, detail: signal.detail, at: event.index };
+        break;
+      case "progress":
+        if (state.status === "input") state = { status: "running", promptId, submittedAt, outstanding: [] };
+        break;
+      default:
+        break;
+    }
+  }
+  if (state.status === "stop") {
+    const outstanding = [...started, ...lastRunning.filter((id) => !started.has(id))].filter(
+      (id) => !stopped.has(id),
+    );
+    // A background task this turn never saw start (listed as running by the final Stop) is not waited for.
+    const waitingFor = outstanding.filter((id) => started.has(id));
+    if (waitingFor.length > 0) return { status: "running", promptId, submittedAt, outstanding: waitingFor };
+  }
+  return state;
+}
+
+/** The index of the last human prompt submission, the default baseline for `wait` and `read`. */
+export function lastSubmitIndex(provider: Provider, events: readonly HookEvent[]): number | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const event = events[i];
+    if (!event) continue;
+    const signal = provider.interpretEvent(event);
+    if (signal.kind === "submitted" && signal.human) return event.index;
+  }
+  return null;
+}
+
+/** The transcript path the provider announced (SessionStart or any later payload carrying it). */
+export function findTranscriptPath(events: readonly HookEvent[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const path = events[i]?.payload.transcript_path;
+    if (typeof path === "string" && path !== "") return path;
+  }
+  return null;
+}
+
+export function findSessionId(events: readonly HookEvent[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const id = events[i]?.payload.session_id;
+    if (typeof id === "string" && id !== "") return id;
+  }
+  return null;
+}

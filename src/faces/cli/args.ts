@@ -1,0 +1,140 @@
+import type { ArgsDef } from "citty";
+import type { z } from "zod";
+import { UsageError } from "../../core/errors.ts";
+import { parseEnvFlags } from "../../core/worker-env.ts";
+
+/**
+ * citty reads the flags; the concept's zod schema decides what they mean. Flags are derived from the
+ * schema's fields (camelCase field → --kebab-case flag, description → help), so the CLI, MCP and YAML
+ * faces cannot drift apart.
+ */
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+const ENV_HELP =
+  "Environment for the worker: NAME=VALUE, or NAME alone to copy NAME from umbel's own environment (secrets stay off every command line and out of every file); repeatable";
+
+type Kind = "string" | "boolean" | "number" | "array" | "env";
+
+export function argsFromSchema(schema: AnyObject, positionals: readonly string[] = []): ArgsDef {
+  const args: ArgsDef = {};
+  for (const [key, f] of Object.entries(schema.shape)) {
+    const field = f as z.ZodType;
+    const description = describe(field);
+    if (positionals.includes(key)) {
+      args[key] = { type: "positional", description, required: !field.safeParse(undefined).success };
+      continue;
+    }
+    const kind = kindOf(field);
+    args[kebab(key)] =
+      kind === "boolean"
+        ? { type: "boolean", description }
+        : kind === "env"
+          ? { type: "string", description: ENV_HELP, valueHint: "NAME=VALUE|NAME" }
+          : { type: "string", description: kind === "array" ? `${description} (repeatable)` : description };
+  }
+  return args;
+}
+
+/** The schema's input built from citty's parsed args plus the raw argv (for repeated flags). */
+export function inputFromArgs<S extends AnyObject>(
+  schema: S,
+  args: Record<string, unknown>,
+  rawArgs: readonly string[],
+): z.infer<S> {
+  const raw: Record<string, unknown> = {};
+  for (const [key, f] of Object.entries(schema.shape)) {
+    const field = f as z.ZodType;
+    const kind = kindOf(field);
+    if (kind === "array" || kind === "env") {
+      const values = collectFlag(rawArgs, key);
+      if (values.length === 0) continue;
+      raw[key] = kind === "env" ? parseEnvFlags(values) : values.flatMap(splitList);
+      continue;
+    }
+    const value = args[key] ?? args[kebab(key)];
+    if (value === undefined || value === "") continue;
+    if (kind === "boolean") {
+      if (value === true || value === false) {
+        // citty sets false for `--no-x` and leaves absent flags undefined; keep only what was given.
+        if (value || rawArgs.some((a) => a === `--no-${kebab(key)}`)) raw[key] = value;
+      }
+      continue;
+    }
+    raw[key] =
+      kind === "number" && typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
+  return parsed.data;
+}
+
+export function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.map(String).join(".");
+      return path ? `--${kebab(path.split(".")[0] ?? path)}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}
+
+/** All values of --flag / --flag=value (camelCase or kebab-case spelling). */
+export function collectFlag(rawArgs: readonly string[], key: string): string[] {
+  const names = new Set([`--${key}`, `--${kebab(key)}`]);
+  const values: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i] ?? "";
+    if (arg === "--") break;
+    const eq = arg.indexOf("=");
+    if (eq > 0 && names.has(arg.slice(0, eq))) values.push(arg.slice(eq + 1));
+    else if (names.has(arg) && i + 1 < rawArgs.length) values.push(rawArgs[++i] ?? "");
+  }
+  return values;
+}
+
+/** "Bash(git diff:*) Edit,Write" → ["Bash(git diff:*)", "Edit", "Write"]: split outside parentheses. */
+export function splitList(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const ch of value) {
+    if (ch === "(") depth++;
+    if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === "," || ch === " ")) {
+      if (current.trim()) out.push(current.trim());
+      current = "";
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}
+
+export function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+function describe(field: z.ZodType): string {
+  let s: z.ZodType | undefined = field;
+  while (s) {
+    if (s.description) return s.description;
+    s = inner(s);
+  }
+  return "";
+}
+
+function inner(s: z.ZodType): z.ZodType | undefined {
+  const def = s.def as { type: string; innerType?: z.ZodType; in?: z.ZodType };
+  if (def.type === "optional" || def.type === "default" || def.type === "nullable") return def.innerType;
+  if (def.type === "pipe") return def.in;
+  return undefined;
+}
+
+function kindOf(field: z.ZodType): Kind {
+  let s: z.ZodType = field;
+  for (let next = inner(s); next && (s.def as { type: string }).type !== "pipe"; next = inner(s)) s = next;
+  const type = (s.def as { type: string }).type;
+  if (type === "boolean") return "boolean";
+  if (type === "number") return "number";
+  if (type === "array") return "array";
+  if (type === "record") return "env";
+  return "string";
+}

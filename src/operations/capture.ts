@@ -1,0 +1,23 @@
+import type { CaptureInput } from "../core/schemas.ts";
+import type { Deps } from "./context.ts";
+import { loadWorker } from "./worker.ts";
+
+export type CaptureResult = {
+  name: string;
+  screen: string;
+  source: "live" | "dead-pane" | "tombstone" | "none";
+};
+
+/** The pane as it is now; for a dead pane its last screen; for a killed worker the recorded one. */
+export async function captureScreen(deps: Deps, input: CaptureInput): Promise<CaptureResult> {
+  const worker = await loadWorker(deps, input.name);
+  if (worker.meta.state !== "killed") {
+    const pane = await deps.tmux.paneInfo(input.name);
+    const screen = pane
+      ? await deps.tmux.capture(input.name, { lines: input.lines, escapes: input.escapes })
+      : null;
+    if (screen !== null) return { name: input.name, screen, source: pane?.dead ? "dead-pane" : "live" };
+  }
+  const recorded = await deps.store.readLastScreen(input.name);
+  return { name: input.name, screen: recorded ?? "", source: recorded === null ? "none" : "tombstone" };
+}

@@ -1,0 +1,63 @@
+import { stat } from "node:fs/promises";
+import type { KillInput } from "../core/schemas.ts";
+import type { Deps } from "./context.ts";
+import { checkLiveness, loadWorker } from "./worker.ts";
+
+export type KillResult = { name: string; state: "killed" | "purged"; wasAlive: boolean };
+
+/**
+ * Records the last screen, kills the tmux session and keeps the session directory as a tombstone
+ * (capture, read and logs still answer); `purge` removes the tombstone too. Idempotent.
+ */
+export async function killWorker(deps: Deps, input: KillInput): Promise<KillResult> {
+  const worker = await loadWorker(deps, input.name);
+  const { name } = worker.meta;
+  const live = await checkLiveness(deps, worker);
+  if (worker.meta.state !== "killed") {
+    const screen = await deps.tmux.capture(name).catch(() => null);
+    if (screen !== null) await deps.store.writeLastScreen(name, screen);
+    await deps.tmux.killSession(name);
+    await deps.store.writeMeta({
+      ...worker.meta,
+      state: "killed",
+      killedAt: new Date(deps.clock.now()).toISOString(),
+    });
+  }
+  if (input.purge) {
+    await deps.store.remove(name);
+    return { name, state: "purged", wasAlive: live.alive };
+  }
+  return { name, state: "killed", wasAlive: live.alive };
+}
+
+export type PruneResult = { removed: string[]; kept: string[] };
+
+/** A directory without meta.json older than this is a spawn that died half-way (umbel was killed). */
+const ORPHAN_AGE_MS = 10 * 60_000;
+
+/** Removes dead and killed workers; never a live one. */
+export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
+  const removed: string[] = [];
+  const kept: string[] = [];
+  for (const name of await deps.store.listNames()) {
+    let worker: Awaited<ReturnType<typeof loadWorker>>;
+    try {
+      worker = await loadWorker(deps, name);
+    } catch {
+      const info = await stat(deps.store.paths(name).dir).catch(() => null);
+      if (info && deps.clock.now() - info.mtimeMs > ORPHAN_AGE_MS && !(await deps.tmux.hasSession(name))) {
+        await deps.store.remove(name);
+        removed.push(name);
+      } else kept.push(name);
+      continue;
+    }
+    const live = await checkLiveness(deps, worker);
+    if (live.alive) {
+      kept.push(name);
+      continue;
+    }
+    await killWorker(deps, { name, purge: true });
+    removed.push(name);
+  }
+  return { removed, kept };
+}

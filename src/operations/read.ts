@@ -1,0 +1,90 @@
+import { readTextOrNull } from "../adapters/files.ts";
+import { parseEvents } from "../core/events.ts";
+import type { ReadInput } from "../core/schemas.ts";
+import { assessTurn, findSessionId, findTranscriptPath, lastSubmitIndex } from "../core/turn.ts";
+import type { Deps } from "./context.ts";
+import { loadWorker } from "./worker.ts";
+
+export type ReadResult = {
+  name: string;
+  text: string;
+  /** Where the turn stands: stop, failure (text is the error), running, input, none. */
+  turn: string;
+  isError: boolean;
+  /** The turn ended without any assistant text (claude: an empty or malformed answer). */
+  empty: boolean;
+  promptId: string | null;
+  sessionId: string | null;
+  transcriptPath: string | null;
+  source: "hook" | "transcript" | "none";
+  /** Assistant messages (API round trips) in the turn, as the transcript shows them. */
+  assistantMessages: number;
+};
+
+/** The transcript may land after the Stop hook (a late flush); re-read it for this long. */
+const SETTLE_MS = 3000;
+
+/**
+ * The final assistant text of the last turn (or of the turn after `after`). The Stop payload's own
+ * final message is preferred; the transcript is used when it holds the same answer in full (claude's
+ * last_assistant_message is only the last text block) or when the hook carried none.
+ */
+export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResult> {
+  const worker = await loadWorker(deps, input.name);
+  const events = parseEvents(await deps.store.readHooksLog(input.name));
+  const baseline = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
+  const turn = assessTurn(worker.provider, events, baseline);
+  const transcriptPath = findTranscriptPath(events);
+  const promptId = turn.status === "none" ? null : turn.promptId;
+  const base = {
+    name: input.name,
+    turn: turn.status,
+    promptId,
+    sessionId: findSessionId(events),
+    transcriptPath,
+  };
+  const hookMessage = turn.status === "stop" || turn.status === "failure" ? turn.message : null;
+  const parse = async () => {
+    const text = transcriptPath ? await readTextOrNull(transcriptPath) : null;
+    return text === null ? null : worker.provider.parseAnswer(text, promptId);
+  };
+  let parsed = await parse();
+  if (turn.status === "failure") {
+    const text = hookMessage ?? `provider error: ${turn.error}`;
+    return {
+      ...base,
+      text,
+      isError: true,
+      empty: false,
+      source: "hook",
+      assistantMessages: parsed?.assistantMessages ?? 0,
+    };
+  }
+  if (hookMessage !== null) {
+    const full = parsed?.text?.endsWith(hookMessage) ? parsed.text : hookMessage;
+    return {
+      ...base,
+      text: full,
+      isError: false,
+      empty: false,
+      source: full === hookMessage ? "hook" : "transcript",
+      assistantMessages: parsed?.assistantMessages ?? 1,
+    };
+  }
+  if (turn.status === "stop" && transcriptPath) {
+    const until = deps.clock.now() + SETTLE_MS;
+    while (!parsed?.text && deps.clock.now() < until && !deps.signal?.aborted) {
+      await deps.clock.sleep(100, deps.signal);
+      parsed = await parse();
+    }
+  }
+  const text = parsed?.text ?? null;
+  return {
+    ...base,
+    text: text ?? "",
+    isError: false,
+    empty: text === null && turn.status === "stop",
+    source: text === null ? "none" : "transcript",
+    assistantMessages: parsed?.assistantMessages ?? 0,
+  };
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { watchDir } from "../adapters/watch.ts";
+import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
+import { countEvents, parseEvents } from "../core/events.ts";
+import type { SendInput } from "../core/schemas.ts";
+import type { Deps } from "./context.ts";
+import { checkLiveness, loadWorker, screenTail, type Worker } from "./worker.ts";
+
+export type SendResult = {
+  name: string;
+  /** Pass to `wait --after` / `read --after`: the events log line count before this prompt. */
+  baseline: number;
+  promptId: string | null;
+  enters: number;
+  elapsedMs: number;
+};
+
+/** Enter follows the paste after this pause; the TUI is still rendering a large paste before it. */
+const ENTER_DELAY_MS = 120;
+/** claude's UserPromptSubmit arrives 30-70 ms after Enter; re-press Enter if nothing came by then. */
+const CONFIRM_WINDOW_MS = 1000;
+const MAX_ENTERS = 4;
+
+/**
+ * Pastes the prompt (bracketed), presses Enter, and proves the prompt was taken by the provider's
+ * submit hook, re-pressing Enter while the screen still shows the prompt unsent. Fails (the worker
+ * is left alive) when it cannot prove delivery.
+ */
+export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResult> {
+  const started = deps.clock.now();
+  const worker = await loadWorker(deps, input.name);
+  const { name } = worker.meta;
+  const live = await checkLiveness(deps, worker);
+  if (!live.alive)
+    throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
+  const screen = (await deps.tmux.capture(name)) ?? "";
+  const state = worker.provider.classifyScreen(screen);
+  if (state.kind !== "ready") {
+    const what =
+      state.kind === "busy"
+        ? "is busy with a turn"
+        : `shows ${state.kind === "dialog" ? `a ${state.dialog} dialog` : `a ${state.kind} screen`}`;
+    throw new WorkerBusyError(`worker ${name} ${what}; wait for it before sending`, {
+      name,
+      screen: screenTail(screen),
+    });
+  }
+  const baseline = countEvents(await deps.store.readHooksLog(name));
+  const text = worker.provider.preparePrompt(input.prompt);
+  // C-u clears what an interrupt may have put back into the box (harmless on an empty box).
+  await deps.tmux.sendKeys(name, ["C-u", "C-u", "C-u"]);
+  await deps.tmux.paste(name, text, `umbel-send-${randomUUID().slice(0, 8)}`);
+  await deps.clock.sleep(ENTER_DELAY_MS, deps.signal);
+  const waker = watchDir(deps.store.paths(name).events);
+  try {
+    for (let enters = 1; enters <= MAX_ENTERS; enters++) {
+      await deps.tmux.sendKeys(name, ["Enter"]);
+      const promptId = await awaitSubmit(deps, worker, baseline, waker);
+      if (promptId !== undefined) {
+        return { name, baseline, promptId, enters, elapsedMs: deps.clock.now() - started };
+      }
+      const now = worker.provider.classifyScreen((await deps.tmux.capture(name)) ?? "");
+      // Only press Enter again on the composer: on a permission prompt it would answer "Yes".
+      if (now.kind !== "ready") break;
+    }
+  } finally {
+    waker.close();
+  }
+  const after = await deps.tmux.capture(name).catch(() => null);
+  throw new DeliveryError(`worker ${name} did not take the prompt (no ${worker.provider.submitEvent} hook)`, {
+    name,
+    baseline,
+    screen: screenTail(after),
+  });
+}
+
+/** The submit event's prompt id (null when the provider gives none), or undefined on no event. */
+async function awaitSubmit(
+  deps: Deps,
+  worker: Worker,
+  baseline: number,
+  waker: ReturnType<typeof watchDir>,
+): Promise<string | null | undefined> {
+  const until = deps.clock.now() + CONFIRM_WINDOW_MS;
+  for (;;) {
+    const events = parseEvents(await deps.store.readHooksLog(worker.meta.name), baseline);
+    for (const event of events) {
+      const signal = worker.provider.interpretEvent(event);
+      if (signal.kind === "submitted" && signal.human) return signal.promptId;
+    }
+    const left = until - deps.clock.now();
+    if (left <= 0 || deps.signal?.aborted) return undefined;
+    await waker.next(Math.min(left, 250), deps.signal);
+  }
+}

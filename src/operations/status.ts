@@ -1,0 +1,71 @@
+import type { WorkerState } from "../core/schemas.ts";
+import { assessTurn, findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import type { Deps } from "./context.ts";
+import { checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
+
+export type StatusResult = {
+  name: string;
+  provider: string;
+  state: WorkerState;
+  cwd: string;
+  createdAt: string;
+  sessionId: string | null;
+  model: string | null;
+  pid: number | null;
+  exit: { exitCode?: number; signal?: string } | null;
+  /** Why it is not running: killed, exited, pane-dead, gone (tmux lost it). */
+  reason: string | null;
+  prompt: string | null;
+  events: number;
+};
+
+export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
+  return describe(deps, await loadWorker(deps, name));
+}
+
+export async function listWorkers(deps: Deps): Promise<StatusResult[]> {
+  const names = await deps.store.listNames();
+  const results = await Promise.all(
+    names.map(async (name) => {
+      try {
+        return await statusOf(deps, name);
+      } catch {
+        return null; // half-made (a spawn in progress): not a worker yet
+      }
+    }),
+  );
+  return results.filter((r): r is StatusResult => r !== null);
+}
+
+async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
+  const { meta, provider } = worker;
+  const events = await readEvents(deps, meta.name);
+  const live = await checkLiveness(deps, worker);
+  const base = {
+    name: meta.name,
+    provider: meta.provider,
+    cwd: meta.cwd,
+    createdAt: meta.createdAt,
+    sessionId: findSessionId(events) ?? meta.sessionId,
+    model: meta.model ?? null,
+    events: events.length,
+  };
+  if (!live.alive) {
+    const state: WorkerState = live.why === "killed" ? "killed" : "dead";
+    return { ...base, state, pid: null, exit: live.exit, reason: live.why, prompt: null };
+  }
+  if (meta.state === "starting")
+    return { ...base, state: "starting", pid: live.pid, exit: null, reason: null, prompt: null };
+  const last = lastSubmitIndex(provider, events);
+  const turn = last === null ? { status: "none" as const } : assessTurn(provider, events, last);
+  const state: WorkerState =
+    turn.status === "running" ? "busy" : turn.status === "input" ? "needs-input" : "idle";
+  return {
+    ...base,
+    state,
+    pid: live.pid,
+    exit: null,
+    reason: null,
+    prompt: turn.status === "input" ? turn.text : null,
+  };
+}

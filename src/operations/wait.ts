@@ -1,0 +1,165 @@
+import { stat } from "node:fs/promises";
+import { watchDir } from "../adapters/watch.ts";
+import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import { parseEvents } from "../core/events.ts";
+import {
+  decideOutcome,
+  type ExitRecord,
+  OUTCOME_EXIT,
+  type Outcome,
+  type OutcomeEvidence,
+} from "../core/outcome.ts";
+import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
+import { assessTurn, findTranscriptPath, lastSubmitIndex, type TurnState } from "../core/turn.ts";
+import type { Deps } from "./context.ts";
+import { lastScreen, loadWorker, screenTail, type Worker } from "./worker.ts";
+
+export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
+/** Safety-net poll: tmux liveness (an external kill writes no file) and, with --idle-timeout, the screen. */
+const POLL_MS = 1000;
+
+export type WaitProgress = { elapsedMs: number; turn: TurnState["status"] };
+
+/**
+ * Blocks until the turn after the baseline ends and returns exactly one outcome. Wakes on file
+ * events (hooks, the wrapper's exit record); polls tmux once a second as a safety net. The deadline
+ * holds even when tmux hangs: every tmux call is raced against it.
+ */
+export async function waitForTurn(
+  deps: Deps,
+  input: WaitInput,
+  onProgress?: (progress: WaitProgress) => void,
+): Promise<Outcome> {
+  const startedAt = deps.clock.now();
+  const worker = await loadWorker(deps, input.name);
+  const { name } = worker.meta;
+  const timeoutMs = input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
+  const deadline = startedAt + timeoutMs;
+  const idleTimeoutMs = input.idleTimeout ?? null;
+  let baseline = input.after;
+  if (baseline === undefined) {
+    const last = lastSubmitIndex(worker.provider, parseEvents(await deps.store.readHooksLog(name)));
+    if (last === null)
+      return finish(worker, 0, startedAt, deps.clock.now(), "stop", { detail: "no turn has been sent" });
+    baseline = last;
+  }
+  const waker = watchDir(deps.store.paths(name).events);
+  const activity = { at: startedAt, fingerprint: "" };
+  let tmuxState = { paneDead: false, sessionGone: false, checkedAt: -Infinity };
+  try {
+    for (;;) {
+      const now = deps.clock.now();
+      if (deps.signal?.aborted) return finish(worker, baseline, startedAt, now, "aborted", {});
+      const log = await deps.store.readHooksLog(name);
+      const events = parseEvents(log);
+      const turn = assessTurn(worker.provider, events, baseline);
+      const exit = await deps.store.readExit(name);
+      if (now - tmuxState.checkedAt >= POLL_MS || worker.meta.state === "killed") {
+        tmuxState = { ...(await probeTmux(deps, worker, deadline)), checkedAt: now };
+        if (idleTimeoutMs !== null) {
+          const fingerprint = `${log.length}|${exit ? 1 : 0}|${await transcriptSize(events)}|${String(
+            await raceDeadline(
+              deps.tmux.capture(name).catch(() => null),
+              deadline,
+            ),
+          )}`;
+          if (fingerprint !== activity.fingerprint) Object.assign(activity, { at: now, fingerprint });
+        }
+      }
+      const decided = decideOutcome({
+        turn,
+        exit,
+        paneDead: tmuxState.paneDead,
+        sessionGone: tmuxState.sessionGone || worker.meta.state === "killed",
+        now,
+        startedAt,
+        deadline,
+        lastActivityAt: activity.at,
+        idleTimeoutMs,
+      });
+      if (decided) return await withEvidence(deps, worker, baseline, startedAt, decided, exit, deadline);
+      onProgress?.({ elapsedMs: now - startedAt, turn: turn.status });
+      await waker.next(Math.max(1, Math.min(POLL_MS, deadline - deps.clock.now())), deps.signal);
+    }
+  } finally {
+    waker.close();
+  }
+}
+
+function finish(
+  worker: Worker,
+  baseline: number,
+  startedAt: number,
+  now: number,
+  reason: OutcomeReason,
+  evidence: OutcomeEvidence,
+): Outcome {
+  return {
+    reason,
+    exitCode: OUTCOME_EXIT[reason],
+    name: worker.meta.name,
+    baseline,
+    elapsedMs: now - startedAt,
+    evidence,
+  };
+}
+
+async function withEvidence(
+  deps: Deps,
+  worker: Worker,
+  baseline: number,
+  startedAt: number,
+  decided: { reason: OutcomeReason; evidence: OutcomeEvidence },
+  exit: ExitRecord | null,
+  deadline: number,
+): Promise<Outcome> {
+  const evidence = { ...decided.evidence };
+  if (decided.reason !== "stop") {
+    // The screen is evidence for everything but a clean stop; never let it break the deadline.
+    const screen = await raceDeadline(
+      lastScreen(deps, worker.meta.name).catch(() => null),
+      Math.max(deadline, deps.clock.now() + 2000),
+    );
+    evidence.screen = screenTail(typeof screen === "string" ? screen : null, 25);
+  }
+  if (decided.reason === "dead") evidence.exit = exit ?? (await deps.store.readExit(worker.meta.name));
+  return finish(worker, baseline, startedAt, deps.clock.now(), decided.reason, evidence);
+}
+
+async function probeTmux(
+  deps: Deps,
+  worker: Worker,
+  deadline: number,
+): Promise<{ paneDead: boolean; sessionGone: boolean }> {
+  try {
+    const pane = await raceDeadline(deps.tmux.paneInfo(worker.meta.name), deadline);
+    if (pane === TIMED_OUT) return { paneDead: false, sessionGone: false };
+    return { paneDead: pane?.dead ?? false, sessionGone: pane === null };
+  } catch (error) {
+    // A hung or failing tmux says nothing about the worker: never read it as "dead".
+    if (error instanceof TmuxTimeoutError || error instanceof TmuxError)
+      return { paneDead: false, sessionGone: false };
+    throw error;
+  }
+}
+
+const TIMED_OUT = Symbol("timed-out");
+
+/** The promise's value, or TIMED_OUT when the deadline passes first (the promise is abandoned). */
+async function raceDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | typeof TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function transcriptSize(events: Parameters<typeof findTranscriptPath>[0]): Promise<number> {
+  const path = findTranscriptPath(events);
+  if (!path) return -1;
+  return (await stat(path).catch(() => null))?.size ?? -1;
+}

@@ -1,0 +1,52 @@
+import { parseEvents } from "../core/events.ts";
+import type { Meta } from "../core/meta.ts";
+import type { ExitRecord } from "../core/outcome.ts";
+import { getProvider } from "../core/providers/registry.ts";
+import type { HookEvent, Provider } from "../core/providers/types.ts";
+import type { Deps } from "./context.ts";
+
+export type Worker = { readonly meta: Meta; readonly provider: Provider };
+
+export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
+  const meta = await deps.store.readMeta(name);
+  return { meta, provider: getProvider(meta.provider) };
+}
+
+export async function readEvents(deps: Deps, name: string): Promise<HookEvent[]> {
+  return parseEvents(await deps.store.readHooksLog(name));
+}
+
+export type Liveness =
+  | { alive: true; pid: number | null }
+  | { alive: false; why: "killed" | "exited" | "pane-dead" | "gone"; exit: ExitRecord | null };
+
+/** Alive or not, from the wrapper's exit record first (no tmux call needed), then tmux. */
+export async function checkLiveness(deps: Deps, worker: Worker): Promise<Liveness> {
+  const name = worker.meta.name;
+  const exit = await deps.store.readExit(name);
+  if (worker.meta.state === "killed") return { alive: false, why: "killed", exit };
+  if (exit) return { alive: false, why: "exited", exit };
+  const pane = await deps.tmux.paneInfo(name);
+  if (pane === null) return { alive: false, why: "gone", exit: null };
+  if (pane.dead)
+    return {
+      alive: false,
+      why: "pane-dead",
+      exit: pane.deadStatus === null ? null : { exitCode: pane.deadStatus },
+    };
+  return { alive: true, pid: pane.pid };
+}
+
+/** The last non-empty lines of a screen: evidence that fits in a message. */
+export function screenTail(screen: string | null, lines = 15): string {
+  if (!screen) return "";
+  const kept = screen.split("\n").map((l) => l.trimEnd());
+  while (kept.length > 0 && kept[kept.length - 1] === "") kept.pop();
+  return kept.slice(-lines).join("\n");
+}
+
+/** The screen of a live or dead pane, or the tombstone's last screen. */
+export async function lastScreen(deps: Deps, name: string): Promise<string | null> {
+  const live = await deps.tmux.capture(name).catch(() => null);
+  return live ?? (await deps.store.readLastScreen(name));
+}
