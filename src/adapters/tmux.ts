@@ -199,6 +199,11 @@ export function createTmux(options: TmuxOptions) {
       await runOnSession(["kill-session", "-t", exact(name)]);
     },
 
+    /** Ends this socket's server and every worker on it (tests; never used on a user's fleet). */
+    async killServer(): Promise<void> {
+      await runOnSession(["kill-server"]);
+    },
+
     /** The only interactive call: the caller's terminal is handed to tmux. */
     async attach(name: string): Promise<number> {
       const child = Bun.spawn([...base, "attach-session", "-t", exact(name)], {

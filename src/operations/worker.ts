@@ -40,8 +40,11 @@ export async function checkLiveness(deps: Deps, worker: Worker): Promise<Livenes
 /** The last non-empty lines of a screen: evidence that fits in a message. */
 export function screenTail(screen: string | null, lines = 15): string {
   if (!screen) return "";
-  const kept = screen.split("\n").map((l) => l.trimEnd());
-  while (kept.length > 0 && kept[kept.length - 1] === "") kept.pop();
+  // tmux's own remain-on-exit banner is not the CLI's screen.
+  const kept = screen
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== "" && !/^Pane is dead \(/.test(l));
   return kept.slice(-lines).join("\n");
 }
 

@@ -17,7 +17,10 @@ export function parseClaudeAnswer(transcript: string, promptId: string | null): 
   const start = findTurnStart(entries, promptId);
   const sessionId = findSessionId(entries);
   if (start < 0) return { text: null, complete: false, sessionId, assistantMessages: 0 };
-  const after = entries.slice(start + 1);
+  // The turn runs until the next human prompt (later non-human turns, such as a subagent report, belong to it).
+  const rest = entries.slice(start + 1);
+  const next = rest.findIndex((e) => e.type === "user" && isHuman(e));
+  const after = next < 0 ? rest : rest.slice(0, next);
   const assistant = after.filter(
     (e) => e.type === "assistant" && e.isSidechain !== true && e.isApiErrorMessage !== true,
   );

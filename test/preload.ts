@@ -1,0 +1,11 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+// Tests never touch the real ~/.umbel or ~/.claude: HOME and UMBEL_HOME point at a throwaway dir.
+// Each test that starts workers makes its own state root (and so its own tmux server) on top.
+const home = mkdtempSync(join(tmpdir(), "umbel-test-home-"));
+process.env.HOME = home;
+process.env.UMBEL_HOME = join(home, ".umbel");
+delete process.env.UMBEL_TMUX_SOCKET;
+delete process.env.TMUX;

@@ -1,0 +1,205 @@
+import { describe, expect, test } from "bun:test";
+import { classifyScreen, claude } from "../../src/core/providers/claude.ts";
+import { parseClaudeAnswer } from "../../src/core/providers/claude-transcript.ts";
+import { answerDialog } from "../../src/core/screen.ts";
+
+const TRUST = `
+ Accessing workspace:
+
+ /tmp/project
+
+ Quick safety check: Is this a project you created or one you trust?
+
+ ❯ No, exit
+   Yes, I trust this folder
+
+ Enter to confirm · Esc to cancel
+`;
+
+const IDLE = `
+ ▐▛███▛█   Claude Code v2.1.332
+▝▜██████▀  Opus 5.5 · API Usage Billing
+
+────────────────────────────────────────────────────────────────────────────────
+❯\u00a0
+────────────────────────────────────────────────────────────────────────────────
+  ⏵⏵ auto mode on                                                      ◐ medium · /effort
+`;
+
+const BUSY = IDLE.replace(
+  "⏵⏵ auto mode on",
+  "⏵⏵ auto mode on (shift+tab to cycle) · esc to interrupt",
+).replace("────", "✢ Puttering… (1s · ↓ 1 tokens)\n────");
+
+const PERMISSION = `
+● Bash(echo hi > x.txt)
+  ⎿  Waiting…
+────────────────────────────────────────────────────────────────────────────────
+ Bash command
+ echo hi > x.txt
+ Do you want to proceed?
+ ❯ 1. Yes
+   2. Yes, and always allow access to /tmp/p from this project
+   4. No
+
+ Esc to cancel · Tab to amend
+`;
+
+describe("claude screens", () => {
+  test("the trust dialog is answered by moving to 'Yes', never a blind Enter", () => {
+    expect(classifyScreen(TRUST)).toEqual({ kind: "dialog", dialog: "trust", keys: ["Down", "Enter"] });
+  });
+  test("already on the wanted option: just Enter", () => {
+    const moved = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");
+    expect(classifyScreen(moved)).toEqual({ kind: "dialog", dialog: "trust", keys: ["Enter"] });
+  });
+  test("API key dialog: move up to Yes", () => {
+    const screen =
+      "  Detected a custom API key in your environment\n\n    Yes\n  ❯ No (recommended)\n\n  Enter to confirm";
+    expect(classifyScreen(screen)).toEqual({ kind: "dialog", dialog: "api-key", keys: ["Up", "Enter"] });
+  });
+  test.each([
+    [IDLE, "ready"],
+    [BUSY, "busy"],
+    [PERMISSION, "input"],
+    ["Select login method:\n❯ 1. Claude account with subscription", "sign-in"],
+    ["Claude Code didn't start because this folder isn't trusted.", "exited"],
+    ["  Settings Warning\n  hooks.Stop: bad", "dialog"],
+    ["loading…", "unknown"],
+  ])("classifies %#", (screen, kind) => {
+    expect(classifyScreen(screen).kind).toBe(kind as never);
+  });
+  test("the permission prompt text is the evidence", () => {
+    const state = classifyScreen(PERMISSION);
+    expect(state.kind === "input" && state.text).toContain("Do you want to proceed?");
+    expect(state.kind === "input" && state.text).toContain("echo hi > x.txt");
+  });
+  test("no highlighted option: no answer", () => {
+    expect(answerDialog("  Yes, I trust this folder\n  No, exit", "Yes, I trust this folder")).toBeNull();
+  });
+});
+
+describe("claude prompts", () => {
+  test.each([
+    ["/compact now", " /compact now"],
+    ["!ls", " !ls"],
+    ["a\r\nb\rc", "a\nb\nc"],
+    ["before\x1b[201~after", "before[201~after"],
+    ["tab\there", "tab\there"],
+    ["bell\x07", "bell"],
+    ["plain", "plain"],
+  ])("%p → %p", (input, output) => {
+    expect(claude.preparePrompt(input)).toBe(output);
+  });
+});
+
+describe("claude launch", () => {
+  const base = { bin: "/bin/claude", sessionId: "sid", hookCommand: "sh '/h.sh' '/e'", isRoot: false };
+  test("hooks ride on --settings, one command per event", () => {
+    const plan = claude.planLaunch(base);
+    const i = plan.argv.indexOf("--settings");
+    const settings = JSON.parse(plan.argv[i + 1] ?? "{}");
+    for (const event of [
+      "Stop",
+      "StopFailure",
+      "Notification",
+      "UserPromptSubmit",
+      "PermissionRequest",
+      "SessionStart",
+    ]) {
+      expect(settings.hooks[event][0].hooks[0].command).toBe("sh '/h.sh' '/e'");
+    }
+    expect(plan.argv.slice(0, 3)).toEqual(["/bin/claude", "--session-id", "sid"]);
+    expect(plan.env).toEqual({ DISABLE_AUTOUPDATER: "1" });
+  });
+  test("unattended as root: bypass mode, no warning dialog, IS_SANDBOX", () => {
+    const plan = claude.planLaunch({ ...base, unattended: true, isRoot: true });
+    expect(plan.argv).toContain("bypassPermissions");
+    expect(
+      JSON.parse(plan.argv[plan.argv.indexOf("--settings") + 1] ?? "{}").skipDangerousModePermissionPrompt,
+    ).toBe(true);
+    expect(plan.env.IS_SANDBOX).toBe("1");
+  });
+  test("model, permission mode and allowed tools", () => {
+    const plan = claude.planLaunch({
+      ...base,
+      model: "sonnet",
+      permissionMode: "manual",
+      allowedTools: ["Bash(git:*)", "Edit"],
+    });
+    expect(plan.argv.join(" ")).toContain(
+      "--model sonnet --permission-mode manual --allowedTools Bash(git:*),Edit",
+    );
+  });
+});
+
+const line = (o: unknown) => JSON.stringify(o);
+const user = (promptId: string, content: string, kind = "human") =>
+  line({ type: "user", promptId, origin: { kind }, message: { role: "user", content }, sessionId: "S" });
+const assistant = (id: string, blocks: unknown[], extra: object = {}) =>
+  line({
+    type: "assistant",
+    isSidechain: false,
+    message: { id, role: "assistant", content: blocks },
+    ...extra,
+  });
+const text = (t: string) => ({ type: "text", text: t });
+
+describe("claude transcript", () => {
+  test("joins the text blocks of the last message id", () => {
+    const t = [
+      user("p1", "hi"),
+      assistant("m1", [{ type: "thinking", thinking: "…" }]),
+      assistant("m1", [text("Part one.")]),
+      assistant("m1", [text("Part two.")]),
+      line({ type: "system", subtype: "turn_duration" }),
+    ].join("\n");
+    expect(parseClaudeAnswer(t, "p1")).toEqual({
+      text: "Part one.\n\nPart two.",
+      complete: true,
+      sessionId: "S",
+      assistantMessages: 1,
+    });
+  });
+  test("tool use then text: the final message wins; earlier turns are ignored", () => {
+    const t = [
+      user("p0", "old"),
+      assistant("m0", [text("old answer")]),
+      user("p1", "new"),
+      assistant("m1", [text("let me look"), { type: "tool_use", name: "Bash" }]),
+      line({ type: "user", message: { content: [{ type: "tool_result" }] }, origin: { kind: "tool" } }),
+      assistant("m2", [text("done")]),
+    ].join("\n");
+    expect(parseClaudeAnswer(t, null).text).toBe("done");
+    expect(parseClaudeAnswer(t, "p0").text).toBe("old answer");
+    expect(parseClaudeAnswer(t, null).assistantMessages).toBe(2);
+  });
+  test("walks back past a final message without text; skips API errors and sidechains", () => {
+    const t = [
+      user("p1", "q"),
+      assistant("m1", [text("real answer")]),
+      assistant("m2", [{ type: "tool_use" }]),
+      assistant("m3", [text("API Error: 500")], { isApiErrorMessage: true }),
+      line({ type: "assistant", isSidechain: true, message: { id: "s", content: [text("sub")] } }),
+    ].join("\n");
+    expect(parseClaudeAnswer(t, "p1").text).toBe("real answer");
+  });
+  test("a subagent report turn after the human turn supplies the answer", () => {
+    const t = [
+      user("p1", "q"),
+      assistant("m1", [text("started")]),
+      user("p2", "<agent-message>", "peer"),
+      assistant("m2", [text("final")]),
+    ].join("\n");
+    expect(parseClaudeAnswer(t, "p1").text).toBe("final");
+  });
+  test("no answer yet, partial last line, no turn", () => {
+    expect(parseClaudeAnswer(`${user("p1", "q")}\n{"type":"assis`, "p1")).toEqual({
+      text: null,
+      complete: false,
+      sessionId: "S",
+      assistantMessages: 0,
+    });
+    expect(parseClaudeAnswer("", null).text).toBeNull();
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+function files(dir: string, exts: string[]): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(ROOT, dir))) {
+    const path = join(dir, entry);
+    if (statSync(join(ROOT, path)).isDirectory()) out.push(...files(path, exts));
+    else if (exts.some((e) => entry.endsWith(e))) out.push(path);
+  }
+  return out;
+}
+
+/** A tmux invocation: a "tmux" string as a program name, or tmux at the start of a shell command. */
+const INVOKES_TMUX = [
+  /["'`]tmux["'`]\s*[,\]]/,
+  /["'`]tmux\s+-/,
+  /^\s*(exec\s+)?tmux\s/m,
+  /\$\(\s*tmux\s/,
+  /spawn(Sync)?\(\s*\[?\s*["'`]tmux/,
+];
+const ALLOWED = new Set(["src/adapters/tmux.ts", "hooks/launch.sh", "test/unit/structure.test.ts"]);
+
+describe("structure", () => {
+  test("tmux is invoked only by src/adapters/tmux.ts (and the launch wrapper, through -L)", () => {
+    const offenders = [
+      ...files("src", [".ts"]),
+      ...files("hooks", [".sh"]),
+      ...files("test", [".ts", ".sh"]),
+      ...files("scripts", [".ts"]),
+    ]
+      .filter((f) => !ALLOWED.has(f))
+      .filter((f) => INVOKES_TMUX.some((re) => re.test(readFileSync(join(ROOT, f), "utf8"))));
+    expect(offenders).toEqual([]);
+  });
+
+  test("the launch wrapper's tmux calls all carry -L", () => {
+    const calls = readFileSync(join(ROOT, "hooks/launch.sh"), "utf8")
+      .split("\n")
+      .filter((l) => /"\$tmux_bin"/.test(l) && !l.trim().startsWith("#"));
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) expect(call).toContain('-L "$sock"');
+  });
+
+  const layers: Record<string, string[]> = {
+    "src/core": ["src/adapters", "src/operations", "src/faces"],
+    "src/adapters": ["src/operations", "src/faces"],
+    "src/operations": ["src/faces"],
+  };
+  test.each(Object.entries(layers))("%s imports no upper layer", (layer, forbidden) => {
+    for (const file of files(layer, [".ts"])) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const [, spec] of text.matchAll(/from\s+["']([^"']+)["']/g)) {
+        if (!spec?.startsWith(".")) continue;
+        const target = relative(ROOT, join(ROOT, file, "..", spec));
+        expect({ file, target, bad: forbidden.some((f) => target.startsWith(f)) }).toEqual({
+          file,
+          target,
+          bad: false,
+        });
+      }
+    }
+  });
+
+  test("core is pure: no fs, processes, env, clock or console", () => {
+    const impure = [
+      /from\s+["']node:(fs|child_process|os|net|http)/,
+      /\bBun\./,
+      /process\.env/,
+      /Date\.now\(/,
+      /new Date\(\)/,
+      /console\./,
+    ];
+    for (const file of files("src/core", [".ts"])) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const re of impure)
+        expect({ file, re: re.source, hit: re.test(text) }).toEqual({ file, re: re.source, hit: false });
+    }
+  });
+});
