@@ -16,7 +16,7 @@ export function realClaudeDir(repoRoot: string, version: string = REAL_CLAUDE_VE
 
 /** The native executable the package's postinstall puts in place of its placeholder. */
 export function realClaudeBinPath(repoRoot: string, version: string = REAL_CLAUDE_VERSION): string {
-  return join(realClaudeDir(repoRoot, version), "node_modules", ...PACKAGE.split("/"), "bin", "claude.exe");
+  return binInPrefix(realClaudeDir(repoRoot, version));
 }
 
 function installRealClaude(repoRoot: string): string {
@@ -51,11 +51,7 @@ function installRealClaude(repoRoot: string): string {
     rmSync(scratch, { recursive: true, force: true });
     throw new Error(`npm install ${PACKAGE}@${REAL_CLAUDE_VERSION} failed (exit ${npm.status})`);
   }
-  const installed = join(scratch, "node_modules", ...PACKAGE.split("/"), "bin", "claude.exe");
-  const version = spawnSync(installed, ["--version"], {
-    encoding: "utf8",
-    env: { ...process.env, DISABLE_AUTOUPDATER: "1" },
-  });
+  const version = spawnSync(binInPrefix(scratch), ["--version"], { encoding: "utf8" });
   if (version.status !== 0 || !version.stdout.includes(REAL_CLAUDE_VERSION)) {
     rmSync(scratch, { recursive: true, force: true });
     throw new Error(`installed claude does not run: ${version.stdout}${version.stderr}`);
@@ -68,7 +64,15 @@ function installRealClaude(repoRoot: string): string {
   return bin;
 }
 
+function binInPrefix(prefix: string): string {
+  return join(prefix, "node_modules", ...PACKAGE.split("/"), "bin", "claude.exe");
+}
+
 if (import.meta.main) {
-  const repoRoot = resolve(import.meta.dir, "..");
-  console.log(installRealClaude(repoRoot));
+  try {
+    console.log(installRealClaude(resolve(import.meta.dir, "..")));
+  } catch (error) {
+    console.error(`setup-real: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }

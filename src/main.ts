@@ -23,6 +23,7 @@ Commands:
   prune          remove dead and killed workers
   capture NAME   print the worker's screen
   logs NAME      print the worker's hook events (-f to follow)
+  keys NAME K..  press keys (answer a permission prompt: 1 approves, Escape denies)
   attach NAME    attach your terminal to the worker
 
 Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy) · 70 internal

@@ -1,3 +1,4 @@
+import { setDefaultTimeout } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,3 +10,6 @@ process.env.HOME = home;
 process.env.UMBEL_HOME = join(home, ".umbel");
 delete process.env.UMBEL_TMUX_SOCKET;
 delete process.env.TMUX;
+
+// Workers take real seconds on real tmux; a turn-level test needs more than bun's 5 s default.
+setDefaultTimeout(60_000);

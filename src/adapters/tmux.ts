@@ -199,6 +199,16 @@ export function createTmux(options: TmuxOptions) {
       await runOnSession(["kill-session", "-t", exact(name)]);
     },
 
+    /** `show-environment` (global with no name): used by tests proving no secret reaches tmux. */
+    async showEnvironment(name?: string): Promise<string> {
+      return (await runOnSession(name ? ["show-environment", "-t", exact(name)] : ["show-environment", "-g"])) ?? "";
+    },
+
+    /** Literal text typed into the pane (no key-name lookup). */
+    async sendLiteral(name: string, text: string): Promise<boolean> {
+      return (await runOnSession(["send-keys", "-l", "-t", pane(name), text])) !== null;
+    },
+
     /** Ends this socket's server and every worker on it (tests; never used on a user's fleet). */
     async killServer(): Promise<void> {
       await runOnSession(["kill-server"]);

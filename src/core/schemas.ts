@@ -157,3 +157,15 @@ export type OutcomeReason = z.infer<typeof OutcomeReason>;
 
 export const WorkerState = z.enum(["starting", "idle", "busy", "needs-input", "dead", "killed"]);
 export type WorkerState = z.infer<typeof WorkerState>;
+
+export const KeysInput = z
+  .object({
+    name: WorkerName,
+    keys: z
+      .array(z.string().min(1))
+      .min(1, "give at least one key")
+      .describe("Keys by tmux name (Enter, Escape, Up, Down, Tab, C-c, 1, y …), sent in order"),
+    literal: z.boolean().optional().describe("Type the keys as literal text instead of key names"),
+  })
+  .strict();
+export type KeysInput = z.infer<typeof KeysInput>;

@@ -21,7 +21,8 @@ export function argsFromSchema(schema: AnyObject, positionals: readonly string[]
     const field = f as z.ZodType;
     const description = describe(field);
     if (positionals.includes(key)) {
-      args[key] = { type: "positional", description, required: !field.safeParse(undefined).success };
+      // zod, not citty, reports a missing one (so stdin can stand in for the prompt).
+      args[key] = { type: "positional", description, required: false };
       continue;
     }
     const kind = kindOf(field);
@@ -46,6 +47,11 @@ export function inputFromArgs<S extends AnyObject>(
     const field = f as z.ZodType;
     const kind = kindOf(field);
     if (kind === "array" || kind === "env") {
+      const given = args[key];
+      if (Array.isArray(given)) {
+        raw[key] = given; // already a list (positional keys)
+        continue;
+      }
       const values = collectFlag(rawArgs, key);
       if (values.length === 0) continue;
       raw[key] = kind === "env" ? parseEnvFlags(values) : values.flatMap(splitList);
@@ -137,4 +143,23 @@ function kindOf(field: z.ZodType): Kind {
   if (type === "array") return "array";
   if (type === "record") return "env";
   return "string";
+}
+
+/** citty ignores flags it does not know; a typo'd flag must be an error, not silently dropped. */
+export function rejectUnknownFlags(rawArgs: readonly string[], defs: Record<string, { type?: string; alias?: string | string[] }>): void {
+  const known = new Set<string>(["help", "h"]);
+  for (const [key, def] of Object.entries(defs)) {
+    if (def.type === "positional") continue;
+    for (const name of [key, kebab(key), ...[def.alias ?? []].flat()]) {
+      known.add(name);
+      if (def.type === "boolean") known.add(`no-${name}`);
+    }
+  }
+  for (const arg of rawArgs) {
+    if (arg === "--") break;
+    const m = /^--?([^=]+)/.exec(arg);
+    if (!m || arg === "-" || /^-\d/.test(arg)) continue;
+    const flag = m[1] ?? "";
+    if (!known.has(flag)) throw new UsageError(`unknown flag ${arg.split("=")[0]} (see --help)`, { flag: arg });
+  }
 }

@@ -4,6 +4,7 @@ import { UsageError } from "../../core/errors.ts";
 import {
   CaptureInput,
   EmptyInput,
+  KeysInput,
   KillInput,
   LogsInput,
   NameInput,
@@ -15,6 +16,7 @@ import {
 import { attachWorker } from "../../operations/attach.ts";
 import { captureScreen } from "../../operations/capture.ts";
 import type { Deps } from "../../operations/context.ts";
+import { sendKeys } from "../../operations/keys.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { streamLogs } from "../../operations/logs.ts";
 import { readAnswer } from "../../operations/read.ts";
@@ -22,7 +24,7 @@ import { sendPrompt } from "../../operations/send.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
 import { listWorkers, statusOf } from "../../operations/status.ts";
 import { waitForTurn } from "../../operations/wait.ts";
-import { argsFromSchema, inputFromArgs } from "./args.ts";
+import { argsFromSchema, inputFromArgs, rejectUnknownFlags } from "./args.ts";
 import { renderEvent, renderOutcome, renderStatus, renderTable } from "./render.ts";
 
 /** What a verb needs from the process: the operations' deps and the standard streams. */
@@ -50,10 +52,12 @@ type Verb<S extends z.ZodObject<z.ZodRawShape>> = {
 const JSON_FLAG: ArgsDef = { json: { type: "boolean", description: "Print the result as JSON" } };
 
 function verb<S extends z.ZodObject<z.ZodRawShape>>(v: Verb<S>): CommandDef {
+  const defs = { ...argsFromSchema(v.schema, v.positionals), ...v.extraArgs, ...JSON_FLAG };
   return defineCommand({
     meta: { name: v.name, description: v.description },
-    args: { ...argsFromSchema(v.schema, v.positionals), ...v.extraArgs, ...JSON_FLAG },
+    args: defs,
     run: async ({ args, rawArgs, data }) => {
+      rejectUnknownFlags(rawArgs, defs);
       const io = data as CliIo;
       const raw = { ...(args as Record<string, unknown>) };
       if (v.name === "send" && (raw.prompt === undefined || raw.prompt === "-") && !io.stdinIsTty) {
@@ -195,6 +199,23 @@ export const verbs: Record<string, CommandDef> = {
             : renderEvent(event),
         ),
       );
+      return 0;
+    },
+  }),
+  keys: defineCommand<ArgsDef>({
+    meta: { name: "keys", description: "Press keys in the worker (answer a permission prompt: 1 approves, Escape denies)" },
+    args: {
+      name: { type: "positional", description: "Worker name", required: true },
+      keys: { type: "positional", description: "Keys by tmux name (Enter, Escape, Up, Down, 1 …)", required: true },
+      literal: { type: "boolean", description: "Type the keys as literal text" },
+      ...JSON_FLAG,
+    },
+    run: async ({ args, data }) => {
+      const io = data as CliIo;
+      const [, ...keys] = (args._ as string[]) ?? [];
+      const input = inputFromArgs(KeysInput, { name: args.name, keys, literal: args.literal }, []);
+      const result = await sendKeys(io.deps, input);
+      print(io, args.json === true, result, "");
       return 0;
     },
   }),

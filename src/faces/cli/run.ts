@@ -1,4 +1,5 @@
 import { renderUsage, runCommand } from "citty";
+import { UsageError } from "../../core/errors.ts";
 import { type CliIo, unknownVerb, verbs } from "./commands.ts";
 
 /** Runs one verb through citty inside main's error boundary (never runMain: it exits by itself). */
@@ -9,6 +10,12 @@ export async function runCli(command: string, rest: string[], io: CliIo): Promis
     io.out(`${await renderUsage(cmd)}\n`);
     return 0;
   }
-  const { result } = await runCommand(cmd, { rawArgs: rest, data: io });
-  return typeof result === "number" ? result : 0;
+  try {
+    const { result } = await runCommand(cmd, { rawArgs: rest, data: io });
+    return typeof result === "number" ? result : 0;
+  } catch (error) {
+    // citty's own argument errors (CLIError) are usage errors, not bugs.
+    if (error instanceof Error && error.name === "CLIError") throw new UsageError(error.message, { command });
+    throw error;
+  }
 }

@@ -1,0 +1,92 @@
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
+import { createDeps, type Deps } from "../../src/operations/context.ts";
+
+export const REPO = join(import.meta.dir, "..", "..");
+export const UMBEL = join(REPO, "dist", "umbel");
+export const FAKE_CLAUDE = join(REPO, "test", "fixtures", "fake-claude.sh");
+
+export type RunResult = { code: number; stdout: string; stderr: string };
+
+export type Sandbox = {
+  readonly dir: string;
+  /** The state root ($UMBEL_HOME): its own tmux server, invisible to every other sandbox. */
+  readonly root: string;
+  /** A working directory the fake trusts (unless created with untrusted: true). */
+  readonly work: string;
+  readonly cfg: string;
+  readonly env: Record<string, string>;
+  deps(signal?: AbortSignal): Deps;
+  umbel(args: string[], options?: { stdin?: string; env?: Record<string, string> }): Promise<RunResult>;
+  dispose(): Promise<void>;
+};
+
+/** A throwaway state root, HOME, claude config dir and work dir; dispose kills its tmux server. */
+export async function createSandbox(
+  options: { untrusted?: boolean; env?: Record<string, string> } = {},
+): Promise<Sandbox> {
+  const dir = await mkdtemp(join(tmpdir(), "umbel-t-"));
+  const root = join(dir, "state");
+  const work = join(dir, "work");
+  const cfg = join(dir, "cfg");
+  await Promise.all([mkdir(work), mkdir(cfg), mkdir(join(dir, "home")), mkdir(join(dir, "tmp"))]);
+  if (!options.untrusted) await writeFile(join(cfg, "fake-trusted"), `${work}\n`);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    HOME: join(dir, "home"),
+    TMPDIR: join(dir, "tmp"),
+    UMBEL_HOME: root,
+    UMBEL_CLAUDE_BIN: FAKE_CLAUDE,
+    CLAUDE_CONFIG_DIR: cfg,
+    ...options.env,
+  };
+  return {
+    dir,
+    root,
+    work,
+    cfg,
+    env,
+    deps: (signal) => createDeps(env, { cwd: work, ...(signal ? { signal } : {}) }),
+    async umbel(args, opts = {}) {
+      if (!existsSync(UMBEL))
+        throw new Error("dist/umbel is missing: run `npm run build` (npm test does it)");
+      const child = Bun.spawn([UMBEL, ...args], {
+        cwd: work,
+        env: { ...env, ...opts.env },
+        stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [stdout, stderr] = await Promise.all([
+        new Response(child.stdout).text(),
+        new Response(child.stderr).text(),
+      ]);
+      return { code: await child.exited, stdout, stderr };
+    },
+    async dispose() {
+      await createTmux({ socket: deriveSocket(root, undefined), hostEnv: env })
+        .killServer()
+        .catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a truthy value or the deadline passes (no sleeps in tests). */
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}

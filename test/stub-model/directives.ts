@@ -1,0 +1,69 @@
+// Keyword directives a test can put in a prompt to choose the reply without scripting the stub,
+// e.g. when the prompt is typed into a TUI through umbel. See README.md for the list.
+import { renderPromptEcho } from "./digest.ts";
+import { agent, bash, cutStream, hang, malformed, slowText, text, thinking, write } from "./replies.ts";
+import type { StubReply } from "./types.ts";
+
+/** A directive found in a prompt; `times` is set for `stub:error` (undefined = every time). */
+export interface Directive {
+  name: string;
+  reply: StubReply;
+  times?: number;
+}
+
+const NAMES = ["error", "bash", "write", "slow", "hang", "thinking", "task", "malformed", "cut", "text"];
+const PATTERN = new RegExp(`(?:^|\\s)stub:(${NAMES.join("|")})(?=\\s|$)([^\\n]*)`);
+
+/** The first reply directive in `prompt`, or null. `stub:deny` is the classifier's, not listed here. */
+export function parseDirective(prompt: string): Directive | null {
+  const match = PATTERN.exec(prompt);
+  if (!match) return null;
+  const name = match[1] ?? "";
+  // Arguments run to the end of the line or to the next directive (`stub:bash ls stub:deny`).
+  const rest = (match[2] ?? "").split(/\sstub:[a-z]/)[0]?.trim() ?? "";
+  const [first, second] = rest.split(/\s+/);
+  const echo = renderPromptEcho(prompt);
+  switch (name) {
+    case "error": {
+      const status = toInt(first, 500);
+      const times = second === undefined ? undefined : toInt(second, 1);
+      const reply: StubReply = { kind: "error", status };
+      return times === undefined ? { name, reply } : { name, reply, times };
+    }
+    case "bash":
+      return { name, reply: bash(rest || "echo stub") };
+    case "write": {
+      const [path = "stub.txt", ...content] = rest.split(" ");
+      return { name, reply: write(path, content.join(" ")) };
+    }
+    case "slow": {
+      // Pad the echo so that even 400 chunks have something to carry.
+      const chunks = toInt(first, 20);
+      return { name, reply: slowText(`${echo}\n${".".repeat(chunks)}`, chunks, toInt(second, 50)) };
+    }
+    case "thinking":
+      return { name, reply: thinking(`Stub thinking about: ${echo}`, echo) };
+    case "task":
+      return { name, reply: agent(rest || "stub subagent") };
+    case "text":
+      return { name, reply: text(rest) };
+    case "hang":
+      return { name, reply: hang() };
+    case "malformed":
+      return { name, reply: malformed() };
+    case "cut":
+      return { name, reply: cutStream() };
+    default:
+      return null;
+  }
+}
+
+/** True when the conversation asks the auto-mode classifier to block (`stub:deny`). */
+export function wantsDeny(serializedRequest: string): boolean {
+  return serializedRequest.includes("stub:deny");
+}
+
+function toInt(token: string | undefined, fallback: number): number {
+  const value = Number.parseInt(token ?? "", 10);
+  return Number.isFinite(value) ? value : fallback;
+}

@@ -1,0 +1,130 @@
+// A loopback model server for tests: one per test file, a free port, every request recorded.
+//   const stub = await startStubModel({ dialect: "anthropic" });
+//   stub.script(bash("echo hi", text("done")));  …  await stub.stop();
+import { anthropicDialect } from "./anthropic.ts";
+import type { Dialect } from "./dialect.ts";
+import { createScript } from "./script.ts";
+import type { DialectName, StubModelOptions, StubReply, StubRequest } from "./types.ts";
+
+export interface StubModel {
+  /** `http://127.0.0.1:<port>`, without a trailing slash: the value for ANTHROPIC_BASE_URL. */
+  readonly url: string;
+  readonly port: number;
+  /** Every request in arrival order, the log is live (appended to as requests come). */
+  readonly requests: readonly StubRequest[];
+  mainRequests(): StubRequest[];
+  /** Appends replies to the FIFO queue used by main requests. */
+  script(...replies: StubReply[]): void;
+  /** Replaces (or with undefined restores) the default reply for main requests. */
+  setDefault(reply: StubReply | undefined): void;
+  /** How many scripted replies have not been used yet. */
+  queued(): number;
+  /** Resolves with the first logged request (past or future) that matches, or rejects at the deadline. */
+  waitForRequest(match: (request: StubRequest) => boolean, timeoutMs?: number): Promise<StubRequest>;
+  /** Clears the log (numbering restarts at 0), the queue, tool continuations and directive counters. */
+  reset(): void;
+  /** Releases hanging requests, closes every connection and the port. */
+  stop(): Promise<void>;
+}
+
+const DIALECTS: Record<DialectName, Dialect> = { anthropic: anthropicDialect };
+
+export async function startStubModel(options: StubModelOptions): Promise<StubModel> {
+  const dialect = DIALECTS[options.dialect];
+  const script = createScript(options.defaultReply);
+  const stopping = new AbortController();
+  const requests: StubRequest[] = [];
+  const waiters = new Set<(request: StubRequest) => void>();
+  const started = performance.now();
+  let seq = 0;
+
+  const server = Bun.serve({
+    hostname: options.hostname ?? "127.0.0.1",
+    port: 0,
+    // Slow streams and hanging requests must outlive Bun's 10 s default idle timeout.
+    idleTimeout: 0,
+    // Keeps Bun from printing the deliberate stream errors of `cut` replies.
+    development: false,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const raw = await req.text();
+      const record: StubRequest = {
+        seq: seq++,
+        at: Math.round(performance.now() - started),
+        method: req.method,
+        path: url.pathname,
+        query: url.search,
+        headers: Object.fromEntries(req.headers),
+        body: parseBody(raw),
+        kind: "other",
+        stream: false,
+      };
+      requests.push(record);
+      const response = dialect.handle(
+        {
+          method: req.method,
+          path: url.pathname,
+          headers: req.headers,
+          body: record.body,
+          signal: req.signal,
+          record,
+        },
+        { script, classifier: options.classifier ?? "allow", stopped: stopping.signal },
+      );
+      // The dialect classifies synchronously, so waiters see a hanging request too.
+      for (const notify of waiters) notify(record);
+      return response;
+    },
+  });
+
+  const url = `http://${server.hostname}:${server.port}`;
+  return {
+    url,
+    port: server.port ?? 0,
+    requests,
+    mainRequests: () => requests.filter((request) => request.kind === "main"),
+    script: (...replies) => script.enqueue(replies),
+    setDefault: (reply) => script.setDefault(reply),
+    queued: () => script.queued(),
+    waitForRequest(match, timeoutMs = 10_000) {
+      const seen = requests.find((request) => request.answered !== undefined && match(request));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const notify = (request: StubRequest) => {
+          if (!match(request)) return;
+          cleanup();
+          resolve(request);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(`stub model: no matching request within ${timeoutMs} ms (${requests.length} seen)`),
+          );
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(notify);
+        };
+        waiters.add(notify);
+      });
+    },
+    reset() {
+      requests.length = 0;
+      seq = 0;
+      script.reset();
+    },
+    async stop() {
+      stopping.abort();
+      await server.stop(true);
+    },
+  };
+}
+
+function parseBody(raw: string): unknown {
+  if (raw === "") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
