@@ -28,9 +28,11 @@ export TERM="$pane_term"
 eval "$payload"
 payload=
 
-# A caught signal is reset to its default in the child, so the CLI still gets INT/HUP/TERM; the
-# wrapper only survives long enough to record the status.
-trap ':' INT QUIT HUP TERM
+# A caught signal is reset to its default in the child, so the CLI still gets INT/QUIT; the wrapper
+# survives them to record the status. HUP is NOT caught: when tmux closes the pane, the kernel
+# signals only this session leader, and its exit is what passes SIGHUP on to the CLI (a caught HUP
+# left the CLI running with no terminal).
+trap ':' INT QUIT
 "$@"
 status=$?
 

@@ -8,6 +8,7 @@ const result = Bun.spawnSync(
     "build",
     "--compile",
     "--minify",
+    "--keep-names",
     "--sourcemap",
     "src/main.ts",
     "--outfile",

@@ -5,5 +5,9 @@
 const bun = process.execPath;
 const build = Bun.spawnSync([bun, "run", "scripts/build.ts"], { stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
-const test = Bun.spawnSync([bun, "test", ...process.argv.slice(2)], { stdout: "inherit", stderr: "inherit", stdin: "ignore" });
+const test = Bun.spawnSync([bun, "test", ...process.argv.slice(2)], {
+  stdout: "inherit",
+  stderr: "inherit",
+  stdin: "ignore",
+});
 process.exit(test.exitCode ?? 1);

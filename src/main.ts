@@ -25,6 +25,8 @@ Commands:
   logs NAME      print the worker's hook events (-f to follow)
   keys NAME K..  press keys (answer a permission prompt: 1 approves, Escape denies)
   attach NAME    attach your terminal to the worker
+  mcp            serve every command as a tool to an MCP host, over stdio (docs/mcp.md)
+  run FILE       run a workflow: prompts over workers as a DAG (--dry-run, --resume ID, --schema)
 
 Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy) · 70 internal
   wait/-p: 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
@@ -57,6 +59,20 @@ async function main(argv: string[]): Promise<number> {
   if (command === "--version" || command === "-v" || command === "version") {
     out(`${pkg.version}\n`);
     return 0;
+  }
+  if (command === "run") {
+    const { runWorkflowFace } = await import("./faces/workflow/run.ts");
+    return runWorkflowFace(rest, {
+      deps,
+      out,
+      err: (t) => void process.stderr.write(t),
+      stdoutIsTty: process.stdout.isTTY === true,
+      columns: process.stdout.columns,
+    });
+  }
+  if (command === "mcp") {
+    const { runMcp } = await import("./faces/mcp/server.ts");
+    return runMcp(rest, { deps, version: pkg.version, out });
   }
   const { runCli } = await import("./faces/cli/run.ts");
   return runCli(command, rest, {

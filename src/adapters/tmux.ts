@@ -201,7 +201,10 @@ export function createTmux(options: TmuxOptions) {
 
     /** `show-environment` (global with no name): used by tests proving no secret reaches tmux. */
     async showEnvironment(name?: string): Promise<string> {
-      return (await runOnSession(name ? ["show-environment", "-t", exact(name)] : ["show-environment", "-g"])) ?? "";
+      return (
+        (await runOnSession(name ? ["show-environment", "-t", exact(name)] : ["show-environment", "-g"])) ??
+        ""
+      );
     },
 
     /** Literal text typed into the pane (no key-name lookup). */

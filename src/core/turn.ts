@@ -23,6 +23,8 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
   for (const event of events) {
     if (event.index < baseline) continue;
     const signal: TurnSignal = provider.interpretEvent(event);
+    // The next human prompt starts the next turn: what follows it is not this turn's.
+    if (signal.kind === "submitted" && signal.human && promptId !== null) break;
     switch (signal.kind) {
       case "submitted":
         if (signal.human || submittedAt === null) {

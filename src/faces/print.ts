@@ -30,6 +30,7 @@ export async function runPrint(rawArgs: readonly string[], io: PrintIo): Promise
   const fromArgv = args._.join(" ");
   const fromStdin = io.stdinIsTty ? "" : (await io.readStdin()).replace(/\n$/, "");
   const prompt = [fromArgv, fromStdin].filter((p) => p !== "").join("\n");
+  if (prompt.trim() === "") throw new UsageError("no prompt: give it as an argument or on stdin");
   const raw: Record<string, unknown> = { ...args, prompt };
   if (collectFlag(argv, "allowedTools").length === 0 && collectFlag(argv, "allowed-tools").length === 0)
     delete raw.allowedTools;

@@ -12,7 +12,11 @@ export type KeysResult = { name: string; sent: string[] };
 export async function sendKeys(deps: Deps, input: KeysInput): Promise<KeysResult> {
   const worker = await loadWorker(deps, input.name);
   const live = await checkLiveness(deps, worker);
-  if (!live.alive) throw new WorkerDeadError(`worker ${input.name} is not running (${live.why})`, { name: input.name, exit: live.exit });
+  if (!live.alive)
+    throw new WorkerDeadError(`worker ${input.name} is not running (${live.why})`, {
+      name: input.name,
+      exit: live.exit,
+    });
   for (const key of input.keys) {
     if (input.literal) await deps.tmux.sendLiteral(input.name, key);
     else await deps.tmux.sendKeys(input.name, [key]);

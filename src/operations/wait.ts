@@ -57,12 +57,11 @@ export async function waitForTurn(
       if (now - tmuxState.checkedAt >= POLL_MS || worker.meta.state === "killed") {
         tmuxState = { ...(await probeTmux(deps, worker, deadline)), checkedAt: now };
         if (idleTimeoutMs !== null) {
-          const fingerprint = `${log.length}|${exit ? 1 : 0}|${await transcriptSize(events)}|${String(
-            await raceDeadline(
-              deps.tmux.capture(name).catch(() => null),
-              deadline,
-            ),
-          )}`;
+          const screen = await raceDeadline(
+            deps.tmux.capture(name).catch(() => null),
+            deadline,
+          );
+          const fingerprint = `${log.length}|${exit ? 1 : 0}|${await transcriptSize(events)}|${stillOf(worker, screen)}`;
           if (fingerprint !== activity.fingerprint) Object.assign(activity, { at: now, fingerprint });
         }
       }
@@ -116,14 +115,30 @@ async function withEvidence(
   const evidence = { ...decided.evidence };
   if (decided.reason !== "stop") {
     // The screen is evidence for everything but a clean stop; never let it break the deadline.
-    const screen = await raceDeadline(
-      lastScreen(deps, worker.meta.name).catch(() => null),
-      Math.max(deadline, deps.clock.now() + 2000),
-    );
+    const bound = Math.max(deadline, deps.clock.now() + 2000);
+    const screen =
+      decided.reason === "input"
+        ? await raceDeadline(promptScreen(deps, worker), bound)
+        : await raceDeadline(
+            lastScreen(deps, worker.meta.name).catch(() => null),
+            bound,
+          );
     evidence.screen = screenTail(typeof screen === "string" ? screen : null, 25);
   }
   if (decided.reason === "dead") evidence.exit = exit ?? (await deps.store.readExit(worker.meta.name));
   return finish(worker, baseline, startedAt, deps.clock.now(), decided.reason, evidence);
+}
+
+/** The permission hook fires ~50 ms before the TUI draws its prompt: give the screen a moment to show it. */
+async function promptScreen(deps: Deps, worker: Worker): Promise<string | null> {
+  const until = deps.clock.now() + 1500;
+  let screen: string | null = null;
+  do {
+    screen = await deps.tmux.capture(worker.meta.name).catch(() => null);
+    if (screen !== null && worker.provider.classifyScreen(screen).kind === "input") return screen;
+    await deps.clock.sleep(50, deps.signal);
+  } while (deps.clock.now() < until);
+  return screen;
 }
 
 async function probeTmux(
@@ -144,6 +159,10 @@ async function probeTmux(
 }
 
 const TIMED_OUT = Symbol("timed-out");
+
+function stillOf(worker: Worker, screen: string | null | typeof TIMED_OUT): string {
+  return typeof screen === "string" ? worker.provider.stillScreen(screen) : String(screen);
+}
 
 /** The promise's value, or TIMED_OUT when the deadline passes first (the promise is abandoned). */
 async function raceDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | typeof TIMED_OUT> {

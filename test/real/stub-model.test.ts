@@ -8,10 +8,9 @@ import { renderPromptEcho } from "../stub-model/digest.ts";
 import { bash, httpError, text, thinking } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { type ClaudeHome, claudeEnv, seedClaudeHome } from "./claude-home.ts";
-import { findRealClaude, REAL_TIER_HINT } from "./real-bin.ts";
+import { requireRealClaude } from "./real-bin.ts";
 
-const claude = findRealClaude();
-if (claude === null) console.warn(`test/real/stub-model.test.ts skipped: ${REAL_TIER_HINT}`);
+const claude = requireRealClaude("test/real/stub-model.test.ts");
 
 const API_KEY = "sk-ant-test-stub-0123456789abcdefghijklmnop";
 /** One print-mode turn takes ~1 s here; a bound keeps a wedged binary from eating the suite. */

@@ -203,3 +203,12 @@ describe("claude transcript", () => {
     expect(parseClaudeAnswer("", null).text).toBeNull();
   });
 });
+
+describe("claude still screen", () => {
+  test("a ticking spinner is not activity", () => {
+    const a = BUSY.replace("(1s · ↓ 1 tokens)", "(3s · ↓ 10 tokens)");
+    const b = BUSY.replace("✢ Puttering… (1s · ↓ 1 tokens)", "✽ Puttering… (14s · ↓ 122 tokens)");
+    expect(claude.stillScreen(a)).toBe(claude.stillScreen(b));
+    expect(claude.stillScreen(a)).not.toBe(claude.stillScreen(IDLE));
+  });
+});

@@ -151,3 +151,16 @@ describe("wait outcome", () => {
     expect(decideOutcome({ ...base, now: 60_000 })?.evidence).toEqual({ timeoutMs: 60_000 });
   });
 });
+
+describe("turn boundaries", () => {
+  test("a later human prompt ends the turn read after an earlier baseline", () => {
+    const text = log(
+      ev("UserPromptSubmit", { prompt_id: "p1", prompt: "one" }),
+      ev("Stop", { last_assistant_message: "first" }),
+      ev("UserPromptSubmit", { prompt_id: "p2", prompt: "two" }),
+      ev("Stop", { last_assistant_message: "second" }),
+    );
+    expect(turn(text, 0)).toMatchObject({ status: "stop", promptId: "p1", message: "first" });
+    expect(turn(text, 2)).toMatchObject({ status: "stop", promptId: "p2", message: "second" });
+  });
+});

@@ -54,6 +54,7 @@ export const claude: Provider = {
   submitEvent: "UserPromptSubmit",
   planLaunch,
   classifyScreen,
+  stillScreen,
   preparePrompt: (prompt) => neutralisePromptPrefix(normalisePrompt(prompt)),
   interpretEvent,
   parseAnswer: parseClaudeAnswer,
@@ -111,6 +112,19 @@ export function classifyScreen(screen: string): ScreenState {
   if (/esc to interrupt/.test(screen)) return { kind: "busy" };
   if (/^❯/m.test(screen) && /^─{8,}/m.test(screen)) return { kind: "ready" };
   return { kind: "unknown" };
+}
+
+/**
+ * claude's busy line ticks every second (`✻ Puttering… (12s · ↓ 40 tokens)`) and its glyph cycles,
+ * even when the request hangs; `--idle-timeout` must see through that, so the spinner line goes
+ * and digits are blanked.
+ */
+export function stillScreen(screen: string): string {
+  return screen
+    .split("\n")
+    .filter((l) => !/^\S\s+\S.*…/.test(l))
+    .join("\n")
+    .replace(/\d+/g, "#");
 }
 
 function dialog(name: string, screen: string, target: string): ScreenState {

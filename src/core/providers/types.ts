@@ -71,6 +71,8 @@ export type Provider = {
   readonly hookEvents: readonly string[];
   planLaunch(input: LaunchInput): LaunchPlan;
   classifyScreen(screen: string): ScreenState;
+  /** The screen without what moves while nothing happens (spinner glyphs, elapsed-time counters). */
+  stillScreen(screen: string): string;
   /** The text to paste for a prompt (normalised; neutralises command prefixes). */
   preparePrompt(prompt: string): string;
   /** The hook event that proves a prompt was taken. */

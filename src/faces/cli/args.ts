@@ -146,7 +146,10 @@ function kindOf(field: z.ZodType): Kind {
 }
 
 /** citty ignores flags it does not know; a typo'd flag must be an error, not silently dropped. */
-export function rejectUnknownFlags(rawArgs: readonly string[], defs: Record<string, { type?: string; alias?: string | string[] }>): void {
+export function rejectUnknownFlags(
+  rawArgs: readonly string[],
+  defs: Record<string, { type?: string; alias?: string | string[] }>,
+): void {
   const known = new Set<string>(["help", "h"]);
   for (const [key, def] of Object.entries(defs)) {
     if (def.type === "positional") continue;
@@ -160,6 +163,7 @@ export function rejectUnknownFlags(rawArgs: readonly string[], defs: Record<stri
     const m = /^--?([^=]+)/.exec(arg);
     if (!m || arg === "-" || /^-\d/.test(arg)) continue;
     const flag = m[1] ?? "";
-    if (!known.has(flag)) throw new UsageError(`unknown flag ${arg.split("=")[0]} (see --help)`, { flag: arg });
+    if (!known.has(flag))
+      throw new UsageError(`unknown flag ${arg.split("=")[0]} (see --help)`, { flag: arg });
   }
 }

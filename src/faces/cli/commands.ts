@@ -203,10 +203,17 @@ export const verbs: Record<string, CommandDef> = {
     },
   }),
   keys: defineCommand<ArgsDef>({
-    meta: { name: "keys", description: "Press keys in the worker (answer a permission prompt: 1 approves, Escape denies)" },
+    meta: {
+      name: "keys",
+      description: "Press keys in the worker (answer a permission prompt: 1 approves, Escape denies)",
+    },
     args: {
       name: { type: "positional", description: "Worker name", required: true },
-      keys: { type: "positional", description: "Keys by tmux name (Enter, Escape, Up, Down, 1 …)", required: true },
+      keys: {
+        type: "positional",
+        description: "Keys by tmux name (Enter, Escape, Up, Down, 1 …)",
+        required: true,
+      },
       literal: { type: "boolean", description: "Type the keys as literal text" },
       ...JSON_FLAG,
     },

@@ -1,0 +1,109 @@
+import { isAbsolute, resolve } from "node:path";
+import type { Plan } from "./plan.ts";
+import type { Workflow } from "./schema.ts";
+import { parseTemplate, renderTemplate } from "./template.ts";
+
+/** The plan as `--dry-run` and MCP `umbel_run {dryRun: true}` return it. */
+export type WorkflowPlan = {
+  dryRun: true;
+  exitCode: 0;
+  file: string;
+  /** Set when the plan is for a resume. */
+  resume?: { runId: string; reused: string[] };
+  workers: Record<string, PlannedWorker>;
+  waves: PlannedStep[][];
+};
+
+export type PlannedWorker = {
+  provider: string;
+  model?: string;
+  cwd: string;
+  unattended?: boolean;
+  permissionMode?: string;
+  allowedTools?: string[];
+  /** Names only: values are never shown. */
+  env: string[];
+  steps: string[];
+};
+
+export type PlannedStep = {
+  id: string;
+  worker: string;
+  needs: string[];
+  /** Also the previous step on the same worker. */
+  waitsFor: string[];
+  fresh: boolean;
+  /** env references resolved, step outputs resolved when known (a resume), else left as written. */
+  prompt: string;
+  unresolved: string[];
+  outputs: Record<string, string>;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  reused?: boolean;
+};
+
+/** A worker's cwd: absolute as given, relative to the workflow file's folder, or that folder. */
+export function resolveWorkerCwd(baseDir: string, cwd: string | undefined): string {
+  if (cwd === undefined) return baseDir;
+  return isAbsolute(cwd) ? cwd : resolve(baseDir, cwd);
+}
+
+export function describePlan(args: {
+  workflow: Workflow;
+  plan: Plan;
+  file: string;
+  baseDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  reused?: Readonly<Record<string, Record<string, string>>>;
+  resumeOf?: string;
+}): WorkflowPlan {
+  const { workflow, plan, reused = {} } = args;
+  const byId = new Map(workflow.steps.map((s) => [s.id, s]));
+  const workers: Record<string, PlannedWorker> = {};
+  for (const [key, w] of Object.entries(workflow.workers)) {
+    workers[key] = {
+      provider: w.provider,
+      ...(w.model ? { model: w.model } : {}),
+      cwd: resolveWorkerCwd(args.baseDir, w.cwd),
+      ...(w.unattended ? { unattended: true } : {}),
+      ...(w.permissionMode ? { permissionMode: w.permissionMode } : {}),
+      ...(w.allowedTools ? { allowedTools: w.allowedTools } : {}),
+      env: Object.keys(w.env ?? {}),
+      steps: plan.workers[key] ?? [],
+    };
+  }
+  const waves = plan.waves.map((wave) =>
+    wave.flatMap((id): PlannedStep[] => {
+      const step = byId.get(id);
+      if (!step) return [];
+      const rendered = renderTemplate(
+        parseTemplate(step.prompt).parts,
+        { env: (name) => args.env[name], output: (s, k) => reused[s]?.[k] },
+        true,
+      );
+      return [
+        {
+          id,
+          worker: step.run,
+          needs: step.needs ?? [],
+          waitsFor: plan.waitsFor[id] ?? [],
+          fresh: step.fresh === true,
+          prompt: rendered.text,
+          unresolved: rendered.missing.map((m) => m.text),
+          outputs: step.outputs ?? {},
+          ...(step.timeout === undefined ? {} : { timeoutMs: step.timeout }),
+          ...(step.idleTimeout === undefined ? {} : { idleTimeoutMs: step.idleTimeout }),
+          ...(id in reused ? { reused: true } : {}),
+        },
+      ];
+    }),
+  );
+  return {
+    dryRun: true,
+    exitCode: 0,
+    file: args.file,
+    ...(args.resumeOf ? { resume: { runId: args.resumeOf, reused: Object.keys(reused) } } : {}),
+    workers,
+    waves,
+  };
+}

@@ -1,0 +1,126 @@
+import { z } from "zod";
+import { Duration, SpawnInput } from "../schemas.ts";
+
+/**
+ * The workflow file (`umbel run workflow.yaml`). Keys are camelCase, exactly as in the spawn schema
+ * and the MCP tools, so one zod object serves YAML, MCP and `--schema`; a kebab-case key is an
+ * unknown key (the error suggests the camelCase spelling).
+ */
+
+export const WorkflowWorkerKey = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "a worker key is 1-40 of a-z 0-9 - and starts with a letter or digit")
+  .describe("Worker key: 1-40 characters of a-z, 0-9 and -, starting with a letter or digit");
+
+export const StepId = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/, "an id is letters, digits, _ and -, starting with a letter or _")
+  .describe("Step id: letters, digits, _ and -, starting with a letter or _");
+
+export const OutputKey = StepId.describe("Output name, used as {{ steps.ID.outputs.NAME }}");
+
+/** `answer` (the final assistant text) or `file:PATH` (a file relative to the worker's cwd). */
+export const OutputSpec = z
+  .union([z.literal("answer"), z.string().regex(/^file:.+$/, "an output is `answer` or `file:PATH`")], {
+    error: "an output is `answer` or `file:PATH`",
+  })
+  .describe(
+    "answer = the final assistant text of the step; file:PATH = that file, relative to the worker's cwd",
+  );
+export type OutputSpec = z.infer<typeof OutputSpec>;
+
+/** A worker is a spawn request without its name (the key names it). */
+export const WorkflowWorker = SpawnInput.omit({ name: true })
+  .extend({
+    cwd: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "Working directory of the worker; a relative path is resolved against the workflow file's folder (the default)",
+      ),
+  })
+  .strict()
+  .describe("A worker: an agent CLI session that keeps its conversation across the steps it runs");
+export type WorkflowWorker = z.infer<typeof WorkflowWorker>;
+
+export const WorkflowStep = z
+  .object({
+    id: StepId,
+    run: WorkflowWorkerKey.describe("The worker (a key of `workers`) that runs this step"),
+    prompt: z
+      .string()
+      .min(1, "the prompt is empty")
+      .describe("The prompt; may use {{ env.NAME }} and {{ steps.ID.outputs.KEY }} (ID must be in needs)"),
+    needs: z
+      .array(StepId)
+      .optional()
+      .describe("Steps that must finish first (their outputs become available to this step)"),
+    timeout: Duration.optional().describe("Fail the step (outcome timeout) after this long (default 30m)"),
+    idleTimeout: Duration.optional().describe(
+      "Fail the step (outcome idle) once the worker's screen, events and transcript are still this long",
+    ),
+    outputs: z
+      .record(OutputKey, OutputSpec)
+      .optional()
+      .describe("Named results of the step: NAME → answer | file:PATH"),
+    fresh: z
+      .boolean()
+      .optional()
+      .describe("Start the worker anew for this step (no memory of its earlier steps in this run)"),
+  })
+  .strict()
+  .describe("One prompt sent to one worker; the step ends when the turn ends");
+export type WorkflowStep = z.infer<typeof WorkflowStep>;
+
+export const Workflow = z
+  .object({
+    workers: z
+      .record(WorkflowWorkerKey, WorkflowWorker)
+      .describe("The workers, by key; each is spawned on its first step and killed when the run ends"),
+    steps: z
+      .array(WorkflowStep)
+      .min(1, "a workflow needs at least one step")
+      .describe("The steps; they run in parallel where `needs` allows"),
+  })
+  .strict()
+  .meta({ title: "umbel workflow", description: "A DAG of prompts over agent CLI workers (umbel run)" });
+export type Workflow = z.infer<typeof Workflow>;
+
+export const RunId = z
+  .string()
+  .regex(/^\d{8}-\d{6}-[0-9a-f]{6}$/, "a run id looks like 20250101-120000-a1b2c3")
+  .describe("A run id, as printed when the run started");
+
+/** `umbel run` and MCP `umbel_run`: exactly one of file / resume. */
+export const RunWorkflowInput = z
+  .object({
+    file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The workflow YAML file (a relative path is resolved against the current directory)"),
+    resume: RunId.optional().describe(
+      "Resume this run: re-run only the steps that did not finish, reusing the outputs of those that did",
+    ),
+    dryRun: z
+      .boolean()
+      .optional()
+      .describe("Validate and return the plan (waves, workers, prompts) without spawning anything"),
+    maxParallel: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Run at most this many steps at once (default: as many as `needs` and the workers allow)"),
+  })
+  .strict()
+  .refine((v) => (v.file === undefined) !== (v.resume === undefined), {
+    message: "give a workflow file, or --resume RUN_ID (not both)",
+  });
+export type RunWorkflowInput = z.infer<typeof RunWorkflowInput>;
+
+/** The JSON Schema of the file, for editors (`umbel run --schema`). */
+export function workflowJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(Workflow, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;
+}

@@ -1,0 +1,116 @@
+import { z } from "zod";
+import { RunId } from "./schema.ts";
+
+/**
+ * What a run records in $UMBEL_HOME/workflows/<run-id>/state.json, and the events it reports while
+ * it goes. One shape for both: an event is a step's record at the moment it changed.
+ */
+
+export const StepStatus = z.enum(["pending", "starting", "running", "done", "failed", "stopped"]);
+export type StepStatus = z.infer<typeof StepStatus>;
+
+/** Why a step failed: the wait outcome (input, provider-error, idle, timeout, dead) or an error code. */
+export const StepFailure = z.object({
+  step: z.string(),
+  worker: z.string(),
+  session: z.string().nullable(),
+  outcome: z.string(),
+  exitCode: z.number().int(),
+  message: z.string(),
+  evidence: z.record(z.string(), z.unknown()),
+});
+export type StepFailure = z.infer<typeof StepFailure>;
+
+export const StepRecord = z.object({
+  status: StepStatus,
+  worker: z.string(),
+  /** The tmux worker (umbel session name) that ran the step. */
+  session: z.string().optional(),
+  startedAt: z.string().optional(),
+  endedAt: z.string().optional(),
+  elapsedMs: z.number().optional(),
+  /** Which attempt (1 = the first run, 2 = the first resume …) finished the step. */
+  attempt: z.number().int().optional(),
+  outputs: z.record(z.string(), z.string()).optional(),
+  failure: StepFailure.optional(),
+});
+export type StepRecord = z.infer<typeof StepRecord>;
+
+export const RunStatus = z.enum(["running", "done", "failed", "interrupted"]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+export const RunState = z.object({
+  version: z.literal(1),
+  runId: RunId,
+  /** The workflow file as given, and the folder relative worker cwds resolve against. */
+  file: z.string(),
+  baseDir: z.string(),
+  status: RunStatus,
+  attempt: z.number().int().positive(),
+  pid: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** Every worker session this run created (a resume kills any still alive before it starts). */
+  sessions: z.array(z.string()),
+  steps: z.record(z.string(), StepRecord),
+  failure: StepFailure.optional(),
+});
+export type RunState = z.infer<typeof RunState>;
+
+export type StepEvent = { event: "step"; runId: string; step: string; at: string } & StepRecord;
+
+export type RunStartEvent = {
+  event: "run";
+  runId: string;
+  file: string;
+  stateDir: string;
+  attempt: number;
+  at: string;
+  steps: { id: string; worker: string; status: StepStatus }[];
+};
+
+export type RunSummary = {
+  event: "summary";
+  /** Tells a summary from a plan (WorkflowPlan has dryRun: true). */
+  dryRun: false;
+  runId: string;
+  status: Exclude<RunStatus, "running">;
+  /** 0 when every step finished; the failing outcome's code (122-126, 1 …); 130 when interrupted. */
+  exitCode: number;
+  elapsedMs: number;
+  stateDir: string;
+  attempt: number;
+  steps: Record<string, StepStatus>;
+  outputs: Record<string, Record<string, string>>;
+  failure?: StepFailure;
+};
+
+export type WorkflowEvent = RunStartEvent | StepEvent | RunSummary;
+
+export type ResumePlan = {
+  /** Steps finished earlier, with their outputs: not run again. */
+  reused: Record<string, Record<string, string>>;
+  /** Steps to run, in plan order. */
+  rerun: string[];
+};
+
+/**
+ * Which steps a resume runs again: every step that is not done, and a done step whose recorded
+ * outputs lack one the file declares (a state written by hand or by an older umbel).
+ */
+export function planResume(
+  order: readonly string[],
+  declared: Readonly<Record<string, readonly string[]>>,
+  state: Pick<RunState, "steps">,
+): ResumePlan {
+  const reused: Record<string, Record<string, string>> = {};
+  const rerun: string[] = [];
+  for (const id of order) {
+    const record = state.steps[id];
+    const outputs = record?.outputs ?? {};
+    const complete = (declared[id] ?? []).every((key) => key in outputs);
+    if (record?.status === "done" && complete) reused[id] = outputs;
+    else rerun.push(id);
+  }
+  return { reused, rerun };
+}

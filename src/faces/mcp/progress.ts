@@ -1,0 +1,56 @@
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { formatDuration } from "../../core/duration.ts";
+import type { WaitProgress } from "../../operations/wait.ts";
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ProgressUpdate = { progress: number; total?: number; message: string };
+export type Report = (update: ProgressUpdate) => void;
+
+/**
+ * `notifications/progress` for this request, or undefined when the client sent no progressToken
+ * (the spec allows progress only then). `progress` must grow, so a repeat of the last value is
+ * dropped; a notification that fails to send never fails the tool.
+ */
+export function progressReporter(extra: Extra): Report | undefined {
+  const token = extra._meta?.progressToken;
+  if (token === undefined) return undefined;
+  let last = Number.NEGATIVE_INFINITY;
+  return ({ progress, total, message }) => {
+    if (progress <= last) return;
+    last = progress;
+    const params = { progressToken: token, progress, message, ...(total === undefined ? {} : { total }) };
+    extra.sendNotification({ method: "notifications/progress", params }).catch(() => undefined);
+  };
+}
+
+/** One update a second is plenty for a person watching; a change of turn state goes out at once. */
+const WAIT_PROGRESS_EVERY_MS = 1000;
+
+const TURN_LABEL: Record<WaitProgress["turn"], string> = {
+  none: "waiting for the turn to start",
+  running: "busy",
+  input: "needs input",
+  stop: "stopped",
+  failure: "failed",
+};
+
+/** waitForTurn's onProgress as progress notifications: elapsed ms of the timeout, and the turn state. */
+export function waitProgress(
+  report: Report | undefined,
+  timeoutMs: number,
+): ((p: WaitProgress) => void) | undefined {
+  if (!report) return undefined;
+  let sentAt = Number.NEGATIVE_INFINITY;
+  let sentTurn: string | null = null;
+  return ({ elapsedMs, turn }) => {
+    if (turn === sentTurn && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
+    sentAt = elapsedMs;
+    sentTurn = turn;
+    report({
+      progress: elapsedMs,
+      total: timeoutMs,
+      message: `${TURN_LABEL[turn]} · ${formatDuration(elapsedMs)} of ${formatDuration(timeoutMs)}`,
+    });
+  };
+}

@@ -1,0 +1,84 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { BoundReport } from "../../core/bound-text.ts";
+import { renderErrorJson } from "../../core/errors.ts";
+import type { Outcome } from "../../core/outcome.ts";
+import type { OutcomeReason } from "../../core/schemas.ts";
+import type { PruneResult } from "../../operations/kill.ts";
+import type { ReadResult } from "../../operations/read.ts";
+import type { SendResult } from "../../operations/send.ts";
+import type { SpawnResult } from "../../operations/spawn.ts";
+import { renderOutcome } from "../cli/render.ts";
+
+/**
+ * Pure renderers: the readable text beside each tool's structured content. They reuse the CLI's
+ * renderers where the CLI prints the same thing, and add the next step a caller usually takes.
+ */
+
+export function toolResult(data: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: data };
+}
+
+/**
+ * An umbel error as an `isError` result: a readable line, then the error JSON (code, class,
+ * message, exitCode, data). There is no structuredContent: the client checks it against the
+ * tool's output schema even on errors.
+ */
+export function errorResult(error: unknown): CallToolResult {
+  const json = renderErrorJson(error);
+  const e = json.error;
+  return {
+    isError: true,
+    content: [
+      { type: "text", text: `${e.class} (${e.code}, exit ${e.exitCode}): ${e.message}` },
+      { type: "text", text: JSON.stringify(json) },
+    ],
+  };
+}
+
+export function renderSpawn(r: SpawnResult): string {
+  const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
+  return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}). Next: umbel_send {name: "${r.name}", prompt}.`;
+}
+
+export function renderSend(r: SendResult): string {
+  return `${r.name} took the prompt; baseline ${r.baseline}. Next: umbel_wait {name: "${r.name}", after: ${r.baseline}}.`;
+}
+
+const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
+  stop: (o) => `umbel_read {name: "${o.name}", after: ${o.baseline}}`,
+  input: (o) =>
+    `the worker is asking (see screen). umbel_keys {name: "${o.name}", keys: ["1"]} approves, then umbel_wait {name: "${o.name}", after: ${o.baseline}}; keys ["Escape"] denies and ends the turn`,
+  "provider-error": (o) =>
+    `umbel_read {name: "${o.name}"} returns the error text; send the prompt again to retry`,
+  idle: (o) =>
+    `the turn has not ended; umbel_capture {name: "${o.name}"} to look, umbel_keys ["Escape"] to interrupt`,
+  timeout: (o) =>
+    `the turn is still running; umbel_wait {name: "${o.name}", after: ${o.baseline}} again to keep waiting`,
+  dead: (o) =>
+    `the worker exited; umbel_logs / umbel_capture to see why, umbel_kill {name: "${o.name}", purge: true} to free the name`,
+  aborted: () => "the wait was cancelled; the worker was not touched",
+};
+
+export function renderWait(o: Outcome): string {
+  return `${renderOutcome(o)}Next: ${NEXT[o.reason](o)}.`;
+}
+
+export function renderRead(r: ReadResult, bound: BoundReport): string {
+  const notes: string[] = [];
+  if (r.isError) notes.push("the turn ended in a provider error; the text is the error");
+  if (r.empty) notes.push("the turn ended without any assistant text");
+  if (r.turn === "running") notes.push("the turn is still running: umbel_wait first");
+  if (r.turn === "input") notes.push("the turn is waiting for a permission answer: see umbel_wait");
+  if (r.turn === "none") notes.push("no turn has been sent");
+  if (bound.note) notes.push(bound.note);
+  return [r.text, ...notes.map((n) => `[umbel: ${n}]`)].filter((part) => part !== "").join("\n");
+}
+
+export function renderPrune(r: PruneResult): string {
+  const removed = r.removed.length ? `removed ${r.removed.join(", ")}` : "removed nothing";
+  return r.kept.length ? `${removed}; kept ${r.kept.join(", ")}` : removed;
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}

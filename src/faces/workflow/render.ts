@@ -1,0 +1,92 @@
+import { formatDuration } from "../../core/duration.ts";
+import type { WorkflowPlan } from "../../core/workflow/describe.ts";
+import type { RunSummary, StepFailure, StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
+
+/** Pure renderers for `umbel run`: the plan, log lines, the summary and a failure's evidence. */
+
+export const STATUS_MARK: Record<StepStatus, string> = {
+  pending: "·",
+  starting: "…",
+  running: "▶",
+  done: "✓",
+  failed: "✗",
+  stopped: "■",
+};
+
+export function renderPlan(plan: WorkflowPlan): string {
+  const lines: string[] = [
+    `plan for ${plan.file}${plan.resume ? ` (resuming run ${plan.resume.runId})` : ""}`,
+  ];
+  lines.push("workers:");
+  for (const [key, w] of Object.entries(plan.workers)) {
+    const flags = [
+      w.provider,
+      w.model,
+      w.unattended ? "unattended" : undefined,
+      w.permissionMode ? `permissionMode=${w.permissionMode}` : undefined,
+      w.env.length > 0 ? `env: ${w.env.join(" ")}` : undefined,
+    ].filter(Boolean);
+    lines.push(`  ${key}  ${flags.join(" · ")}  in ${w.cwd}  (steps: ${w.steps.join(", ") || "none"})`);
+  }
+  plan.waves.forEach((wave, i) => {
+    lines.push(`wave ${i + 1}:`);
+    for (const s of wave) {
+      const notes = [
+        s.needs.length > 0 ? `needs ${s.needs.join(", ")}` : "",
+        s.waitsFor.some((d) => !s.needs.includes(d))
+          ? `after ${s.waitsFor.filter((d) => !s.needs.includes(d)).join(", ")} on ${s.worker}`
+          : "",
+        s.fresh ? "fresh worker" : "",
+        s.reused ? "done earlier: reused" : "",
+        Object.keys(s.outputs).length > 0
+          ? `outputs ${Object.entries(s.outputs)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(" ")}`
+          : "",
+      ].filter(Boolean);
+      lines.push(`  ${s.id} on ${s.worker}${notes.length > 0 ? `  (${notes.join("; ")})` : ""}`);
+      for (const line of s.prompt.split("\n")) lines.push(`    │ ${line}`);
+    }
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+/** One line per event for logs (no TTY): `12:00:03 fix (fixer) failed: timeout after 10m`. */
+export function renderEventLine(event: WorkflowEvent): string {
+  const time = event.event === "summary" ? "" : `${event.at.slice(11, 19)} `;
+  if (event.event === "run")
+    return `${time}run ${event.runId} started (attempt ${event.attempt}, ${event.steps.length} steps; state in ${event.stateDir})\n`;
+  if (event.event === "summary") return "";
+  const took = event.elapsedMs === undefined ? "" : ` after ${formatDuration(event.elapsedMs)}`;
+  const why = event.failure ? `: ${event.failure.outcome}` : "";
+  const where = event.session ? ` [${event.session}]` : "";
+  return `${time}${event.step} (${event.worker})${where} ${event.status}${why}${took}\n`;
+}
+
+export function renderSummary(summary: RunSummary): string {
+  const counts = Object.values(summary.steps);
+  const done = counts.filter((s) => s === "done").length;
+  const head = `run ${summary.runId} ${summary.status}: ${done}/${counts.length} steps done in ${formatDuration(summary.elapsedMs)}`;
+  const lines = [summary.exitCode === 0 ? head : `${head} (exit ${summary.exitCode})`];
+  if (summary.status !== "done") lines.push(`resume with: umbel run --resume ${summary.runId}`);
+  lines.push(`state: ${summary.stateDir}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** For stderr: the step, its worker, the outcome and the evidence a person needs to act on it. */
+export function renderFailure(failure: StepFailure): string {
+  const lines = [
+    `umbel: step ${failure.step} failed on worker ${failure.worker}${failure.session ? ` (${failure.session})` : ""}: ${failure.outcome} (exit ${failure.exitCode})`,
+    `  ${failure.message}`,
+  ];
+  const e = failure.evidence;
+  for (const key of ["error", "prompt", "detail", "path"] as const) {
+    if (typeof e[key] === "string" && e[key] !== "" && !failure.message.includes(e[key] as string))
+      lines.push(`  ${key}: ${e[key]}`);
+  }
+  if (typeof e.screen === "string" && e.screen.trim() !== "") {
+    lines.push("  last screen:");
+    for (const line of e.screen.split("\n").slice(-12)) lines.push(`    │ ${line}`);
+  }
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,95 @@
+import { type ArgsDef, parseArgs } from "citty";
+import { UsageError } from "../../core/errors.ts";
+import { RunWorkflowInput, workflowJsonSchema } from "../../core/workflow/schema.ts";
+import type { WorkflowEvent } from "../../core/workflow/state.ts";
+import type { Deps } from "../../operations/context.ts";
+import { runWorkflow } from "../../operations/workflow/run.ts";
+import { formatIssues, rejectUnknownFlags } from "../cli/args.ts";
+import { createLiveView } from "./live.ts";
+import { renderEventLine, renderFailure, renderPlan, renderSummary } from "./render.ts";
+
+export type WorkflowIo = {
+  readonly deps: Deps;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly stdoutIsTty: boolean;
+  readonly columns?: number | undefined;
+};
+
+const HELP = `Usage:
+  umbel run FILE [--max-parallel N] [--json]   run a workflow (docs/workflows.md)
+  umbel run --resume RUN_ID [--max-parallel N]  re-run only the steps that did not finish
+  umbel run FILE --dry-run [--json]             validate and print the plan; spawns nothing
+  umbel run --schema                            print the file's JSON Schema (for editors)
+
+  --json   one JSON line per step transition, then a summary line (the plan, with --dry-run)
+Exit: 0 all steps done · 2 invalid file · the failing step's outcome code (122-126, 1 …) · 130 interrupted
+`;
+
+const ARGS = {
+  file: { type: "positional", required: false, description: "The workflow YAML file" },
+  resume: { type: "string", description: "Resume this run (its id)" },
+  "dry-run": { type: "boolean", description: "Print the plan; spawn nothing" },
+  "max-parallel": { type: "string", description: "Run at most N steps at once" },
+  schema: { type: "boolean", description: "Print the JSON Schema of the file" },
+  json: { type: "boolean", description: "JSON lines on stdout" },
+} satisfies ArgsDef;
+
+/**
+ * `umbel run`: argv → RunWorkflowInput, then the runner, with one of three views: JSON lines
+ * (--json), a live table (stdout is a TTY), or log lines on stderr. stdout ends with the result.
+ */
+export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    io.out(HELP);
+    return 0;
+  }
+  rejectUnknownFlags(argv, ARGS);
+  const args = parseArgs([...argv], ARGS) as Record<string, unknown> & { _: string[] };
+  if (args.schema === true) {
+    io.out(`${JSON.stringify(workflowJsonSchema(), null, 2)}\n`);
+    return 0;
+  }
+  if (args._.length > 1) throw new UsageError(`one workflow file at a time (got ${args._.join(", ")})`);
+  const input = parseInput({
+    file: args._[0],
+    resume: args.resume,
+    dryRun: args["dry-run"] ?? args.dryRun,
+    maxParallel: args["max-parallel"] ?? args.maxParallel,
+  });
+  const json = args.json === true;
+  const view = json
+    ? { onEvent: (e: WorkflowEvent) => io.out(`${JSON.stringify(e)}\n`), close: () => undefined }
+    : io.stdoutIsTty && !input.dryRun
+      ? createLiveView(io.out, io.columns)
+      : { onEvent: (e: WorkflowEvent) => io.err(renderEventLine(e)), close: () => undefined };
+  let result: Awaited<ReturnType<typeof runWorkflow>>;
+  try {
+    result = await runWorkflow(io.deps, input, view.onEvent);
+  } finally {
+    view.close();
+  }
+  if (result.dryRun) {
+    io.out(json ? `${JSON.stringify(result)}\n` : renderPlan(result));
+    return 0;
+  }
+  if (!json) {
+    if (result.failure) io.err(renderFailure(result.failure));
+    io.out(renderSummary(result));
+  }
+  return result.exitCode;
+}
+
+function parseInput(raw: Record<string, unknown>): RunWorkflowInput {
+  const given: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw))
+    if (value !== undefined && value !== false) given[key] = value;
+  if (typeof given.maxParallel === "string") {
+    if (!/^\d+$/.test(given.maxParallel))
+      throw new UsageError(`--max-parallel: expected a positive whole number, got ${given.maxParallel}`);
+    given.maxParallel = Number(given.maxParallel);
+  }
+  const parsed = RunWorkflowInput.safeParse(given);
+  if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
+  return parsed.data;
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { isExists, readTextOrNull, writeFileAtomic } from "../../adapters/files.ts";
+import { StateError } from "../../core/errors.ts";
+import { RunBusyError, RunNotFoundError } from "../../core/workflow/errors.ts";
+import { RunState } from "../../core/workflow/state.ts";
+
+/**
+ * $UMBEL_HOME/workflows/<run-id>/ holds workflow.yaml (the file as it was when the run began; a
+ * resume runs this copy, not the file as edited since), state.json (atomic writes, in order) and,
+ * while a process runs it, a lock file with that process's pid.
+ */
+export type RunStore = {
+  readonly dir: string;
+  readonly copyPath: string;
+  /** Queues an atomic write of this snapshot; writes land in call order. */
+  save(state: RunState): Promise<void>;
+  lock(): Promise<void>;
+  unlock(): Promise<void>;
+};
+
+/** 20250101-120000-a1b2c3: sorts by start time (UTC), and the random part keeps runs apart. */
+export function newRunId(now: number): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+export function runDir(root: string, runId: string): string {
+  return join(root, "workflows", runId);
+}
+
+export async function createRunStore(root: string, runId: string, text: string): Promise<RunStore> {
+  const dir = runDir(root, runId);
+  await mkdir(join(root, "workflows"), { recursive: true, mode: 0o700 });
+  await mkdir(dir, { mode: 0o700 });
+  const store = openStore(dir);
+  await writeFileAtomic(store.copyPath, text);
+  return store;
+}
+
+export async function openRunStore(
+  root: string,
+  runId: string,
+): Promise<{ store: RunStore; state: RunState; text: string }> {
+  const dir = runDir(root, runId);
+  const store = openStore(dir);
+  const [text, stateText] = await Promise.all([
+    readTextOrNull(store.copyPath),
+    readTextOrNull(join(dir, "state.json")),
+  ]);
+  if (text === null || stateText === null)
+    throw new RunNotFoundError(`no workflow run ${runId} (looked in ${dir})`, { runId, dir });
+  const parsed = RunState.safeParse(safeJson(stateText));
+  if (!parsed.success) throw new StateError(`state.json of run ${runId} is unreadable`, { runId, dir });
+  return { store, state: parsed.data, text };
+}
+
+function openStore(dir: string): RunStore {
+  const statePath = join(dir, "state.json");
+  const lockPath = join(dir, "lock");
+  let chain: Promise<void> = Promise.resolve();
+  return {
+    dir,
+    copyPath: join(dir, "workflow.yaml"),
+    save(state) {
+      const text = `${JSON.stringify(state, null, 2)}\n`;
+      chain = chain.then(() => writeFileAtomic(statePath, text));
+      return chain;
+    },
+    async lock() {
+      for (let tries = 0; ; tries++) {
+        try {
+          const handle = await open(lockPath, "wx", 0o600);
+          await handle.writeFile(`${process.pid}\n`);
+          await handle.close();
+          return;
+        } catch (error) {
+          if (!isExists(error) || tries > 0) throw busy(error, dir);
+          const pid = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
+          if (isAlive(pid)) throw busy(error, dir, pid);
+          await rm(lockPath, { force: true }); // its process is gone: a stale lock
+        }
+      }
+    },
+    async unlock() {
+      await chain.catch(() => undefined);
+      await rm(lockPath, { force: true });
+    },
+  };
+}
+
+function busy(error: unknown, dir: string, pid?: number): Error {
+  if (!isExists(error)) return error as Error;
+  return new RunBusyError(`this run is already going${pid ? ` (pid ${pid})` : ""}: ${dir}`, { dir, pid });
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}

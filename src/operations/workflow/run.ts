@@ -1,0 +1,143 @@
+import { readFile, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { UsageError } from "../../core/errors.ts";
+import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
+import type { WorkflowIssue } from "../../core/workflow/positions.ts";
+import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
+import {
+  planResume,
+  type RunState,
+  type RunSummary,
+  type StepRecord,
+  type WorkflowEvent,
+} from "../../core/workflow/state.ts";
+import {
+  checkEnvironment,
+  type LoadedWorkflow,
+  loadWorkflow,
+  throwIssues,
+} from "../../core/workflow/validate.ts";
+import { type Deps, throwIfAborted } from "../context.ts";
+import { createRunStore, newRunId, openRunStore, type RunStore } from "./run-store.ts";
+import { executeRun } from "./runner.ts";
+import { killQuietly } from "./workers.ts";
+
+export type WorkflowResult = WorkflowPlan | RunSummary;
+
+/**
+ * `umbel run` and MCP `umbel_run`: validate the file (or the copy kept by the run being resumed),
+ * then return the plan (dryRun) or run it to the end. A failed step is a result (summary.exitCode),
+ * not a throw; a bad file throws a UsageError whose message names file:line:col.
+ */
+export async function runWorkflow(
+  deps: Deps,
+  input: RunWorkflowInput,
+  onEvent: (event: WorkflowEvent) => void = () => undefined,
+): Promise<WorkflowResult> {
+  throwIfAborted(deps.signal, "the workflow");
+  const source = input.resume ? await openRunStore(deps.store.root, input.resume) : null;
+  const path = source ? source.store.copyPath : resolve(deps.cwd, input.file ?? "");
+  const text = source ? source.text : await readWorkflowFile(path, input.file ?? "");
+  const baseDir = source ? source.state.baseDir : dirname(path);
+  const loaded = loadWorkflow(text, source ? path : (input.file ?? path));
+  throwIssues(loaded, checkEnvironment(loaded.workflow, deps.env));
+  throwIssues(loaded, await checkCwds(loaded, baseDir));
+  const declared = Object.fromEntries(loaded.workflow.steps.map((s) => [s.id, Object.keys(s.outputs ?? {})]));
+  const resume = source ? planResume(loaded.plan.order, declared, source.state) : null;
+
+  if (input.dryRun) {
+    return describePlan({
+      workflow: loaded.workflow,
+      plan: loaded.plan,
+      file: loaded.file,
+      baseDir,
+      env: deps.env,
+      ...(resume && input.resume ? { reused: resume.reused, resumeOf: input.resume } : {}),
+    });
+  }
+
+  const now = new Date(deps.clock.now()).toISOString();
+  let store: RunStore;
+  let state: RunState;
+  if (source && resume) {
+    store = source.store;
+    await store.lock();
+    // A run killed hard (SIGKILL, a second Ctrl-C) may have left workers behind.
+    await Promise.all(source.state.sessions.map((name) => killQuietly(deps, name)));
+    const previous: RunState = { ...source.state };
+    delete previous.failure;
+    state = {
+      ...previous,
+      status: "running",
+      attempt: previous.attempt + 1,
+      pid: process.pid,
+      updatedAt: now,
+    };
+    state.steps = freshRecords(loaded, (id) => (id in resume.reused ? previous.steps[id] : undefined));
+  } else {
+    const runId = newRunId(deps.clock.now());
+    store = await createRunStore(deps.store.root, runId, text);
+    await store.lock();
+    state = {
+      version: 1,
+      runId,
+      file: path,
+      baseDir,
+      status: "running",
+      attempt: 1,
+      pid: process.pid,
+      createdAt: now,
+      updatedAt: now,
+      sessions: [],
+      steps: freshRecords(loaded, () => undefined),
+    };
+  }
+  try {
+    await store.save(state);
+    return await executeRun({
+      deps,
+      loaded,
+      state,
+      store,
+      runHex: state.runId.slice(-6),
+      maxParallel: input.maxParallel ?? Number.POSITIVE_INFINITY,
+      onEvent,
+    });
+  } finally {
+    await store.unlock();
+  }
+}
+
+/** Every step's record: kept when `keep` returns one (a finished step on resume), else pending. */
+function freshRecords(
+  loaded: LoadedWorkflow,
+  keep: (id: string) => StepRecord | undefined,
+): Record<string, StepRecord> {
+  return Object.fromEntries(
+    loaded.workflow.steps.map((s) => [s.id, keep(s.id) ?? { status: "pending", worker: s.run }]),
+  );
+}
+
+async function readWorkflowFile(path: string, given: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    const why = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new UsageError(`cannot read workflow ${given || path}: ${why}`, { file: path });
+  }
+}
+
+/** Every worker's cwd must be a directory before anything is spawned. */
+async function checkCwds(loaded: LoadedWorkflow, baseDir: string): Promise<WorkflowIssue[]> {
+  const issues: WorkflowIssue[] = [];
+  for (const [key, worker] of Object.entries(loaded.workflow.workers)) {
+    const cwd = resolveWorkerCwd(baseDir, worker.cwd);
+    const info = await stat(cwd).catch(() => null);
+    if (!info?.isDirectory())
+      issues.push({
+        path: worker.cwd === undefined ? ["workers", key] : ["workers", key, "cwd"],
+        message: `${cwd} is not a directory`,
+      });
+  }
+  return issues;
+}

@@ -1,0 +1,148 @@
+import { EXIT } from "../../core/errors.ts";
+import type {
+  RunState,
+  RunSummary,
+  StepRecord,
+  StepStatus,
+  WorkflowEvent,
+} from "../../core/workflow/state.ts";
+import { parseTemplate, renderTemplate } from "../../core/workflow/template.ts";
+import type { LoadedWorkflow } from "../../core/workflow/validate.ts";
+import type { Deps } from "../context.ts";
+import type { RunStore } from "./run-store.ts";
+import { executeStep } from "./step.ts";
+import { createWorkerPool } from "./workers.ts";
+
+export type RunArgs = {
+  deps: Deps;
+  loaded: LoadedWorkflow;
+  state: RunState;
+  store: RunStore;
+  runHex: string;
+  maxParallel: number;
+  onEvent: (event: WorkflowEvent) => void;
+};
+
+/**
+ * Starts every step whose needs (and previous step on its worker) are done, up to maxParallel, in
+ * plan order. On the first failure, or on the caller's abort (SIGINT, MCP cancel), no new step
+ * starts and the running ones are stopped; then every worker the run made is killed.
+ */
+export async function executeRun(args: RunArgs): Promise<RunSummary> {
+  const { deps, loaded, state, store } = args;
+  const { workflow, plan } = loaded;
+  const started = deps.clock.now();
+  const iso = () => new Date(deps.clock.now()).toISOString();
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  deps.signal?.addEventListener("abort", onAbort, { once: true });
+  if (deps.signal?.aborted) stop.abort();
+  const stepDeps: Deps = { ...deps, signal: stop.signal };
+  const byId = new Map(workflow.steps.map((s) => [s.id, s]));
+  const outputs: Record<string, Record<string, string>> = {};
+  for (const [id, record] of Object.entries(state.steps))
+    if (record.status === "done") outputs[id] = record.outputs ?? {};
+
+  const save = () => store.save({ ...state, updatedAt: iso() });
+  const update = async (id: string, patch: Partial<StepRecord>) => {
+    const record: StepRecord = { ...(state.steps[id] as StepRecord), ...patch };
+    state.steps[id] = record;
+    await save();
+    args.onEvent({ event: "step", runId: state.runId, step: id, at: iso(), ...record });
+  };
+  const pool = createWorkerPool({
+    workflow,
+    baseDir: state.baseDir,
+    runHex: args.runHex,
+    sessionsSoFar: state.sessions.length,
+    onSession: async (name) => {
+      state.sessions.push(name);
+      await save();
+    },
+  });
+
+  const runOne = async (id: string) => {
+    const step = byId.get(id);
+    if (!step) return;
+    const t0 = deps.clock.now();
+    await update(id, { status: "starting", startedAt: iso(), attempt: state.attempt });
+    const { text: prompt } = renderTemplate(parseTemplate(step.prompt).parts, {
+      env: (name) => deps.env[name],
+      output: (s, k) => outputs[s]?.[k],
+    });
+    const result = await executeStep({
+      deps: stepDeps,
+      step,
+      prompt,
+      cwd: pool.cwdOf(step.run),
+      acquire: () => pool.acquire(stepDeps, step.run, step.fresh === true),
+      onRunning: (session) => void update(id, { status: "running", session }),
+    });
+    const ended = { endedAt: iso(), elapsedMs: deps.clock.now() - t0 };
+    if (result.ok) {
+      outputs[id] = result.outputs;
+      await update(id, { status: "done", session: result.session, outputs: result.outputs, ...ended });
+      return;
+    }
+    const failure = { step: id, worker: step.run, ...result.failure };
+    const session = failure.session === null ? {} : { session: failure.session };
+    if (result.stopped) {
+      await update(id, { status: "stopped", ...session, ...ended });
+      return;
+    }
+    state.failure ??= failure;
+    stop.abort();
+    await update(id, { status: "failed", ...session, failure, ...ended });
+  };
+
+  const status = (id: string): StepStatus => state.steps[id]?.status ?? "pending";
+  args.onEvent({
+    event: "run",
+    runId: state.runId,
+    file: loaded.file,
+    stateDir: store.dir,
+    attempt: state.attempt,
+    at: iso(),
+    steps: plan.order.map((id) => ({ id, worker: byId.get(id)?.run ?? "", status: status(id) })),
+  });
+  const running = new Map<string, Promise<void>>();
+  try {
+    for (;;) {
+      for (const id of plan.order) {
+        if (stop.signal.aborted || running.size >= args.maxParallel) break;
+        if (status(id) !== "pending" || running.has(id)) continue;
+        if (!(plan.waitsFor[id] ?? []).every((d) => status(d) === "done")) continue;
+        running.set(
+          id,
+          runOne(id).finally(() => running.delete(id)),
+        );
+      }
+      if (running.size === 0) break;
+      await Promise.race(running.values());
+    }
+  } finally {
+    await Promise.allSettled(running.values());
+    deps.signal?.removeEventListener("abort", onAbort);
+    await pool.killAll(deps);
+  }
+
+  const interrupted = deps.signal?.aborted === true && !state.failure;
+  const runStatus = state.failure ? "failed" : interrupted ? "interrupted" : "done";
+  state.status = runStatus;
+  await save();
+  const summary: RunSummary = {
+    event: "summary",
+    dryRun: false,
+    runId: state.runId,
+    status: runStatus,
+    exitCode: state.failure?.exitCode ?? (interrupted ? EXIT.aborted : EXIT.ok),
+    elapsedMs: deps.clock.now() - started,
+    stateDir: store.dir,
+    attempt: state.attempt,
+    steps: Object.fromEntries(plan.order.map((id) => [id, status(id)])),
+    outputs,
+    ...(state.failure ? { failure: state.failure } : {}),
+  };
+  args.onEvent(summary);
+  return summary;
+}
