@@ -7,8 +7,10 @@ const result = Bun.spawnSync(
     process.execPath,
     "build",
     "--compile",
-    "--minify",
-    "--keep-names",
+    // Not --minify: identifier mangling renames error classes, and their names are part of the
+    // JSON error contract (`class`). Syntax and whitespace minification are safe.
+    "--minify-syntax",
+    "--minify-whitespace",
     "--sourcemap",
     "src/main.ts",
     "--outfile",

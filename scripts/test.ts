@@ -5,7 +5,7 @@
 const bun = process.execPath;
 const build = Bun.spawnSync([bun, "run", "scripts/build.ts"], { stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
-const test = Bun.spawnSync([bun, "test", ...process.argv.slice(2)], {
+const test = Bun.spawnSync([bun, "test", "--timeout", "60000", ...process.argv.slice(2)], {
   stdout: "inherit",
   stderr: "inherit",
   stdin: "ignore",

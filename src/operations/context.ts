@@ -1,6 +1,10 @@
 import { createStore, resolveStateRoot, type Store } from "../adapters/state.ts";
 import { createTmux, deriveSocket, type Tmux } from "../adapters/tmux.ts";
+import { parseDuration } from "../core/duration.ts";
 import { AbortedError } from "../core/errors.ts";
+
+/** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
+const DEFAULT_TMUX_TIMEOUT_MS = 10_000;
 
 export type Clock = {
   now(): number;
@@ -41,7 +45,11 @@ export function createDeps(
   const root = resolveStateRoot(env);
   return {
     store: createStore(root),
-    tmux: createTmux({ socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET), hostEnv: env }),
+    tmux: createTmux({
+      socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET),
+      hostEnv: env,
+      timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
+    }),
     clock: systemClock,
     env,
     cwd: options.cwd ?? process.cwd(),

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+/**
+ * A tmux that stops answering: the deadline still holds, and a hung call is a typed error, never
+ * "no such session". The stand-in tmux first on PATH hangs on the calls that inspect a pane and
+ * hands everything else to the real tmux.
+ */
+let sb: Sandbox;
+let hangingPath: string;
+beforeAll(async () => {
+  sb = await createSandbox();
+  const realTmux = Bun.which("tmux");
+  if (!realTmux) throw new Error("tmux is not installed");
+  const dir = join(sb.dir, "hanging-bin");
+  await mkdir(dir);
+  const script = `#!/bin/sh\ncase "$*" in *display-message*|*capture-pane*) exec sleep 600;; esac\nexec "${realTmux}" "$@"\n`;
+  await writeFile(join(dir, "tmux"), script);
+  await chmod(join(dir, "tmux"), 0o755);
+  hangingPath = `${dir}:${sb.env.PATH}`;
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+describe("when tmux hangs", () => {
+  test("wait still returns timeout (124) at its deadline", async () => {
+    expect((await sb.umbel(["spawn", "h"])).code).toBe(0);
+    expect((await sb.umbel(["send", "h", "fake:hang"])).code).toBe(0);
+    const started = Date.now();
+    const r = await sb.umbel(["wait", "h", "--timeout", "2s", "--json"], { env: { PATH: hangingPath } });
+    const elapsed = Date.now() - started;
+    expect(JSON.parse(r.stdout)).toMatchObject({ reason: "timeout", exitCode: 124 });
+    expect(r.code).toBe(124);
+    expect(elapsed).toBeLessThan(15_000); // a generous bound: the point is "not 30 minutes", not speed
+  });
+
+  test("a hung call is a typed tmux-timeout error, not 'no such worker'", async () => {
+    const r = await sb.umbel(["status", "h", "--json"], {
+      env: { PATH: hangingPath, UMBEL_TMUX_TIMEOUT: "1s" },
+    });
+    expect(r.stderr).toContain("tmux did not answer within 1000 ms");
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: "tmux-timeout", class: "TmuxTimeoutError" });
+    expect(r.code).toBe(1);
+  });
+});
