@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import pkg from "../../package.json" with { type: "json" };
+import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox();
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+describe("the binary's surface", () => {
+  test("--version and --help", async () => {
+    expect((await sb.umbel(["--version"])).stdout).toBe(`${pkg.version}\n`);
+    const help = await sb.umbel(["--help"]);
+    for (const verb of [
+      "spawn",
+      "send",
+      "wait",
+      "read",
+      "status",
+      "ls",
+      "kill",
+      "prune",
+      "capture",
+      "logs",
+      "keys",
+      "attach",
+    ]) {
+      expect(help.stdout).toContain(`  ${verb} `);
+    }
+    expect(help.code).toBe(0);
+    const bare = await sb.umbel([]);
+    expect(bare.stdout).toContain("Usage:");
+    expect(bare.code).toBe(2);
+  });
+
+  test("each verb's --help comes from the schema's descriptions", async () => {
+    const r = await sb.umbel(["spawn", "--help"]);
+    expect(r.stdout).toContain("--permission-mode");
+    expect(r.stdout).toContain("Working directory of the worker");
+    expect(r.code).toBe(0);
+  });
+
+  test("attach needs a terminal", async () => {
+    expect((await sb.umbel(["spawn", "att"])).code).toBe(0);
+    const r = await sb.umbel(["attach", "att"]);
+    expect(r.stderr).toContain("needs a terminal");
+    expect(r.code).toBe(2);
+  });
+
+  test("logs -f follows new events and ends when the worker is gone", async () => {
+    const child = Bun.spawn([UMBEL, "logs", "att", "-f"], { env: sb.env, stdout: "pipe", stderr: "pipe" });
+    let seen = "";
+    const reader = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stdout) seen += decoder.decode(chunk);
+    })();
+    await eventually(() => seen.includes("SessionStart"), 5000, "the existing events");
+    await sb.umbel(["send", "att", "fake:reply followed"]);
+    await eventually(() => seen.includes("Stop followed"), 10_000, "the new Stop");
+    await sb.umbel(["kill", "att"]);
+    expect(await child.exited).toBe(0);
+    await reader;
+  });
+});

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { chmod } from "node:fs/promises";
+import { join } from "node:path";
+import { AbortedError, SpawnFailedError } from "../../src/core/errors.ts";
+import { SpawnInput } from "../../src/core/schemas.ts";
+import { createDeps } from "../../src/operations/context.ts";
+import { spawnWorker } from "../../src/operations/spawn.ts";
+import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+/** spawn, in process on real tmux: every failure unwinds the session, the buffer and the directory. */
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox({ untrusted: true });
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+async function leftovers(name: string) {
+  const deps = sb.deps();
+  return {
+    dir: existsSync(join(sb.root, "sessions", name)),
+    session: await deps.tmux.hasSession(name),
+  };
+}
+
+async function script(name: string, body: string): Promise<string> {
+  const path = join(sb.dir, name);
+  await Bun.write(path, `#!/bin/sh\n${body}\n`);
+  await chmod(path, 0o755);
+  return path;
+}
+
+function withBin(bin: string) {
+  return createDeps({ ...sb.env, UMBEL_CLAUDE_BIN: bin }, { cwd: sb.work });
+}
+
+describe("spawn unwinds", () => {
+  test("an abort (SIGINT) mid-spawn, while the trust dialog is up", async () => {
+    const controller = new AbortController();
+    // The untrusted dir keeps the fake on its trust dialog; keys are held back for 300 ms.
+    const spawning = spawnWorker(sb.deps(controller.signal), SpawnInput.parse({ name: "abort-me" }));
+    setTimeout(() => controller.abort(), 150);
+    await expect(spawning).rejects.toBeInstanceOf(AbortedError);
+    expect(await leftovers("abort-me")).toEqual({ dir: false, session: false });
+  });
+
+  test("a CLI that exits during startup: its status and screen are the message", async () => {
+    const bin = await script("exits.sh", 'echo "cannot start: config broken"; exit 3');
+    const spawning = spawnWorker(withBin(bin), SpawnInput.parse({ name: "exits" }));
+    await expect(spawning).rejects.toBeInstanceOf(SpawnFailedError);
+    await expect(spawnWorker(withBin(bin), SpawnInput.parse({ name: "exits" }))).rejects.toThrow(
+      /status 3[\s\S]*config broken/,
+    );
+    expect(await leftovers("exits")).toEqual({ dir: false, session: false });
+  });
+
+  test("a TUI that never becomes ready within --start-timeout", async () => {
+    const bin = await script("stuck.sh", 'echo "warming up…"; exec sleep 600');
+    const spawning = spawnWorker(withBin(bin), SpawnInput.parse({ name: "slowpoke", startTimeout: "1s" }));
+    await expect(spawning).rejects.toThrow(/not ready within 1000 ms/);
+    expect(await leftovers("slowpoke")).toEqual({ dir: false, session: false });
+  });
+});
