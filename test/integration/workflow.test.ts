@@ -9,7 +9,10 @@ import { statusOf } from "../../src/operations/status.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
-/** The workflow runner on real tmux with the fake claude: the operations, not the binary. */
+/**
+ * The workflow runner on real tmux with the fake claude: the operations, not the binary. Timeouts are
+ * explicit because bun 1.4.5 applies the preload's setDefaultTimeout to the first test file only.
+ */
 
 const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
 
@@ -109,7 +112,7 @@ steps:
       readFileSync(join(sb.work, file), "utf8"),
     );
     await expectAllKilled(state);
-  });
+  }, 60_000);
 
   test("a failing step stops the run with its evidence; --resume finishes only what did not", async () => {
     const file = write(
@@ -168,7 +171,7 @@ steps:
     }
     expect(most).toBe(1);
     await expectAllKilled(state);
-  });
+  }, 60_000);
 
   test("a declared file output that was not written fails the step", async () => {
     const file = write(
@@ -182,7 +185,7 @@ steps:
       failure: { step: "s", outcome: "missing-output" },
     });
     expect(result.failure?.message).toContain(join(sb.work, "nope.md"));
-  });
+  }, 60_000);
 
   test("--dry-run validates and plans without spawning anything or writing run state", async () => {
     const file = write(
@@ -205,7 +208,7 @@ steps:
     expect(existsSync(join(sb.root, "workflows")) ? readdirSync(join(sb.root, "workflows")) : []).toEqual(
       runs,
     );
-  });
+  }, 60_000);
 
   test("a missing cwd or env variable is a positioned error before anything is spawned", async () => {
     const file = write(
@@ -223,5 +226,5 @@ steps:
     expect((again as Error).message).toBe(
       `bad-env.yaml:2:13: workers.a.cwd: ${join(sb.work, "nowhere")} is not a directory`,
     );
-  });
+  }, 60_000);
 });

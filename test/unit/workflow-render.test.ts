@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import type { RunSummary, WorkflowEvent } from "../../src/core/workflow/state.ts";
 import { applyEvent, type LiveModel, renderLive } from "../../src/faces/workflow/live.ts";
-import { renderEventLine, renderFailure, renderSummary } from "../../src/faces/workflow/render.ts";
+import {
+  createRunProgress,
+  renderEventLine,
+  renderFailure,
+  renderSummary,
+} from "../../src/faces/workflow/render.ts";
 
 const RUN = "20250101-120000-a1b2c3";
 const start: WorkflowEvent = {
@@ -91,5 +96,18 @@ describe("log lines and the summary", () => {
         "",
       ].join("\n"),
     );
+  });
+});
+
+test("MCP progress: always growing, with how far the run is", () => {
+  const progress = createRunProgress();
+  expect(progress(start)).toEqual({
+    progress: 1,
+    message: `1/2 steps finished · 12:00:00 run ${RUN} started (attempt 2, 2 steps; state in /s)`,
+  });
+  expect(progress(step("starting"))?.progress).toBe(2);
+  expect(progress(step("failed", { failure: { outcome: "dead" } }))).toEqual({
+    progress: 3,
+    message: "2/2 steps finished · 12:00:03 fix (fixer) failed: dead",
   });
 });

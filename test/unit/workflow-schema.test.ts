@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { UsageError } from "../../src/core/errors.ts";
 import { RunWorkflowInput, workflowJsonSchema } from "../../src/core/workflow/schema.ts";
 import { loadWorkflow } from "../../src/core/workflow/validate.ts";
@@ -191,5 +193,20 @@ describe("the JSON Schema and the run input", () => {
     [{ file: "wf.yaml", maxParallel: 0 }, false],
   ])("RunWorkflowInput %p → %p", (input, ok) => {
     expect(RunWorkflowInput.safeParse(input).success).toBe(ok);
+  });
+});
+
+const EXAMPLES = join(import.meta.dir, "..", "..", "examples");
+test.each(readdirSync(EXAMPLES).filter((f) => f.endsWith(".yaml")))("examples/%s is valid", (name) => {
+  expect(problems(readFileSync(join(EXAMPLES, name), "utf8"))).toEqual([]);
+});
+
+test("YAML merge keys let workers share settings", () => {
+  const text =
+    "workers:\n  a: &base { model: sonnet }\n  b: { <<: *base, cwd: ./b }\nsteps: [{ id: s, run: b, prompt: p }]\n";
+  expect(loadWorkflow(text, "wf.yaml").workflow.workers.b).toEqual({
+    provider: "claude",
+    model: "sonnet",
+    cwd: "./b",
   });
 });

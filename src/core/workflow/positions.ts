@@ -34,7 +34,8 @@ type YamlNode = { range?: [number, number, number] | null | undefined };
 
 export function parseYamlSource(text: string): ParsedYaml {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // merge: `<<: *defaults` lets workers share settings, as in CI files.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
   const at = (offset: number) => {
     const { line, col } = lineCounter.linePos(offset);
     return { line: Math.max(1, line), col: Math.max(1, col) };

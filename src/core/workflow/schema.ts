@@ -120,6 +120,32 @@ export const RunWorkflowInput = z
   });
 export type RunWorkflowInput = z.infer<typeof RunWorkflowInput>;
 
+/**
+ * What runWorkflow returns, for MCP's outputSchema: a plan (dryRun: true; see WorkflowPlan in
+ * describe.ts) or a run summary (dryRun: false; RunSummary in state.ts). Loose, because the two
+ * differ; the keys a caller branches on are named.
+ */
+export const RunWorkflowOutput = z.looseObject({
+  dryRun: z.boolean().describe("true: this is the plan and nothing ran"),
+  exitCode: z.number().int().describe("0 when every step finished; else the failing outcome's code, or 130"),
+  runId: z.string().optional().describe("The run's id, for resume"),
+  status: z.enum(["done", "failed", "interrupted"]).optional(),
+  steps: z.record(z.string(), z.string()).optional().describe("Each step's final status"),
+  outputs: z
+    .record(z.string(), z.record(z.string(), z.string()))
+    .optional()
+    .describe("Outputs of the finished steps: step id → name → text"),
+  failure: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("The failed step: step, worker, outcome, message, evidence"),
+  waves: z
+    .array(z.array(z.record(z.string(), z.unknown())))
+    .optional()
+    .describe("The plan's waves (dryRun)"),
+  workers: z.record(z.string(), z.unknown()).optional().describe("The plan's workers (dryRun)"),
+});
+
 /** The JSON Schema of the file, for editors (`umbel run --schema`). */
 export function workflowJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(Workflow, { io: "input", target: "draft-2020-12" }) as Record<string, unknown>;

@@ -90,3 +90,26 @@ export function renderFailure(failure: StepFailure): string {
   }
   return `${lines.join("\n")}\n`;
 }
+
+/**
+ * For MCP progress notifications (umbel_run): `progress` counts transitions, so it always grows, as
+ * the spec requires; the message says how far the run is and what just changed.
+ */
+export function createRunProgress(): (event: WorkflowEvent) => { progress: number; message: string } | null {
+  let seen = 0;
+  let total = 0;
+  const finished = new Set<string>();
+  return (event) => {
+    if (event.event === "summary") return null;
+    if (event.event === "run") {
+      total = event.steps.length;
+      for (const s of event.steps) if (s.status === "done") finished.add(s.id);
+    } else if (event.status === "done" || event.status === "failed" || event.status === "stopped")
+      finished.add(event.step);
+    seen++;
+    return {
+      progress: seen,
+      message: `${finished.size}/${total} steps finished · ${renderEventLine(event).trim()}`,
+    };
+  };
+}

@@ -29,8 +29,8 @@ Exit: 0 all steps done · 2 invalid file · the failing step's outcome code (122
 const ARGS = {
   file: { type: "positional", required: false, description: "The workflow YAML file" },
   resume: { type: "string", description: "Resume this run (its id)" },
-  "dry-run": { type: "boolean", description: "Print the plan; spawn nothing" },
-  "max-parallel": { type: "string", description: "Run at most N steps at once" },
+  dryRun: { type: "boolean", description: "Print the plan; spawn nothing" },
+  maxParallel: { type: "string", description: "Run at most N steps at once" },
   schema: { type: "boolean", description: "Print the JSON Schema of the file" },
   json: { type: "boolean", description: "JSON lines on stdout" },
 } satisfies ArgsDef;
@@ -73,10 +73,9 @@ export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): 
     io.out(json ? `${JSON.stringify(result)}\n` : renderPlan(result));
     return 0;
   }
-  if (!json) {
-    if (result.failure) io.err(renderFailure(result.failure));
-    io.out(renderSummary(result));
-  }
+  // The failure goes to stderr in every mode: CI logs show it even when stdout is JSON for a program.
+  if (result.failure) io.err(renderFailure(result.failure));
+  if (!json) io.out(renderSummary(result));
   return result.exitCode;
 }
 

@@ -35,6 +35,9 @@ export async function runWorkflow(
   onEvent: (event: WorkflowEvent) => void = () => undefined,
 ): Promise<WorkflowResult> {
   throwIfAborted(deps.signal, "the workflow");
+  // The schema's refine says this too, but a face that registers only the shape would lose it.
+  if ((input.file === undefined) === (input.resume === undefined))
+    throw new UsageError("give a workflow file, or resume a run by its id (not both)", {});
   const source = input.resume ? await openRunStore(deps.store.root, input.resume) : null;
   const path = source ? source.store.copyPath : resolve(deps.cwd, input.file ?? "");
   const text = source ? source.text : await readWorkflowFile(path, input.file ?? "");

@@ -76,7 +76,8 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
       prompt,
       cwd: pool.cwdOf(step.run),
       acquire: () => pool.acquire(stepDeps, step.run, step.fresh === true),
-      onRunning: (session) => void update(id, { status: "running", session }),
+      // A failed state write surfaces at the step's next update; never as an unhandled rejection.
+      onRunning: (session) => void update(id, { status: "running", session }).catch(() => undefined),
     });
     const ended = { endedAt: iso(), elapsedMs: deps.clock.now() - t0 };
     if (result.ok) {
@@ -126,7 +127,8 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     await pool.killAll(deps);
   }
 
-  const interrupted = deps.signal?.aborted === true && !state.failure;
+  // Not everything done and nothing failed: the caller aborted (a Ctrl-C after the last step is no interrupt).
+  const interrupted = !state.failure && !plan.order.every((id) => status(id) === "done");
   const runStatus = state.failure ? "failed" : interrupted ? "interrupted" : "done";
   state.status = runStatus;
   await save();

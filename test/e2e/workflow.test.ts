@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+
+/**
+ * dist/umbel run: the face's argv, output modes, exit codes and a real SIGINT. Timeouts are explicit
+ * because bun 1.4.5 applies the preload's setDefaultTimeout to the first test file only.
+ */
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox();
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+const lines = (text: string) =>
+  text
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe("umbel run without workers", () => {
+  test("--schema prints the JSON Schema of the file", async () => {
+    const r = await sb.umbel(["run", "--schema"]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ title: "umbel workflow", required: ["workers", "steps"] });
+    expect(r.code).toBe(0);
+  }, 60_000);
+
+  test("an invalid file exits 2 naming file:line:col, as text and as JSON", async () => {
+    writeFileSync(
+      join(sb.work, "bad.yaml"),
+      "workers: { a: {} }\nsteps:\n  - { id: s, run: b, prompt: p }\n",
+    );
+    const r = await sb.umbel(["run", "bad.yaml"]);
+    expect(r.stderr).toBe('umbel: bad.yaml:3:19: steps[0].run: no worker "b" (workers: a)\n');
+    expect(r.stdout).toBe("");
+    expect(r.code).toBe(2);
+    const j = await sb.umbel(["run", "bad.yaml", "--json"]);
+    expect(JSON.parse(j.stdout).error).toMatchObject({
+      code: "usage",
+      exitCode: 2,
+      data: { issues: [{ file: "bad.yaml", line: 3, col: 19, path: "steps[0].run" }] },
+    });
+    expect(j.code).toBe(2);
+  }, 60_000);
+
+  test("usage errors: no file, a file and --resume, an unknown flag", async () => {
+    for (const args of [
+      ["run"],
+      ["run", "x.yaml", "--resume", "20250101-120000-a1b2c3"],
+      ["run", "x.yaml", "--parallel", "2"],
+    ]) {
+      const r = await sb.umbel(args);
+      expect(r.stderr).toStartWith("umbel: ");
+      expect(r.code).toBe(2);
+    }
+    expect((await sb.umbel(["run", "--resume", "20250101-120000-a1b2c3"])).code).toBe(3);
+  }, 60_000);
+
+  test("--dry-run prints the plan and spawns nothing", async () => {
+    writeFileSync(
+      join(sb.work, "plan.yaml"),
+      "workers: { w: {} }\nsteps:\n  - { id: a, run: w, prompt: 'hi {{ env.WHO }}' }\n  - { id: b, run: w, prompt: bye }\n",
+    );
+    const r = await sb.umbel(["run", "plan.yaml", "--dry-run"], { env: { WHO: "there" } });
+    expect(r.stdout).toContain(
+      "wave 1:\n  a on w\n    │ hi there\nwave 2:\n  b on w  (after a on w)\n    │ bye\n",
+    );
+    expect(r.code).toBe(0);
+    expect((await sb.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+  }, 60_000);
+});
+
+describe("umbel run with a worker", () => {
+  test("--json lines; SIGINT stops cleanly (exit 130, workers killed); --resume finishes the rest", async () => {
+    writeFileSync(
+      join(sb.work, "hang.yaml"),
+      `workers: { w: {} }
+steps:
+  - { id: greet, run: w, prompt: "fake:reply hello", outputs: { a: answer } }
+  - { id: wait, run: w, needs: [greet], prompt: "{{ env.HANG }}", outputs: { b: answer } }
+`,
+    );
+    const child = Bun.spawn([UMBEL, "run", "hang.yaml", "--json"], {
+      cwd: sb.work,
+      env: { ...sb.env, HANG: "fake:hang" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    let out = "";
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of child.stdout) out += decoder.decode(chunk);
+    })();
+    await eventually(
+      () => out.includes('"step":"wait","at"') && /"step":"wait"[^\n]*"status":"running"/.test(out),
+      20_000,
+      "the hanging step to run",
+    );
+    child.kill("SIGINT");
+    expect(await child.exited).toBe(130);
+    await reading;
+    const events = lines(out);
+    expect(events[0]).toMatchObject({ event: "run", steps: [{ id: "greet" }, { id: "wait" }] });
+    const summary = events.at(-1) as { runId: string };
+    expect(summary).toMatchObject({
+      event: "summary",
+      status: "interrupted",
+      exitCode: 130,
+      steps: { greet: "done", wait: "stopped" },
+      outputs: { greet: { a: "hello" } },
+    });
+    const workers = JSON.parse((await sb.umbel(["ls", "--json"])).stdout) as { state: string }[];
+    expect(workers.map((w) => w.state)).toEqual(["killed"]);
+
+    const resumed = await sb.umbel(["run", "--resume", summary.runId, "--json"], {
+      env: { HANG: "fake:reply later" },
+    });
+    const again = lines(resumed.stdout);
+    expect(again.filter((e) => e.event === "step").map((e) => `${e.step}:${e.status}`)).toEqual([
+      "wait:starting",
+      "wait:running",
+      "wait:done",
+    ]);
+    expect(again.at(-1)).toMatchObject({
+      status: "done",
+      exitCode: 0,
+      outputs: { greet: { a: "hello" }, wait: { b: "later" } },
+    });
+    expect(resumed.code).toBe(0);
+  }, 60_000);
+});
