@@ -52,6 +52,7 @@ export function clientEnv(host: Readonly<Record<string, string | undefined>>): R
 
 const NO_SERVER =
   /no server running|error connecting to|No such file or directory|server exited unexpectedly/;
+const SERVER_GONE = /server exited unexpectedly|lost server|no server running|error connecting to/;
 const NO_SESSION = /can't find (session|pane|window)|session not found|no current (session|client)/;
 
 export function createTmux(options: TmuxOptions) {
@@ -99,42 +100,47 @@ export function createTmux(options: TmuxOptions) {
 
     /** One invocation: load the env buffer from stdin, keep dead panes, start the session. */
     async newSession(s: NewSession): Promise<void> {
-      await run(
-        [
-          "load-buffer",
-          "-b",
-          s.bufferName,
-          "-",
-          ";",
-          "set-option",
-          "-g",
-          "remain-on-exit",
-          "on",
-          ";",
-          "set-option",
-          "-g",
-          "status",
-          "off",
-          ";",
-          "set-option",
-          "-g",
-          "history-limit",
-          "5000",
-          ";",
-          "new-session",
-          "-d",
-          "-s",
-          s.name,
-          "-x",
-          String(s.width),
-          "-y",
-          String(s.height),
-          "-c",
-          s.cwd,
-          ...s.command,
-        ],
-        s.bufferContent,
-      );
+      const args = [
+        "load-buffer",
+        "-b",
+        s.bufferName,
+        "-",
+        ";",
+        "set-option",
+        "-g",
+        "remain-on-exit",
+        "on",
+        ";",
+        "set-option",
+        "-g",
+        "status",
+        "off",
+        ";",
+        "set-option",
+        "-g",
+        "history-limit",
+        "5000",
+        ";",
+        "new-session",
+        "-d",
+        "-s",
+        s.name,
+        "-x",
+        String(s.width),
+        "-y",
+        String(s.height),
+        "-c",
+        s.cwd,
+        ...s.command,
+      ];
+      // A server whose last session just ended is shutting down; a client that connects in that
+      // moment gets "server exited unexpectedly" and nothing was made. Start a new server instead.
+      for (let attempt = 1; ; attempt++) {
+        const result = await raw(args, s.bufferContent);
+        if (result.exitCode === 0) return;
+        if (attempt >= 5 || !SERVER_GONE.test(result.stderr)) throw tmuxFailure(args, result);
+        await Bun.sleep(20 * attempt);
+      }
     },
 
     async deleteBuffer(bufferName: string): Promise<void> {
@@ -157,10 +163,12 @@ export function createTmux(options: TmuxOptions) {
         "-p",
         "-t",
         pane(name),
-        "#{pane_dead} #{pane_dead_status} #{pane_pid}",
+        "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_pid}",
       ]);
       if (out === null) return null;
-      const [dead, status, pid] = out.trim().split(" ");
+      const [session, dead, status, pid] = out.trim().split(" ");
+      // tmux 3.3 answers a missing target with empty formats and status 0 when other sessions exist.
+      if (session !== name) return null;
       return {
         dead: dead === "1",
         deadStatus: status && /^\d+$/.test(status) ? Number(status) : null,

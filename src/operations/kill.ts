@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import type { KillInput } from "../core/schemas.ts";
 import type { Deps } from "./context.ts";
-import { checkLiveness, loadWorker } from "./worker.ts";
+import { checkLiveness, deadPaneScreen, loadWorker } from "./worker.ts";
 
 export type KillResult = { name: string; state: "killed" | "purged"; wasAlive: boolean };
 
@@ -14,7 +14,9 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const { name } = worker.meta;
   const live = await checkLiveness(deps, worker);
   if (worker.meta.state !== "killed") {
-    const screen = await deps.tmux.capture(name).catch(() => null);
+    const screen = live.alive
+      ? await deps.tmux.capture(name).catch(() => null)
+      : await deadPaneScreen(deps, name, 0);
     if (screen !== null) await deps.store.writeLastScreen(name, screen);
     await deps.tmux.killSession(name);
     await deps.store.writeMeta({

@@ -18,7 +18,7 @@ import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import type { Deps } from "./context.ts";
-import { readEvents, screenTail } from "./worker.ts";
+import { deadPaneScreen, readEvents, screenTail } from "./worker.ts";
 
 export type SpawnResult = {
   name: string;
@@ -250,7 +250,7 @@ async function deadOnStart(
   name: string,
   exitCode: number | null,
 ): Promise<UmbelError> {
-  const screen = screenTail(await deps.tmux.capture(name).catch(() => null));
+  const screen = screenTail(await deadPaneScreen(deps, name));
   return new SpawnFailedError(
     `${provider.displayName} exited during startup${exitCode === null ? "" : ` with status ${exitCode}`}${screen ? `:\n${screen}` : ""}`,
     { name, exitCode, screen },

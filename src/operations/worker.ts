@@ -50,6 +50,26 @@ export function screenTail(screen: string | null, lines = 15): string {
 
 /** The screen of a live or dead pane, or the tombstone's last screen. */
 export async function lastScreen(deps: Deps, name: string): Promise<string | null> {
-  const live = await deps.tmux.capture(name).catch(() => null);
+  const live = await deps.tmux.capture(name, { lines: DEAD_SCROLLBACK }).catch(() => null);
   return live ?? (await deps.store.readLastScreen(name));
 }
+
+/**
+ * The last screen of a pane whose CLI just exited. The wrapper's exit record can land before tmux
+ * has read the CLI's final output from the pty; once tmux marks the pane dead it has read it all.
+ */
+export async function deadPaneScreen(deps: Deps, name: string, boundMs = 1000): Promise<string | null> {
+  const until = deps.clock.now() + boundMs;
+  for (;;) {
+    const pane = await deps.tmux.paneInfo(name).catch(() => null);
+    if (pane === null || pane.dead || deps.clock.now() >= until) break;
+    await deps.clock.sleep(25);
+  }
+  return deps.tmux.capture(name, { lines: DEAD_SCROLLBACK }).catch(() => null);
+}
+
+/**
+ * tmux 3.3 writes "Pane is dead" by scrolling the whole screen up, so a short-lived CLI's output
+ * moves into the history: capture some scrollback too (screenTail keeps the last lines).
+ */
+const DEAD_SCROLLBACK = 60;

@@ -63,3 +63,22 @@ describe("spawn unwinds", () => {
     expect(await leftovers("slowpoke")).toEqual({ dir: false, session: false });
   });
 });
+
+describe("a tmux server that is shutting down", () => {
+  test("spawn right after the last worker went away starts a new server", async () => {
+    const own = await createSandbox();
+    try {
+      const bin = await script("quick-exit.sh", "exit 0");
+      // Each failed spawn kills the only session, so the server exits; the next spawn races it.
+      for (let i = 0; i < 5; i++) {
+        const error = await spawnWorker(
+          createDeps({ ...own.env, UMBEL_CLAUDE_BIN: bin }, { cwd: own.work }),
+          SpawnInput.parse({ name: `race${i}` }),
+        ).catch((e: unknown) => e);
+        expect(String(error)).toContain("exited during startup");
+      }
+    } finally {
+      await own.dispose();
+    }
+  });
+});
