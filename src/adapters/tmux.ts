@@ -131,7 +131,8 @@ export function createTmux(options: TmuxOptions) {
         String(s.height),
         "-c",
         s.cwd,
-        ...s.command,
+        // tmux splits commands at an argument that ENDS in ";" (a system prompt, a path); `\;` keeps it.
+        ...s.command.map((arg) => (arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg)),
       ];
       // A server whose last session just ended is shutting down; a client that connects in that
       // moment gets "server exited unexpectedly" and nothing was made. Start a new server instead.

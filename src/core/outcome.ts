@@ -14,6 +14,8 @@ export type OutcomeEvidence = {
   screen?: string;
   stillForMs?: number;
   timeoutMs?: number;
+  /** The turn ended without its end-of-turn hook (Escape, or a permission prompt denied with keys). */
+  interrupted?: boolean;
 };
 
 export type Outcome = {
@@ -48,7 +50,20 @@ export type WaitSnapshot = {
   /** When screen, events or transcript last changed. */
   readonly lastActivityAt: number;
   readonly idleTimeoutMs: number | null;
+  /**
+   * The last event asked for input but the screen has moved past the prompt: it was answered (claude
+   * fires nothing between the answer and the end of the tool it allowed, which may take minutes).
+   */
+  readonly inputAnswered?: boolean;
+  /**
+   * How long the screen has shown the idle composer while the hooks say the turn is still on, or
+   * null. An interrupt (Escape) or a prompt denied with keys ends a claude turn with no hook at all.
+   */
+  readonly readyForMs?: number | null;
 };
+
+/** The idle composer held this long with no end-of-turn hook: the turn ended without one. */
+export const READY_WITHOUT_HOOK_MS = 2000;
 
 /**
  * Exactly one outcome, or null to keep waiting. Order: a turn that ended is reported as ended even if
@@ -64,7 +79,22 @@ export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidenc
     };
   }
   if (s.exit || s.paneDead || s.sessionGone) return { reason: "dead", evidence: { exit: s.exit } };
-  if (t.status === "input") return { reason: "input", evidence: { prompt: t.text, detail: t.detail } };
+  const hookless =
+    (t.status === "running" && !t.sawStop && t.outstanding.length === 0) ||
+    (t.status === "input" && s.inputAnswered);
+  if (hookless && (s.readyForMs ?? 0) >= READY_WITHOUT_HOOK_MS) {
+    return {
+      reason: "stop",
+      evidence: {
+        promptId: t.promptId,
+        message: null,
+        interrupted: true,
+        detail: "the turn ended without an end-of-turn hook (interrupted, or a prompt denied with keys)",
+      },
+    };
+  }
+  if (t.status === "input" && !s.inputAnswered)
+    return { reason: "input", evidence: { prompt: t.text, detail: t.detail } };
   if (s.now >= s.deadline) return { reason: "timeout", evidence: { timeoutMs: s.deadline - s.startedAt } };
   if (s.idleTimeoutMs !== null && s.now - s.lastActivityAt >= s.idleTimeoutMs) {
     return { reason: "idle", evidence: { stillForMs: s.now - s.lastActivityAt } };

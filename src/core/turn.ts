@@ -8,7 +8,14 @@ import type { HookEvent, Provider, TurnSignal } from "./providers/types.ts";
  */
 export type TurnState =
   | { status: "none" }
-  | { status: "running"; promptId: string | null; submittedAt: number | null; outstanding: string[] }
+  | {
+      status: "running";
+      promptId: string | null;
+      submittedAt: number | null;
+      outstanding: string[];
+      /** A Stop came but the turn is held open (a background subagent's report is due). */
+      sawStop?: boolean;
+    }
   | { status: "input"; promptId: string | null; text: string; detail: string; at: number }
   | { status: "stop"; promptId: string | null; message: string | null; at: number }
   | { status: "failure"; promptId: string | null; error: string; message: string | null; at: number };
@@ -20,6 +27,10 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
   const started = new Set<string>();
   const stopped = new Set<string>();
   let lastRunning: string[] = [];
+  let lastSubagentStopAt = -1;
+  /** Agents a Stop listed as running: each hands its report back in a turn of its own. */
+  const listedRunning = new Set<string>();
+  let reportTurns = 0;
   for (const event of events) {
     if (event.index < baseline) continue;
     const signal: TurnSignal = provider.interpretEvent(event);
@@ -31,6 +42,7 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
           promptId = signal.human ? signal.promptId : promptId;
           submittedAt ??= event.index;
         }
+        if (!signal.human) reportTurns++;
         state = { status: "running", promptId, submittedAt, outstanding: [] };
         break;
       case "subagent-start":
@@ -38,9 +50,11 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
         break;
       case "subagent-stop":
         stopped.add(signal.id);
+        if (started.has(signal.id)) lastSubagentStopAt = event.index;
         break;
       case "stop":
         lastRunning = signal.backgroundTasks;
+        for (const id of signal.backgroundTasks) listedRunning.add(id);
         state = {
           status: "stop",
           promptId: promptId ?? signal.promptId,
@@ -74,7 +88,14 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
     );
     // A background task this turn never saw start (listed as running by the final Stop) is not waited for.
     const waitingFor = outstanding.filter((id) => started.has(id));
-    if (waitingFor.length > 0) return { status: "running", promptId, submittedAt, outstanding: waitingFor };
+    if (waitingFor.length > 0)
+      return { status: "running", promptId, submittedAt, outstanding: waitingFor, sawStop: true };
+    // A subagent that stopped after the last Stop still hands its report to a turn of its own, whose
+    // Stop ends the caller's turn. claude 2.1.332 fires SubagentStop before or after that turn's
+    // UserPromptSubmit, and its hook may even land before the Stop that lists the agent as running.
+    const reportsDue = [...listedRunning].filter((id) => started.has(id)).length;
+    if (lastSubagentStopAt > state.at || reportTurns < reportsDue)
+      return { status: "running", promptId, submittedAt, outstanding: [], sawStop: true };
   }
   return state;
 }

@@ -3,8 +3,9 @@ import { watchDir } from "../adapters/watch.ts";
 import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
 import type { SendInput } from "../core/schemas.ts";
+import { assessTurn, lastSubmitIndex } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
-import { checkLiveness, loadWorker, screenTail, type Worker } from "./worker.ts";
+import { checkLiveness, loadWorker, readEvents, screenTail, type Worker } from "./worker.ts";
 
 export type SendResult = {
   name: string;
@@ -20,6 +21,8 @@ const ENTER_DELAY_MS = 120;
 /** claude's UserPromptSubmit arrives 30-70 ms after Enter; re-press Enter if nothing came by then. */
 const CONFIRM_WINDOW_MS = 1000;
 const MAX_ENTERS = 4;
+/** How long a prompt the TUI visibly took (busy) may wait for its submit hook. */
+const LATE_SUBMIT_MS = 10_000;
 
 /**
  * Pastes the prompt (bracketed), presses Enter, and proves the prompt was taken by the provider's
@@ -33,7 +36,7 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
   const live = await checkLiveness(deps, worker);
   if (!live.alive)
     throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
-  const screen = (await deps.tmux.capture(name)) ?? "";
+  const screen = await settledScreen(deps, worker);
   const state = worker.provider.classifyScreen(screen);
   if (state.kind !== "ready") {
     const what =
@@ -60,6 +63,14 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
         return { name, baseline, promptId, enters, elapsedMs: deps.clock.now() - started };
       }
       const now = worker.provider.classifyScreen((await deps.tmux.capture(name)) ?? "");
+      if (now.kind === "busy") {
+        // The TUI took the prompt and is working on it; on a loaded machine its submit hook (a
+        // shell start) can take longer than the window (seen with 12 CLIs starting at once).
+        const late = await awaitSubmit(deps, worker, baseline, waker, LATE_SUBMIT_MS);
+        if (late !== undefined)
+          return { name, baseline, promptId: late, enters, elapsedMs: deps.clock.now() - started };
+        break;
+      }
       // Only press Enter again on the composer: on a permission prompt it would answer "Yes".
       if (now.kind !== "ready") break;
     }
@@ -80,8 +91,9 @@ async function awaitSubmit(
   worker: Worker,
   baseline: number,
   waker: ReturnType<typeof watchDir>,
+  windowMs = CONFIRM_WINDOW_MS,
 ): Promise<string | null | undefined> {
-  const until = deps.clock.now() + CONFIRM_WINDOW_MS;
+  const until = deps.clock.now() + windowMs;
   for (;;) {
     const events = parseEvents(await deps.store.readHooksLog(worker.meta.name), baseline);
     for (const event of events) {
@@ -92,4 +104,28 @@ async function awaitSubmit(
     if (left <= 0 || deps.signal?.aborted) return undefined;
     await waker.next(Math.min(left, 250), deps.signal);
   }
+}
+
+/** claude draws its idle screen only after its Stop hooks have run (tens of ms after Stop fires). */
+const SETTLE_MS = 2000;
+
+/**
+ * The screen, given a moment to catch up when the events say the last turn has ended but the TUI
+ * still shows it busy: a caller going straight from `wait` (stop) to `send` lands in that gap.
+ */
+async function settledScreen(deps: Deps, worker: Worker): Promise<string> {
+  const { name } = worker.meta;
+  let screen = (await deps.tmux.capture(name)) ?? "";
+  if (worker.provider.classifyScreen(screen).kind !== "busy") return screen;
+  const events = await readEvents(deps, name);
+  const last = lastSubmitIndex(worker.provider, events);
+  const turn = last === null ? null : assessTurn(worker.provider, events, last).status;
+  if (turn !== "stop" && turn !== "failure") return screen;
+  const until = deps.clock.now() + SETTLE_MS;
+  while (deps.clock.now() < until && !deps.signal?.aborted) {
+    await deps.clock.sleep(50, deps.signal);
+    screen = (await deps.tmux.capture(name)) ?? "";
+    if (worker.provider.classifyScreen(screen).kind !== "busy") break;
+  }
+  return screen;
 }

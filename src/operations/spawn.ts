@@ -46,7 +46,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const cwd = await resolveCwd(deps, input.cwd);
   const root = deps.store.root;
   const paths = deps.store.paths(input.name);
-  const sessionId = randomUUID();
+  // claude --resume keeps the session id it resumes.
+  const sessionId = input.resumeSession ?? randomUUID();
   const bin = resolveBinary(deps, provider);
   const unattended = input.unattended === true;
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
@@ -65,6 +66,14 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       allowedTools: input.allowedTools,
       unattended,
       isRoot: deps.uid === 0,
+      resumeSessionId: input.resumeSession,
+      continueSession: input.continueSession,
+      disallowedTools: input.disallowedTools,
+      systemPrompt: input.systemPrompt,
+      appendSystemPrompt: input.appendSystemPrompt,
+      addDirs: input.addDir?.map((dir) => (isAbsolute(dir) ? dir : resolve(cwd, dir))),
+      settings: input.settings,
+      mcpConfig: input.mcpConfig,
     });
     const meta: Meta = {
       version: 1,

@@ -58,14 +58,21 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     return { ...base, state: "starting", pid: live.pid, exit: null, reason: null, prompt: null };
   const last = lastSubmitIndex(provider, events);
   const turn = last === null ? { status: "none" as const } : assessTurn(provider, events, last);
-  const state: WorkerState =
+  let state: WorkerState =
     turn.status === "running" ? "busy" : turn.status === "input" ? "needs-input" : "idle";
+  if (state !== "idle" && !(turn.status === "running" && turn.sawStop)) {
+    // Escape, or a prompt denied with keys, ends a claude turn with no hook: trust the screen then.
+    const screen = await deps.tmux.capture(meta.name).catch(() => null);
+    const kind = screen === null ? "unknown" : provider.classifyScreen(screen).kind;
+    if (kind === "ready") state = "idle";
+    else if (kind === "input") state = "needs-input";
+  }
   return {
     ...base,
     state,
     pid: live.pid,
     exit: null,
     reason: null,
-    prompt: turn.status === "input" ? turn.text : null,
+    prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
   };
 }

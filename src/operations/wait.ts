@@ -9,6 +9,7 @@ import {
   type Outcome,
   type OutcomeEvidence,
 } from "../core/outcome.ts";
+import type { ScreenState } from "../core/providers/types.ts";
 import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
 import { assessTurn, findTranscriptPath, lastSubmitIndex, type TurnState } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
@@ -17,6 +18,11 @@ import { lastScreen, loadWorker, screenTail, type Worker } from "./worker.ts";
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
 /** Safety-net poll: tmux liveness (an external kill writes no file) and, with --idle-timeout, the screen. */
 const POLL_MS = 1000;
+/**
+ * claude's PermissionRequest hook fires 50-150 ms before the prompt is drawn, while the screen still
+ * reads busy; no hook follows it. Re-check the screen this often for a while, not once a second.
+ */
+const PROMPT_DRAW = { pollMs: 50, forMs: 1500 } as const;
 
 export type WaitProgress = { elapsedMs: number; turn: TurnState["status"] };
 
@@ -46,6 +52,8 @@ export async function waitForTurn(
   const waker = watchDir(deps.store.paths(name).events);
   const activity = { at: startedAt, fingerprint: "" };
   let tmuxState = { paneDead: false, sessionGone: false, checkedAt: -Infinity };
+  let inputSeen = { index: -1, at: 0 };
+  const composer: { since: number | null; checkedAt: number } = { since: null, checkedAt: -Infinity };
   try {
     for (;;) {
       const now = deps.clock.now();
@@ -65,8 +73,19 @@ export async function waitForTurn(
           if (fingerprint !== activity.fingerprint) Object.assign(activity, { at: now, fingerprint });
         }
       }
+      const inputAnswered = turn.status === "input" && (await isPastPrompt(deps, worker, deadline));
+      // The turn may have ended with no hook at all (Escape, a prompt denied with keys): watch for the
+      // idle composer once a second while the hooks still say it is on.
+      if (turn.status === "running" || turn.status === "input") {
+        if (now - composer.checkedAt >= POLL_MS) {
+          composer.checkedAt = now;
+          const ready = await showsComposer(deps, worker, deadline);
+          composer.since = ready ? (composer.since ?? now) : null;
+        }
+      } else composer.since = null;
       const decided = decideOutcome({
         turn,
+        inputAnswered,
         exit,
         paneDead: tmuxState.paneDead,
         sessionGone: tmuxState.sessionGone || worker.meta.state === "killed",
@@ -75,10 +94,14 @@ export async function waitForTurn(
         deadline,
         lastActivityAt: activity.at,
         idleTimeoutMs,
+        readyForMs: composer.since === null ? null : now - composer.since,
       });
       if (decided) return await withEvidence(deps, worker, baseline, startedAt, decided, exit, deadline);
       onProgress?.({ elapsedMs: now - startedAt, turn: turn.status });
-      await waker.next(Math.max(1, Math.min(POLL_MS, deadline - deps.clock.now())), deps.signal);
+      if (turn.status === "input" && turn.at !== inputSeen.index) inputSeen = { index: turn.at, at: now };
+      const drawing = turn.status === "input" && now - inputSeen.at < PROMPT_DRAW.forMs;
+      const pollMs = drawing ? PROMPT_DRAW.pollMs : POLL_MS;
+      await waker.next(Math.max(1, Math.min(pollMs, deadline - deps.clock.now())), deps.signal);
     }
   } finally {
     waker.close();
@@ -118,24 +141,64 @@ async function withEvidence(
     const bound = Math.max(deadline, deps.clock.now() + 2000);
     const screen =
       decided.reason === "input"
-        ? await raceDeadline(promptScreen(deps, worker), bound)
-        : await raceDeadline(
-            lastScreen(deps, worker.meta.name).catch(() => null),
+        ? await raceDeadline(
+            screenShowing(deps, worker, (kind) => kind === "input"),
             bound,
-          );
+          )
+        : decided.reason === "provider-error"
+          ? await raceDeadline(
+              screenShowing(deps, worker, (kind) => kind !== "busy"),
+              bound,
+            )
+          : await raceDeadline(
+              lastScreen(deps, worker.meta.name).catch(() => null),
+              bound,
+            );
     evidence.screen = screenTail(typeof screen === "string" ? screen : null, 25);
   }
   if (decided.reason === "dead") evidence.exit = exit ?? (await deps.store.readExit(worker.meta.name));
   return finish(worker, baseline, startedAt, deps.clock.now(), decided.reason, evidence);
 }
 
-/** The permission hook fires ~50 ms before the TUI draws its prompt: give the screen a moment to show it. */
-async function promptScreen(deps: Deps, worker: Worker): Promise<string | null> {
+/**
+ * The CLI is past the prompt its last event asked about: it shows its working or its composer screen
+ * again (claude, 2.1.332: the tool just allowed runs under "esc to interrupt", after a frame or two
+ * without it), not a prompt. A prompt the screen classifier does not know reads "unknown" and stays
+ * input; a prompt not drawn yet (the hook fires ~50 ms first) is caught at the next wake.
+ */
+async function isPastPrompt(deps: Deps, worker: Worker, deadline: number): Promise<boolean> {
+  const screen = await raceDeadline(
+    deps.tmux.capture(worker.meta.name).catch(() => null),
+    deadline,
+  );
+  if (typeof screen !== "string") return false;
+  const kind = worker.provider.classifyScreen(screen).kind;
+  return kind === "busy" || kind === "ready";
+}
+
+async function showsComposer(deps: Deps, worker: Worker, deadline: number): Promise<boolean> {
+  const screen = await raceDeadline(
+    deps.tmux.capture(worker.meta.name).catch(() => null),
+    deadline,
+  );
+  return typeof screen === "string" && worker.provider.classifyScreen(screen).kind === "ready";
+}
+
+/**
+ * The screen once it shows what the hook already said, or the last one seen after 1.5 s. claude's
+ * hooks run before its TUI catches up: PermissionRequest ~50 ms before the prompt is drawn, and
+ * StopFailure 15-150 ms before the error line and the idle screen (2.1.332).
+ */
+async function screenShowing(
+  deps: Deps,
+  worker: Worker,
+  accept: (kind: ScreenState["kind"]) => boolean,
+): Promise<string | null> {
   const until = deps.clock.now() + 1500;
   let screen: string | null = null;
   do {
     screen = await deps.tmux.capture(worker.meta.name).catch(() => null);
-    if (screen !== null && worker.provider.classifyScreen(screen).kind === "input") return screen;
+    if (screen !== null && accept(worker.provider.classifyScreen(screen).kind)) return screen;
     await deps.clock.sleep(50, deps.signal);
   } while (deps.clock.now() < until);
   return screen;

@@ -71,10 +71,17 @@ describe("a claude worker's life", () => {
   });
 
   test("prompts starting with / and ! are text, not commands", async () => {
-    for (const prompt of ["/help me", "!ls"]) {
+    // What claude receives: `/…` padded with newlines until the paste folds (a leading space does
+    // not hide a known command: " /exit" quits), `!…` after a space (shell mode otherwise).
+    for (const [prompt, delivered] of [
+      ["/exit please", "/exit please\n\n\n"],
+      [" /help me", " /help me\n\n\n"],
+      ["/clear\nsecond line", "/clear\nsecond line\n\n"],
+      ["!ls", " !ls"],
+    ] as const) {
       const { outcome } = await turn("life", prompt);
       expect(outcome.reason).toBe("stop");
-      expect((await sb.umbel(["read", "life"])).stdout).toContain(`sha=${sha12(` ${prompt}`)}`);
+      expect((await sb.umbel(["read", "life"])).stdout).toContain(`sha=${sha12(delivered)}`);
     }
   });
 
@@ -129,6 +136,8 @@ describe("wait outcomes", () => {
     expect(outcome).toMatchObject({ reason: "provider-error", exitCode: 122 });
     expect(outcome.evidence.error).toBe("server_error");
     expect(String(outcome.evidence.message)).toContain("API Error: 500");
+    // StopFailure fires before the TUI draws the error: the screen evidence must show it anyway.
+    expect(String(outcome.evidence.screen)).toContain("API Error: 500");
     expect(code).toBe(122);
     const read = json((await sb.umbel(["read", "errs", "--json"])).stdout);
     expect(read).toMatchObject({ isError: true, turn: "failure" });
@@ -138,6 +147,9 @@ describe("wait outcomes", () => {
     await spawn("perm", "--permission-mode", "manual");
     const asked = await turn("perm", "fake:permission");
     expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+    // The prompt is drawn 150 ms after its hook, with no hook after it: wait re-checks the screen
+    // quickly instead of once a second (~300 ms here; ~1.2 s with the 1 s safety poll).
+    expect(asked.outcome.elapsedMs as number).toBeLessThan(800);
     expect(String(asked.outcome.evidence.prompt)).toContain("echo hi > x.txt");
     expect(String(asked.outcome.evidence.screen)).toContain("Do you want to proceed?");
     expect(asked.code).toBe(126);
@@ -204,9 +216,14 @@ describe("wait outcomes", () => {
 
   test("a subagent turn: wait returns only after the final Stop", async () => {
     await spawn("sub");
-    const { outcome } = await turn("sub", "fake:subagent");
-    expect(outcome.reason).toBe("stop");
-    expect((await sb.umbel(["read", "sub"])).stdout).toBe("FAKE-SUBAGENT-DONE\n");
+    // Orders seen on the real claude: SubagentStop after the report turn's UserPromptSubmit, before
+    // it ("early"), and logged even before the first Stop ("swapped").
+    for (const prompt of ["fake:subagent", "fake:subagent early", "fake:subagent swapped"]) {
+      const { outcome } = await turn("sub", prompt);
+      expect(outcome.reason).toBe("stop");
+      expect(outcome.evidence.message).toBe("FAKE-SUBAGENT-DONE");
+      expect((await sb.umbel(["read", "sub"])).stdout).toBe("FAKE-SUBAGENT-DONE\n");
+    }
   });
 });
 

@@ -81,8 +81,16 @@ describe("claude screens", () => {
 
 describe("claude prompts", () => {
   test.each([
-    ["/compact now", " /compact now"],
+    // A leading space does not stop claude from running a known command; a folded paste does.
+    ["/compact now", "/compact now\n\n\n"],
+    ["  /exit", "  /exit\n\n\n"],
+    ["\n/help", "\n/help\n\n"],
+    ["/a\nb\nc", "/a\nb\nc\n"],
+    ["/a\nb\nc\nd", "/a\nb\nc\nd"],
+    [`/x ${"y".repeat(800)}`, `/x ${"y".repeat(800)}`],
+    ["a /slash later", "a /slash later"],
     ["!ls", " !ls"],
+    ["!ls\na\nb\nc", " !ls\na\nb\nc"],
     ["a\r\nb\rc", "a\nb\nc"],
     ["before\x1b[201~after", "before[201~after"],
     ["tab\there", "tab\there"],

@@ -94,6 +94,40 @@ describe("turn assessment", () => {
     );
     expect(turn(done, 1)).toMatchObject({ status: "stop", promptId: "p1", message: "final" });
   });
+  test("a subagent that stops before its report turn has started still holds the turn open", () => {
+    // Seen on the real claude 2.1.332: Stop[a1 running], SubagentStop, then the report turn.
+    const stopped = log(
+      start,
+      submit,
+      ev("SubagentStart", { agent_id: "a1" }),
+      ev("Stop", { background_tasks: [{ id: "a1", status: "running" }], last_assistant_message: "started" }),
+      ev("SubagentStop", { agent_id: "a1" }),
+    );
+    expect(turn(stopped, 1).status).toBe("running");
+    const done = log(
+      stopped,
+      ev("UserPromptSubmit", { prompt: '<agent-message from="a1">done</agent-message>' }),
+      ev("Stop", { background_tasks: [], last_assistant_message: "final" }),
+    );
+    expect(turn(done, 1)).toMatchObject({ status: "stop", message: "final" });
+  });
+  test("SubagentStop logged before the Stop that lists the agent as running: wait for the report turn", () => {
+    // Hooks run in parallel; on the real claude 2.1.332 this order was logged in 2 runs out of 6.
+    const early = log(
+      start,
+      submit,
+      ev("SubagentStart", { agent_id: "a1" }),
+      ev("SubagentStop", { agent_id: "a1" }),
+      ev("Stop", { background_tasks: [{ id: "a1", status: "running" }], last_assistant_message: "started" }),
+    );
+    expect(turn(early, 1).status).toBe("running");
+    const done = log(
+      early,
+      ev("UserPromptSubmit", { prompt: '<agent-message from="a1">done</agent-message>' }),
+      ev("Stop", { background_tasks: [{ id: "a1", status: "running" }], last_assistant_message: "final" }),
+    );
+    expect(turn(done, 1)).toMatchObject({ status: "stop", message: "final" });
+  });
   test("the default baseline is the last human submit; subagent reports are not one", () => {
     const events = parseEvents(
       log(start, submit, ev("Stop"), ev("UserPromptSubmit", { prompt: "<agent-message>x" })),
@@ -137,6 +171,16 @@ describe("wait outcome", () => {
       "dead",
     ],
     [{ now: 60_000, idleTimeoutMs: 1 }, "timeout"],
+    // A prompt already answered (the CLI is busy running the allowed tool) is not input any more.
+    [{ turn: { status: "input", promptId: "p", text: "x", detail: "d", at: 2 }, inputAnswered: true }, null],
+    [
+      {
+        turn: { status: "input", promptId: "p", text: "x", detail: "d", at: 2 },
+        inputAnswered: true,
+        now: 60_000,
+      },
+      "timeout",
+    ],
   ] as const)("%j → %p", (patch, reason) => {
     const decided = decideOutcome({ ...base, ...(patch as Partial<WaitSnapshot>) });
     expect(decided?.reason ?? null).toBe(reason);
@@ -162,5 +206,46 @@ describe("turn boundaries", () => {
     );
     expect(turn(text, 0)).toMatchObject({ status: "stop", promptId: "p1", message: "first" });
     expect(turn(text, 2)).toMatchObject({ status: "stop", promptId: "p2", message: "second" });
+  });
+});
+
+describe("a turn that ends without a hook", () => {
+  const base: WaitSnapshot = {
+    turn: { status: "running", promptId: "p", submittedAt: 1, outstanding: [] },
+    exit: null,
+    paneDead: false,
+    sessionGone: false,
+    now: 1000,
+    startedAt: 0,
+    deadline: 60_000,
+    lastActivityAt: 0,
+    idleTimeoutMs: null,
+  };
+  test.each([
+    [{ readyForMs: 2500 }, "stop"],
+    [{ readyForMs: 500 }, null],
+    [{ readyForMs: null }, null],
+    // A Stop came and a subagent's report is due: the idle composer is expected, keep waiting.
+    [
+      {
+        readyForMs: 5000,
+        turn: { status: "running", promptId: "p", submittedAt: 1, outstanding: [], sawStop: true },
+      },
+      null,
+    ],
+    // A permission prompt denied with Escape: the screen moved past it to the composer.
+    [
+      {
+        readyForMs: 3000,
+        inputAnswered: true,
+        turn: { status: "input", promptId: "p", text: "x", detail: "d", at: 2 },
+      },
+      "stop",
+    ],
+    [{ readyForMs: 3000, turn: { status: "input", promptId: "p", text: "x", detail: "d", at: 2 } }, "input"],
+  ] as const)("%j → %p", (patch, reason) => {
+    const decided = decideOutcome({ ...base, ...(patch as Partial<WaitSnapshot>) });
+    expect(decided?.reason ?? null).toBe(reason);
+    if (reason === "stop") expect(decided?.evidence.interrupted).toBe(true);
   });
 });

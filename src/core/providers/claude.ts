@@ -1,5 +1,7 @@
-import { neutralisePromptPrefix, normalisePrompt } from "../prompt.ts";
+import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../prompt.ts";
 import { answerDialog } from "../screen.ts";
+import { launchExtras, mergeSettings } from "./claude-launch.ts";
+import { trackClaudeTurn } from "./claude-stream.ts";
 import { parseClaudeAnswer } from "./claude-transcript.ts";
 import type { HookEvent, LaunchInput, LaunchPlan, Provider, ScreenState, TurnSignal } from "./types.ts";
 
@@ -55,27 +57,45 @@ export const claude: Provider = {
   planLaunch,
   classifyScreen,
   stillScreen,
-  preparePrompt: (prompt) => neutralisePromptPrefix(normalisePrompt(prompt)),
+  preparePrompt,
   interpretEvent,
   parseAnswer: parseClaudeAnswer,
+  trackTurn: trackClaudeTurn,
 };
+
+/**
+ * claude folds a paste of more than 800 characters or more than 2 line breaks (in a pane of 12+ rows;
+ * fewer rows fold sooner) into `[Pasted text #N +L lines]`, read from the 2.1.332 binary and checked.
+ */
+const PASTE_FOLD: PasteFold = { maxChars: 800, maxLineBreaks: 2 };
+
+/**
+ * The text umbel pastes for a prompt. `/…` (after any leading whitespace) would run as a slash
+ * command, so it gets trailing newlines until the paste folds (a folded paste is always text; the
+ * model sees the newlines). `!…` would switch the box to shell mode, so it gets a leading space.
+ */
+export function preparePrompt(prompt: string): string {
+  return neutraliseShellPrefix(foldSlashPrompt(normalisePrompt(prompt), PASTE_FOLD));
+}
 
 function planLaunch(input: LaunchInput): LaunchPlan {
   const hook = [{ matcher: "", hooks: [{ type: "command", command: input.hookCommand }] }];
-  const settings: Record<string, unknown> = {
+  const own: Record<string, unknown> = {
     hooks: Object.fromEntries(HOOK_EVENTS.map((event) => [event, hook])),
   };
   const bypass = input.unattended === true || input.permissionMode === "bypassPermissions";
-  if (bypass) settings.skipDangerousModePermissionPrompt = true;
+  if (bypass) own.skipDangerousModePermissionPrompt = true;
   const argv: string[] = [input.bin];
   if (input.resumeSessionId) argv.push("--resume", input.resumeSessionId);
+  else if (input.continueSession) argv.push("--continue");
   else argv.push("--session-id", input.sessionId);
-  argv.push("--settings", JSON.stringify(settings));
+  argv.push("--settings", JSON.stringify(mergeSettings(own, input.settings)));
   if (input.model) argv.push("--model", input.model);
   if (bypass) argv.push("--permission-mode", "bypassPermissions");
   else if (input.permissionMode) argv.push("--permission-mode", input.permissionMode);
   if (input.allowedTools && input.allowedTools.length > 0)
     argv.push("--allowedTools", input.allowedTools.join(","));
+  argv.push(...launchExtras(input));
   // Without it every worker runs `npm view @anthropic-ai/claude-code@latest` a few seconds in.
   const env: Record<string, string> = { DISABLE_AUTOUPDATER: "1" };
   // As root, bypass mode refuses to start ("cannot be used with root/sudo privileges") unless IS_SANDBOX=1.
@@ -84,11 +104,14 @@ function planLaunch(input: LaunchInput): LaunchPlan {
 }
 
 const TRUST_OPTION = "Yes, I trust this folder";
+const ADD_DIR_OPTION = "Yes, add it";
 
 export function classifyScreen(screen: string): ScreenState {
   if (screen.includes("didn't start because this folder isn't trusted"))
     return { kind: "exited", text: tail(screen) };
   if (screen.includes(TRUST_OPTION)) return dialog("trust", screen, TRUST_OPTION);
+  // --add-dir of a folder claude has not trusted yet asks again, defaulting to "No, exit".
+  if (screen.includes(ADD_DIR_OPTION)) return dialog("add-dir", screen, ADD_DIR_OPTION);
   if (screen.includes("Detected a custom API key")) return dialog("api-key", screen, "Yes");
   if (screen.includes("Yes, I accept") && screen.includes("Bypass Permissions")) {
     return dialog("bypass-permissions", screen, "Yes, I accept");

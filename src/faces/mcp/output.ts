@@ -68,6 +68,7 @@ export const WaitOutput = z.object({
     screen: z.string().optional().describe("The last lines of the worker's screen"),
     stillForMs: z.number().optional(),
     timeoutMs: z.number().optional(),
+    interrupted: z.boolean().optional(),
   }),
 });
 
