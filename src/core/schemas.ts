@@ -50,6 +50,18 @@ export const PermissionMode = z
   .describe("Permission mode passed to the CLI (claude: --permission-mode)");
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
+/** The text of a JSON object (settings travel as text so every face can pass them through). */
+export const JsonObjectText = z.string().refine(isJsonObjectText, "must be the text of a JSON object");
+
+export function isJsonObjectText(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
 export const SpawnInput = z
   .object({
     name: WorkerName,
@@ -73,6 +85,42 @@ export const SpawnInput = z
     startTimeout: Duration.optional().describe(
       "How long spawn waits for the TUI to become ready (default 60s)",
     ),
+    disallowedTools: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Tools the worker may not use (claude: --disallowedTools)"),
+    systemPrompt: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Replace the CLI's system prompt (claude: --system-prompt)"),
+    appendSystemPrompt: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Add this to the end of the system prompt (claude: --append-system-prompt)"),
+    addDir: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "More directories the worker may use (claude: --add-dir; its trust question is answered yes)",
+      ),
+    settings: JsonObjectText.optional().describe(
+      "Settings as JSON object text, merged into umbel's own (claude: --settings; your hooks run beside umbel's)",
+    ),
+    mcpConfig: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("MCP server configs, JSON text or file paths (claude: --mcp-config)"),
+    resumeSession: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Start by resuming this session of the CLI (claude: --resume <session id>)"),
+    continueSession: z
+      .boolean()
+      .optional()
+      .describe("Start by continuing the CLI's most recent conversation in cwd (claude: --continue)"),
   })
   .strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;

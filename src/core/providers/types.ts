@@ -37,6 +37,16 @@ export type LaunchInput = {
   readonly allowedTools?: readonly string[] | undefined;
   readonly unattended?: boolean | undefined;
   readonly resumeSessionId?: string | undefined;
+  /** Continue the most recent conversation in the cwd (claude: --continue) instead of a new one. */
+  readonly continueSession?: boolean | undefined;
+  readonly disallowedTools?: readonly string[] | undefined;
+  readonly systemPrompt?: string | undefined;
+  readonly appendSystemPrompt?: string | undefined;
+  readonly addDirs?: readonly string[] | undefined;
+  /** The caller's settings (a JSON object's text), merged into the provider's own hook settings. */
+  readonly settings?: string | undefined;
+  /** MCP server configs: JSON text or file paths, passed through. */
+  readonly mcpConfig?: readonly string[] | undefined;
   readonly isRoot: boolean;
 };
 
@@ -80,6 +90,42 @@ export type Provider = {
   interpretEvent(event: HookEvent): TurnSignal;
   /** The final assistant text of the turn started by promptId (or the last human turn). */
   parseAnswer(transcript: string, promptId: string | null): TranscriptAnswer;
+  /**
+   * Follows one turn's transcript lines as they are appended and renders them as claude's
+   * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
+   */
+  trackTurn?(promptId: string | null): TurnTracker;
+};
+
+/** One message of claude's `--output-format stream-json` (an assistant or a user/tool-result line). */
+export type StreamMessage = { readonly type: "assistant" | "user" } & Readonly<Record<string, unknown>>;
+
+/** What a turn's transcript says, in the terms of claude -p's result object. */
+export type TurnSummary = {
+  /** Distinct assistant API messages (claude -p counts these as num_turns). */
+  readonly assistantMessages: number;
+  /** claude's usage object, summed over the turn's API messages. */
+  readonly usage: Readonly<Record<string, unknown>>;
+  /** Per model: token counts summed (claude's modelUsage keys; cost and limits unknown → null). */
+  readonly modelUsage: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly stopReason: string | null;
+  /** Sum over the turn's API requests of (last line of its answer − the request's own line). */
+  readonly durationApiMs: number | null;
+  /** The prompt line → the first assistant line / the first API request line. */
+  readonly ttftMs: number | null;
+  readonly timeToRequestMs: number | null;
+  /** The API error that ended the turn (its text is the answer). */
+  readonly apiError: { readonly status: number | null; readonly type: string | null } | null;
+  readonly permissionDenials: readonly Readonly<Record<string, unknown>>[];
+  /** The provider wrote its end-of-turn marker (claude: system/turn_duration). */
+  readonly complete: boolean;
+  readonly sessionId: string | null;
+};
+
+/** Fed the transcript's new lines in order (pure, stateful); returns the stream messages they complete. */
+export type TurnTracker = {
+  push(line: string): StreamMessage[];
+  summary(): TurnSummary;
 };
 
 export type TranscriptAnswer = {
