@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { findHeadings, findSection } from "./markdown.ts";
 
 /**
  * Bounding a long text (an agent's answer) so it does not flood a caller's context, and saying
@@ -62,7 +63,6 @@ export type BoundReport = {
   note: string | null;
 };
 
-export type Heading = { line: number; level: number; title: string };
 export type Bounded = { text: string; report: BoundReport };
 
 export function boundText(text: string, bound: TextBound = {}): Bounded {
@@ -92,40 +92,6 @@ export function boundText(text: string, bound: TextBound = {}): Bounded {
   const other = mode === "head" ? "tail" : "head";
   const note = `showed ${what} (lines ${range.fromLine}-${range.toLine} of ${whole.lines}); ask again with mode ${other}, a section, a larger maxChars, or mode full for the rest`;
   return finish(whole, mode, kept, range, { headings: outline, note });
-}
-
-/** Markdown ATX headings (`## Title`) outside fenced code blocks; `line` is 1-based. */
-export function findHeadings(text: string): Heading[] {
-  const headings: Heading[] = [];
-  let fence: string | null = null;
-  text.split("\n").forEach((raw, i) => {
-    const line = raw.trimEnd();
-    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (marker) {
-      if (fence === null) fence = marker[0] ?? null;
-      else if (marker[0] === fence) fence = null;
-      return;
-    }
-    if (fence !== null) return;
-    const m = /^ {0,3}(#{1,6})\s+(.*?)(\s+#+)?$/.exec(line);
-    if (m?.[1] && m[2]) headings.push({ line: i + 1, level: m[1].length, title: m[2].trim() });
-  });
-  return headings;
-}
-
-/** The section under the first heading matching `wanted` (exact title first, then a substring). */
-export function findSection(text: string, wanted: string): { heading: Heading; text: string } | null {
-  const key = normalise(wanted);
-  const headings = findHeadings(text);
-  const heading =
-    headings.find((h) => normalise(h.title) === key) ??
-    headings.find((h) => normalise(h.title).includes(key));
-  if (!heading) return null;
-  const next = headings.find((h) => h.line > heading.line && h.level <= heading.level);
-  const lines = text.split("\n");
-  const body = lines.slice(heading.line - 1, next ? next.line - 1 : lines.length);
-  while (body.length > 1 && body.at(-1)?.trim() === "") body.pop();
-  return { heading, text: body.join("\n") };
 }
 
 type Whole = { text: string; chars: number; lines: number };
@@ -224,11 +190,4 @@ function isLowHalf(text: string, i: number): boolean {
 /** 1-based inclusive range for the 0-based half-open [start, end). */
 function lineRange(start: number, end: number): Range {
   return end > start ? { fromLine: start + 1, toLine: end } : { fromLine: null, toLine: null };
-}
-
-function normalise(title: string): string {
-  return title
-    .replace(/^#+\s*/, "")
-    .trim()
-    .toLowerCase();
 }

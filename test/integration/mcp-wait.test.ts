@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { connectMcp, type McpHarness, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+
+// Real workers take seconds; test/preload.ts's default does not reach every file of a multi-file run.
+setDefaultTimeout(60_000);
 
 /** Every umbel_wait outcome as data, progress notifications, cancellation, keys and logs -f. */
 
@@ -123,7 +126,7 @@ describe("progress and cancellation", () => {
     await eventually(() => progress.length > 0, 10_000, "a progress notification");
     const [call] = [...mcp.inflight];
     controller.abort();
-    expect(pending).rejects.toThrow();
+    await expect(pending).rejects.toThrow();
     // The SDK sends nothing for a cancelled request; the server's own result says what happened.
     const result = (await call) as { structuredContent: Outcome };
     expect(result.structuredContent).toMatchObject({ reason: "aborted", exitCode: 130 });

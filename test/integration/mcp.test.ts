@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { connectMcp, errorOf, type McpHarness, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Real workers take seconds; test/preload.ts's default does not reach every file of a multi-file run.
+setDefaultTimeout(60_000);
 
 /** umbel's MCP server driven by a real SDK Client in-process, on real tmux with the fake claude. */
 

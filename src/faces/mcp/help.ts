@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { findSection } from "../../core/bound-text.ts";
 import { InternalError } from "../../core/errors.ts";
+import { findSection } from "../../core/markdown.ts";
 import env from "./help/env.md" with { type: "text" };
 import instructions from "./help/instructions.md" with { type: "text" };
 import lifecycle from "./help/lifecycle.md" with { type: "text" };

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../operations/context.ts";
 import { SERVER_INSTRUCTIONS, toolDescription } from "./help.ts";
@@ -84,12 +84,31 @@ export async function runMcp(args: readonly string[], io: McpIo): Promise<number
     signal.addEventListener("abort", () => resolve(), { once: true });
     server.server.onclose = resolve;
   });
-  await server.connect(new StdioServerTransport(stdin, io.stdout ?? process.stdout));
+  const transport = new FlushingStdioTransport(stdin, io.stdout ?? process.stdout);
+  await server.connect(transport);
   await ended;
   stop.abort();
   await settle(inflight, DRAIN_MS);
+  // The SDK writes a settled call's response a few promise turns later; let it, then let it flush.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await transport.flushed();
   await server.close();
   return 0;
+}
+
+/** The stdio transport, plus a way to wait until every response it was given has been written. */
+class FlushingStdioTransport extends StdioServerTransport {
+  private readonly writing = new Set<Promise<void>>();
+
+  override send(message: JSONRPCMessage): Promise<void> {
+    const write = super.send(message);
+    this.writing.add(write);
+    return write.finally(() => this.writing.delete(write));
+  }
+
+  async flushed(): Promise<void> {
+    await Promise.allSettled([...this.writing]);
+  }
 }
 
 async function settle(calls: Set<Promise<unknown>>, ms: number): Promise<void> {
