@@ -24,6 +24,7 @@ describe("MCP tools", () => {
       "umbel_logs",
       "umbel_keys",
       "umbel_help",
+      "umbel_run",
     ]);
     for (const tool of TOOLS) expect(toolDescription(tool.name).length).toBeGreaterThan(40);
   });

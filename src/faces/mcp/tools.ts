@@ -11,6 +11,7 @@ import { waitProgress } from "./progress.ts";
 import { renderPrune, renderRead, renderSend, renderSpawn, renderWait } from "./render.ts";
 import { defineTool, LOOKS, type UmbelTool } from "./tool.ts";
 import { inspectTools } from "./tools-inspect.ts";
+import { runTool } from "./tools-run.ts";
 
 /**
  * The worker-lifecycle tools (spawn → send → wait → read → kill) plus prune; the looking-around
@@ -100,7 +101,7 @@ const lifecycleTools: UmbelTool[] = [
   }),
 ];
 
-export const TOOLS: readonly UmbelTool[] = [...lifecycleTools, ...inspectTools];
+export const TOOLS: readonly UmbelTool[] = [...lifecycleTools, ...inspectTools, runTool];
 
 function shortenEvidence(outcome: Outcome): Outcome & { evidence: { messageTruncated?: boolean } } {
   const message = outcome.evidence.message;

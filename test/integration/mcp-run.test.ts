@@ -1,0 +1,34 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { connectMcp } from "../helpers/mcp-client.ts";
+import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+/** umbel_run over MCP: the workflow runner behind the same schema as `umbel run`. */
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox();
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+describe("umbel_run", () => {
+  test("dry run returns the plan; a run returns the outputs", async () => {
+    const file = join(sb.work, "flow.yaml");
+    await Bun.write(
+      file,
+      "workers:\n  w: {}\nsteps:\n  - id: a\n    run: w\n    prompt: 'fake:reply alpha'\n    outputs: { said: answer }\n  - id: b\n    run: w\n    needs: [a]\n    prompt: 'fake:reply {{ steps.a.outputs.said }} beta'\n    outputs: { said: answer }\n",
+    );
+    const mcp = await connectMcp(sb);
+    try {
+      expect(await mcp.ok("umbel_run", { file, dryRun: true })).toMatchObject({ dryRun: true });
+      const run = await mcp.ok<{ outputs: Record<string, Record<string, string>> }>("umbel_run", { file });
+      expect(run).toMatchObject({ dryRun: false, exitCode: 0, status: "done" });
+      expect(run.outputs.b?.said).toBe("alpha beta");
+      const bad = await mcp.call("umbel_run", { file: join(sb.work, "missing.yaml") });
+      expect(bad.isError).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
+});
