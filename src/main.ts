@@ -48,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
   const readStdin = () => Bun.stdin.text();
   const stdinIsTty = process.stdin.isTTY === true;
   if (argv.includes("-p") || argv.includes("--print")) {
-    const { runPrint } = await import("./faces/print.ts");
+    const { runPrint } = await import("./faces/print/run.ts");
     return runPrint(argv, { deps, out, err: (t) => void process.stderr.write(t), readStdin, stdinIsTty });
   }
   const [command, ...rest] = argv;

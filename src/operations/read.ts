@@ -61,7 +61,8 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
     };
   }
   if (hookMessage !== null) {
-    const full = parsed?.text?.endsWith(hookMessage) ? parsed.text : hookMessage;
+    // The hook's message is trimmed (2.1.332: a reply ending in a space loses it); the transcript is exact.
+    const full = parsed?.text?.trimEnd().endsWith(hookMessage.trimEnd()) ? parsed.text : hookMessage;
     return {
       ...base,
       text: full,

@@ -35,17 +35,39 @@ describe("umbel -p", () => {
   test("json: claude's result keys plus umbel's", async () => {
     const r = await sb.umbel(["-p", "fake:reply json answer", "--output-format", "json"]);
     const result = JSON.parse(r.stdout);
-    expect(Object.keys(result).sort()).toEqual(
-      ["duration_ms", "is_error", "num_turns", "result", "session_id", "subtype", "type", "umbel"].sort(),
+    expect(Object.keys(result)).toEqual(
+      expect.arrayContaining([
+        "type",
+        "subtype",
+        "is_error",
+        "result",
+        "session_id",
+        "duration_ms",
+        "duration_api_ms",
+        "num_turns",
+        "usage",
+        "modelUsage",
+        "total_cost_usd",
+        "permission_denials",
+        "stop_reason",
+        "terminal_reason",
+        "uuid",
+        "umbel",
+      ]),
     );
     expect(result).toMatchObject({
       type: "result",
       subtype: "success",
       is_error: false,
       result: "json answer",
+      num_turns: 1,
+      stop_reason: "end_turn",
+      terminal_reason: "completed",
+      total_cost_usd: null,
+      // the fake writes usage {input_tokens: 10, output_tokens: 5} on each assistant line
+      usage: { input_tokens: 10, output_tokens: 5 },
     });
     expect(typeof result.session_id).toBe("string");
-    expect(result.num_turns).toBeGreaterThanOrEqual(1);
     expect(result.umbel).toMatchObject({ provider: "claude", outcome: "stop", exitCode: 0 });
     expect(r.code).toBe(0);
   });
@@ -57,18 +79,35 @@ describe("umbel -p", () => {
     expect(both.stdout).toContain(`sha=${sha12("from argv\nand stdin")}`);
   });
 
-  test("no prompt is a usage error", async () => {
-    const r = await sb.umbel(["-p"]);
-    expect(r.stderr).toContain("no prompt");
-    expect(r.code).toBe(2);
+  test("no prompt, an unknown flag, a claude flag umbel does not mirror: usage errors", async () => {
+    const none = await sb.umbel(["-p"]);
+    expect(none.stderr).toContain("no prompt");
+    expect(none.code).toBe(2);
+    const unknown = await sb.umbel(["-p", "x", "--bogus"]);
+    expect(unknown.stderr).toContain("unknown option '--bogus'");
+    expect(unknown.code).toBe(2);
+    const help = await sb.umbel(["-p", "--help"]);
+    expect(help.stdout).toContain("--output-format text|json|stream-json");
+    expect(help.code).toBe(0);
+    const effort = await sb.umbel(["-p", "x", "--effort", "high"]);
+    expect(effort.stderr).toContain("does not support claude's --effort");
+    expect(effort.code).toBe(2);
   });
 
-  test("a provider error: exit 122, one line on stderr, is_error in json", async () => {
-    const r = await sb.umbel(["-p", "fake:error", "--output-format", "json"]);
-    expect(JSON.parse(r.stdout)).toMatchObject({ is_error: true, subtype: "error_during_execution" });
-    expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(r.stderr).toContain("API Error: 500");
-    expect(r.code).toBe(122);
+  test("an API error is claude -p's: the error as the result, is_error, exit 1", async () => {
+    const json = await sb.umbel(["-p", "fake:error", "--output-format", "json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      is_error: true,
+      subtype: "success",
+      api_error_status: 500,
+      terminal_reason: "api_error",
+      umbel: { outcome: "provider-error", exitCode: 1 },
+    });
+    expect(json.stderr).toBe("");
+    expect(json.code).toBe(1);
+    const text = await sb.umbel(["-p", "fake:error"]);
+    expect(text.stdout).toStartWith("API Error: 500");
+    expect(text.code).toBe(1);
     expect(sessions(sb)).toEqual([]);
   });
 
@@ -78,9 +117,17 @@ describe("umbel -p", () => {
     const second = await sb.umbel(["-p", "fake:history", "--resume", "warm"]);
     expect(second.stdout).toBe(`HISTORY n=1 last=${sha12("fake:history")}\n`);
     expect(sessions(sb)).toContain("warm");
-    expect((await sb.umbel(["-p", "x", "--resume", "missing"])).code).toBe(3);
+    const missing = await sb.umbel(["-p", "x", "--resume", "missing"]);
+    expect(missing.stderr).toContain("no worker or claude session named missing");
+    expect(missing.code).toBe(3);
     await sb.umbel(["kill", "warm"]);
-    const dead = await sb.umbel(["-p", "again", "--name", "warm"]);
+    const dead = await sb.umbel(["-p", "again", "--name", "warm", "--output-format", "json"]);
+    expect(JSON.parse(dead.stdout)).toMatchObject({
+      is_error: true,
+      subtype: "error_during_execution",
+      errors: [expect.stringContaining("worker warm is killed")],
+      umbel: { worker: "warm", outcome: "dead", exitCode: 125, evidence: { screen: expect.any(String) } },
+    });
     expect(dead.stderr).toContain("killed");
     expect(dead.code).toBe(125);
     await sb.umbel(["kill", "warm", "--purge"]);

@@ -54,7 +54,9 @@ export function inputFromArgs<S extends AnyObject>(
       }
       const values = collectFlag(rawArgs, key);
       if (values.length === 0) continue;
-      raw[key] = kind === "env" ? parseEnvFlags(values) : values.flatMap(splitList);
+      // Tool lists split on commas and spaces (claude's spelling); paths and JSON values never do.
+      raw[key] =
+        kind === "env" ? parseEnvFlags(values) : key.endsWith("Tools") ? values.flatMap(splitList) : values;
       continue;
     }
     const value = args[key] ?? args[kebab(key)];

@@ -1,0 +1,102 @@
+import { type FSWatcher, watch } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+
+export type FileTail = {
+  /** The complete lines appended since the last call; a line still being written waits. */
+  read(): Promise<string[]>;
+  /** Resolves at the next change in a watched folder, after `maxMs`, or on abort. */
+  next(maxMs: number, signal?: AbortSignal): Promise<void>;
+  /** Wakes a pending `next` now (the caller learned something from elsewhere). */
+  poke(): void;
+  close(): void;
+};
+
+/** The file's size in bytes, 0 when it does not exist yet: the offset a tail starts from. */
+export async function fileSize(path: string): Promise<number> {
+  return (await stat(path).catch(() => null))?.size ?? 0;
+}
+
+/**
+ * Follows a file that another process appends to (a transcript), from a byte offset, waking on
+ * fs.watch of its folder and of `alsoWatch` (the worker's events folder, written beside every
+ * transcript change by the hooks). The file and its folder may appear later: claude creates them
+ * with the first prompt. `maxMs` in `next` is only the safety net for coalesced fs events.
+ */
+export function tailFile(path: string, offset: number, alsoWatch: readonly string[]): FileTail {
+  let position = offset;
+  let partial = Buffer.alloc(0);
+  let pending = false;
+  let wake: (() => void) | null = null;
+  const watchers = new Map<string, FSWatcher>();
+  const notify = () => {
+    pending = true;
+    wake?.();
+  };
+  const attach = (dir: string) => {
+    if (watchers.has(dir)) return;
+    try {
+      const watcher = watch(dir, notify);
+      watcher.on("error", () => {
+        watcher.close();
+        watchers.delete(dir);
+      });
+      watchers.set(dir, watcher);
+    } catch {
+      // not there yet: the next call tries again
+    }
+  };
+  const attachAll = () => {
+    for (const dir of [dirname(path), ...alsoWatch]) attach(dir);
+  };
+  attachAll();
+
+  return {
+    async read() {
+      const handle = await open(path, "r").catch(() => null);
+      if (!handle) return [];
+      try {
+        const { size } = await handle.stat();
+        if (size <= position) return [];
+        const chunk = Buffer.alloc(size - position);
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+        position += bytesRead;
+        const data = Buffer.concat([partial, chunk.subarray(0, bytesRead)]);
+        const end = data.lastIndexOf(0x0a);
+        if (end < 0) {
+          partial = data;
+          return [];
+        }
+        partial = data.subarray(end + 1);
+        return data.subarray(0, end).toString("utf8").split("\n");
+      } finally {
+        await handle.close();
+      }
+    },
+    next(maxMs, signal) {
+      attachAll();
+      if (pending || signal?.aborted) {
+        pending = false;
+        return Promise.resolve();
+      }
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          wake = null;
+          pending = false;
+          resolve();
+        };
+        const timer = setTimeout(done, maxMs);
+        signal?.addEventListener("abort", done, { once: true });
+        wake = done;
+      });
+    },
+    poke: notify,
+    close() {
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+      wake?.();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { z } from "zod";
+import { UsageError } from "./errors.ts";
+import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
+
+/**
+ * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.
+ * The face parses argv into this object; `checkPrintInput` holds the rules between flags.
+ */
+export const PrintInput = z
+  .object({
+    prompt: z.string().describe("The prompt: argv first, then stdin (joined by a newline)"),
+    outputFormat: z
+      .enum(["text", "json", "stream-json"])
+      .default("text")
+      .describe("text (the answer), json (claude's result object) or stream-json (one message per line)"),
+    inputFormat: z
+      .enum(["text", "stream-json"])
+      .default("text")
+      .describe("text, or stream-json: one user message per stdin line, a turn each"),
+    verbose: z.boolean().default(false).describe("Required by stream-json; with json, print every message"),
+    provider: ProviderId.default("claude"),
+    model: z.string().min(1).optional().describe("Model to run"),
+    allowedTools: z.array(z.string().min(1)).optional().describe("Tools allowed without asking"),
+    disallowedTools: z.array(z.string().min(1)).optional().describe("Tools the worker may not use"),
+    permissionMode: PermissionMode.optional(),
+    systemPrompt: z.string().min(1).optional().describe("Replace the system prompt"),
+    appendSystemPrompt: z.string().min(1).optional().describe("Add to the end of the system prompt"),
+    addDir: z.array(z.string().min(1)).optional().describe("More directories the worker may use"),
+    settings: JsonObjectText.optional().describe("Settings (JSON text; a file path is read by the face)"),
+    mcpConfig: z.array(z.string().min(1)).optional().describe("MCP server configs: JSON text or file paths"),
+    maxTurns: z.number().int().positive().optional().describe("Stop after this many model turns"),
+    continue: z.boolean().default(false).describe("Continue the most recent conversation in cwd"),
+    resume: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Continue a conversation: a umbel worker name or the provider's session id"),
+    cwd: z.string().min(1).optional().describe("Working directory (default: the current directory)"),
+    env: EnvSpec.optional(),
+    timeout: Duration.optional().describe("Give up after this long (default 30m)"),
+    idleTimeout: Duration.optional().describe("Give up once the worker has been still this long"),
+    name: WorkerName.optional().describe("Run in the named worker, creating it if needed, and keep it"),
+  })
+  .strict();
+export type PrintInput = z.infer<typeof PrintInput>;
+
+/** The launch-time flags: a worker that is already running cannot take them. */
+export const LAUNCH_FLAGS = [
+  "model",
+  "permissionMode",
+  "allowedTools",
+  "disallowedTools",
+  "systemPrompt",
+  "appendSystemPrompt",
+  "addDir",
+  "settings",
+  "mcpConfig",
+] as const satisfies readonly (keyof PrintInput)[];
+
+/** Rules between flags, with claude -p's own messages where it has the same rule. */
+export function checkPrintInput(input: PrintInput): void {
+  if (input.outputFormat === "stream-json" && !input.verbose)
+    throw new UsageError("When using --print, --output-format=stream-json requires --verbose");
+  if (input.inputFormat === "stream-json" && input.outputFormat !== "stream-json")
+    throw new UsageError("--input-format=stream-json requires output-format=stream-json.");
+  if (input.continue && input.resume !== undefined)
+    throw new UsageError("--continue and --resume name different conversations; give one");
+  if (input.inputFormat === "text" && input.prompt.trim() === "")
+    throw new UsageError("no prompt: give it as an argument or on stdin");
+}
+
+/** A provider session id (claude: a UUID), as opposed to a umbel worker name. */
+export function isSessionId(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
+/** `--input-format stream-json`: each line `{"type":"user","message":{"role":"user","content":…}}`. */
+export function parseStreamInput(text: string): string[] {
+  const prompts: string[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new UsageError(`stdin line ${i + 1} is not JSON (--input-format stream-json)`, { line: i + 1 });
+    }
+    const v = value as { type?: unknown; message?: { content?: unknown } };
+    if (v?.type !== "user")
+      throw new UsageError(`stdin line ${i + 1}: only {"type":"user",…} messages are supported`, {
+        line: i + 1,
+      });
+    const prompt = contentText(v.message?.content);
+    if (prompt === null)
+      throw new UsageError(
+        `stdin line ${i + 1}: the message content must be text (images are not supported)`,
+        {
+          line: i + 1,
+        },
+      );
+    prompts.push(prompt);
+  });
+  if (prompts.length === 0) throw new UsageError("no user message on stdin (--input-format stream-json)");
+  return prompts;
+}
+
+function contentText(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const texts: string[] = [];
+  for (const block of content) {
+    const b = block as { type?: unknown; text?: unknown } | null;
+    if (b?.type !== "text" || typeof b.text !== "string") return null;
+    texts.push(b.text);
+  }
+  return texts.join("\n");
+}

@@ -1,0 +1,172 @@
+import type { Outcome, OutcomeEvidence } from "./outcome.ts";
+import { describeFailure } from "./print.ts";
+import type { TurnSummary } from "./providers/types.ts";
+import type { OutcomeReason } from "./schemas.ts";
+
+/**
+ * claude -p's result object (2.1.332), filled from umbel's outcome and the turn's transcript.
+ * The key set depends on how the turn ended, exactly as claude -p's does; values umbel cannot know
+ * from the interactive TUI (cost, fast mode, subagent and safety stats, stream timings) are null.
+ */
+export type PrintEnding =
+  | { kind: "success"; text: string }
+  /** claude -p reports an API error as subtype "success" with is_error true, the error as result. */
+  | { kind: "api-error"; text: string }
+  | { kind: "max-turns"; maxTurns: number }
+  /** A umbel outcome claude -p has no equivalent for (input, timeout, idle, dead, aborted). */
+  | { kind: "failure"; reason: Exclude<OutcomeReason, "stop">; message: string };
+
+export type UmbelExtras = {
+  worker: string;
+  provider: string;
+  outcome: OutcomeReason | "max-turns";
+  exitCode: number;
+  evidence?: OutcomeEvidence;
+};
+
+export type ResultArgs = {
+  ending: PrintEnding;
+  summary: TurnSummary | null;
+  sessionId: string | null;
+  durationMs: number;
+  uuid: string;
+  resultIndex: number;
+  /** stream-json adds model_usage_since_last_result (this turn); modelUsage is the run's total. */
+  stream: boolean;
+  runModelUsage: Record<string, Record<string, unknown>>;
+  umbel: UmbelExtras;
+};
+
+/** The turn's ending from umbel's outcome (and whether --max-turns halted it). */
+export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number | null): PrintEnding {
+  if (maxTurnsHit !== null) return { kind: "max-turns", maxTurns: maxTurnsHit };
+  if (outcome.reason === "stop") return { kind: "success", text };
+  if (outcome.reason === "provider-error") return { kind: "api-error", text: describeFailure(outcome, text) };
+  return { kind: "failure", reason: outcome.reason, message: describeFailure(outcome, text) };
+}
+
+/** claude -p exits 1 for an API error and for max turns; umbel's own outcomes keep their codes. */
+export function endingExitCode(ending: PrintEnding, outcome: Outcome): number {
+  if (ending.kind === "success") return 0;
+  if (ending.kind === "api-error" || ending.kind === "max-turns") return 1;
+  return outcome.exitCode;
+}
+
+export function buildResult(a: ResultArgs): Record<string, unknown> {
+  const s = a.summary;
+  const e = a.ending;
+  const isError = e.kind !== "success";
+  const turns = Math.max(1, s?.assistantMessages ?? 0);
+  const head = {
+    duration_api_ms: s?.durationApiMs ?? null,
+    stop_reason: s?.stopReason ?? null,
+    session_id: a.sessionId ?? s?.sessionId ?? null,
+    total_cost_usd: null,
+    usage: s?.usage ?? null,
+    modelUsage: a.runModelUsage,
+    permission_denials: s?.permissionDenials ?? [],
+    terminal_reason: terminalReason(e),
+    fast_mode_state: null,
+    fast_mode_disabled_reason: null,
+    subagent_stats: null,
+    safety_stops: null,
+    is_error: isError,
+    num_turns: e.kind === "max-turns" ? e.maxTurns + 1 : turns,
+  };
+  const tail = {
+    type: "result",
+    duration_ms: a.durationMs,
+    uuid: a.uuid,
+    queued_turn_count: 0,
+    result_index: a.resultIndex,
+    ...(a.stream ? { model_usage_since_last_result: s?.modelUsage ?? {} } : {}),
+  };
+  switch (e.kind) {
+    case "success":
+      return {
+        ...head,
+        subtype: "success",
+        api_error_status: null,
+        result: e.text,
+        ttft_ms: s?.ttftMs ?? null,
+        ...tail,
+        ttft_stream_ms: null,
+        time_to_request_ms: s?.timeToRequestMs ?? null,
+        first_content_frame_ms: null,
+        umbel: a.umbel,
+      };
+    case "api-error":
+      return {
+        ...head,
+        subtype: "success",
+        api_error_status: s?.apiError?.status ?? null,
+        api_error_type: s?.apiError?.type ?? null,
+        result: e.text,
+        ...tail,
+        umbel: a.umbel,
+      };
+    case "max-turns":
+      return {
+        ...head,
+        subtype: "error_max_turns",
+        errors: [maxTurnsError(e.maxTurns)],
+        ...tail,
+        umbel: a.umbel,
+      };
+    case "failure":
+      return { ...head, subtype: "error_during_execution", errors: [e.message], ...tail, umbel: a.umbel };
+  }
+}
+
+/** The system/init line that opens each turn of stream-json, with the keys umbel can fill. */
+export function buildInit(a: {
+  cwd: string;
+  sessionId: string | null;
+  model: string | null;
+  permissionMode: string;
+  uuid: string;
+}): Record<string, unknown> {
+  return {
+    type: "system",
+    subtype: "init",
+    cwd: a.cwd,
+    session_id: a.sessionId,
+    model: a.model,
+    permissionMode: a.permissionMode,
+    uuid: a.uuid,
+  };
+}
+
+/** What claude -p prints on stdout for max turns in text mode (no trailing newline, as claude). */
+export function maxTurnsText(maxTurns: number): string {
+  return `Error: Reached max turns (${maxTurns})`;
+}
+
+/** Model usage summed key by key (numbers add; the rest keeps the later value). */
+export function addModelUsage(
+  total: Record<string, Record<string, unknown>>,
+  turn: Readonly<Record<string, Readonly<Record<string, unknown>>>>,
+): Record<string, Record<string, unknown>> {
+  const out = { ...total };
+  for (const [model, usage] of Object.entries(turn)) {
+    const have = out[model] ?? {};
+    const sum: Record<string, unknown> = { ...have };
+    for (const [key, value] of Object.entries(usage)) {
+      const prior = have[key];
+      sum[key] = typeof value === "number" && typeof prior === "number" ? prior + value : value;
+    }
+    out[model] = sum;
+  }
+  return out;
+}
+
+function maxTurnsError(maxTurns: number): string {
+  return `Reached maximum number of turns (${maxTurns})`;
+}
+
+function terminalReason(e: PrintEnding): string {
+  if (e.kind === "success") return "completed";
+  if (e.kind === "api-error") return "api_error";
+  if (e.kind === "max-turns") return "max_turns";
+  return e.reason;
+}

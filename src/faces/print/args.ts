@@ -1,0 +1,157 @@
+import { UsageError } from "../../core/errors.ts";
+import { parseEnvFlags } from "../../core/worker-env.ts";
+import { splitList } from "../cli/args.ts";
+
+/**
+ * argv of `umbel -p` as claude's CLI (commander) reads it: `--flag value` or `--flag=value`;
+ * variadic flags (`--allowedTools a b`, `--add-dir`, `--mcp-config`) take every following argument
+ * up to the next option, as claude's do; `--` ends the options. The result is raw input for
+ * PrintInput (zod decides what the values mean).
+ */
+type Kind = "flag" | "value" | "variadic" | "repeat";
+type Spec = { key: string; kind: Kind };
+
+const SPECS: Record<string, Spec> = {
+  "-p": { key: "print", kind: "flag" },
+  "--print": { key: "print", kind: "flag" },
+  "-h": { key: "help", kind: "flag" },
+  "--help": { key: "help", kind: "flag" },
+  "--output-format": { key: "outputFormat", kind: "value" },
+  "--input-format": { key: "inputFormat", kind: "value" },
+  "--verbose": { key: "verbose", kind: "flag" },
+  "--model": { key: "model", kind: "value" },
+  "--allowedTools": { key: "allowedTools", kind: "variadic" },
+  "--allowed-tools": { key: "allowedTools", kind: "variadic" },
+  "--disallowedTools": { key: "disallowedTools", kind: "variadic" },
+  "--disallowed-tools": { key: "disallowedTools", kind: "variadic" },
+  "--permission-mode": { key: "permissionMode", kind: "value" },
+  "--dangerously-skip-permissions": { key: "skipPermissions", kind: "flag" },
+  "--system-prompt": { key: "systemPrompt", kind: "value" },
+  "--append-system-prompt": { key: "appendSystemPrompt", kind: "value" },
+  "--max-turns": { key: "maxTurns", kind: "value" },
+  "-c": { key: "continue", kind: "flag" },
+  "--continue": { key: "continue", kind: "flag" },
+  "-r": { key: "resume", kind: "value" },
+  "--resume": { key: "resume", kind: "value" },
+  "--add-dir": { key: "addDir", kind: "variadic" },
+  "--settings": { key: "settings", kind: "value" },
+  "--mcp-config": { key: "mcpConfig", kind: "variadic" },
+  "--provider": { key: "provider", kind: "value" },
+  "--cwd": { key: "cwd", kind: "value" },
+  "--env": { key: "env", kind: "repeat" },
+  "--timeout": { key: "timeout", kind: "value" },
+  "--idle-timeout": { key: "idleTimeout", kind: "value" },
+  "--name": { key: "name", kind: "value" },
+};
+
+/** claude -p flags umbel does not mirror (yet): named in the error instead of "unknown option". */
+const NOT_MIRRORED = new Set([
+  "--agent",
+  "--agents",
+  "--betas",
+  "--effort",
+  "--fallback-model",
+  "--fork-session",
+  "--include-partial-messages",
+  "--json-schema",
+  "--max-budget-usd",
+  "--no-session-persistence",
+  "--permission-prompt-tool",
+  "--replay-user-messages",
+  "--session-id",
+  "--strict-mcp-config",
+  "--tools",
+]);
+
+export type PrintArgs = {
+  /** Raw input for PrintInput, minus the prompt (stdin is read later). */
+  raw: Record<string, unknown>;
+  /** Positional arguments joined by a space (claude takes one; a shell may split it). */
+  argvPrompt: string;
+  /** The --settings value as given: JSON text or a file path. */
+  settings: string | undefined;
+  help: boolean;
+};
+
+export function parsePrintArgs(argv: readonly string[]): PrintArgs {
+  const values: Record<string, string[]> = {};
+  const flags = new Set<string>();
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    const spec = SPECS[flag];
+    if (!spec) {
+      if (NOT_MIRRORED.has(flag))
+        throw new UsageError(`umbel -p does not support claude's ${flag}`, { flag });
+      throw new UsageError(`unknown option '${flag}' (see umbel -p --help)`, { flag });
+    }
+    const list = values[spec.key] ?? [];
+    values[spec.key] = list;
+    if (spec.kind === "flag") {
+      if (eq > 0) throw new UsageError(`option '${flag}' takes no value`, { flag });
+      flags.add(spec.key);
+    } else if (eq > 0) {
+      list.push(arg.slice(eq + 1));
+    } else if (spec.kind === "variadic") {
+      const start = list.length;
+      while (i + 1 < argv.length && !isOption(argv[i + 1] ?? "")) list.push(argv[++i] ?? "");
+      if (list.length === start) throw missing(flag);
+    } else {
+      if (i + 1 >= argv.length) throw missing(flag);
+      list.push(argv[++i] ?? "");
+    }
+  }
+  return { ...shape(values, flags), argvPrompt: positionals.join(" ") };
+}
+
+function shape(values: Record<string, string[]>, flags: Set<string>): Omit<PrintArgs, "argvPrompt"> {
+  const raw: Record<string, unknown> = {};
+  const last = (key: string) => values[key]?.at(-1);
+  for (const key of [
+    "outputFormat",
+    "inputFormat",
+    "model",
+    "permissionMode",
+    "systemPrompt",
+    "appendSystemPrompt",
+    "resume",
+    "provider",
+    "cwd",
+    "timeout",
+    "idleTimeout",
+    "name",
+  ]) {
+    const value = last(key);
+    if (value !== undefined) raw[key] = value;
+  }
+  const maxTurns = last("maxTurns");
+  if (maxTurns !== undefined) raw.maxTurns = /^\d+$/.test(maxTurns) ? Number(maxTurns) : maxTurns;
+  for (const key of ["allowedTools", "disallowedTools"]) {
+    const list = values[key];
+    if (list) raw[key] = list.flatMap(splitList);
+  }
+  for (const key of ["addDir", "mcpConfig"]) if (values[key]) raw[key] = values[key];
+  if (values.env) raw.env = parseEnvFlags(values.env);
+  if (flags.has("verbose")) raw.verbose = true;
+  if (flags.has("continue")) raw.continue = true;
+  if (flags.has("skipPermissions")) raw.permissionMode = "bypassPermissions";
+  return { raw, settings: last("settings"), help: flags.has("help") };
+}
+
+function isOption(arg: string): boolean {
+  return arg.startsWith("-") && arg !== "-";
+}
+
+function missing(flag: string): UsageError {
+  return new UsageError(`option '${flag}' argument missing`, { flag });
+}

@@ -1,0 +1,192 @@
+import { isAbsolute, resolve } from "node:path";
+import { readTextOrNull } from "../../adapters/files.ts";
+import { EXIT, UsageError } from "../../core/errors.ts";
+import type { Outcome } from "../../core/outcome.ts";
+import { checkPrintInput, PrintInput, parseStreamInput } from "../../core/print-input.ts";
+import {
+  addModelUsage,
+  buildInit,
+  buildResult,
+  decideEnding,
+  endingExitCode,
+  type PrintEnding,
+} from "../../core/print-result.ts";
+import { isJsonObjectText } from "../../core/schemas.ts";
+import { findSessionId } from "../../core/turn.ts";
+import type { Deps } from "../../operations/context.ts";
+import { runPrintTurn } from "../../operations/print-turn.ts";
+import { loadWorker, readEvents } from "../../operations/worker.ts";
+import { formatIssues } from "../cli/args.ts";
+import { parsePrintArgs } from "./args.ts";
+import HELP from "./help.md" with { type: "text" };
+import { createOutput, type PrintOutput } from "./output.ts";
+import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
+
+export type PrintIo = {
+  readonly deps: Deps;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly readStdin: () => Promise<string>;
+  readonly stdinIsTty: boolean;
+};
+
+/**
+ * `umbel -p [PROMPT]`: claude -p through the interactive TUI. Each prompt (one, or one per stdin line
+ * with --input-format stream-json) is a turn on one worker; an anonymous worker is purged on every
+ * exit path (SIGINT included: the signal aborts the operations and the finally below runs).
+ */
+export async function runPrint(argv: readonly string[], io: PrintIo): Promise<number> {
+  const args = parsePrintArgs(argv);
+  if (args.help) {
+    io.out(HELP);
+    return EXIT.ok;
+  }
+  const input = await readInput(args, io);
+  const prompts = input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt];
+  const output = createOutput(input.outputFormat, input.verbose, io.out);
+  const started = io.deps.clock.now();
+  let worker: PrintWorker | null = null;
+  try {
+    worker = await acquireWorker(io.deps, input, io.err);
+    if (worker.kind === "dead") return reportDead(io, input, output, worker, started);
+    const { meta } = await loadWorker(io.deps, worker.name);
+    let runModelUsage: Record<string, Record<string, unknown>> = {};
+    let code: number = EXIT.ok;
+    for (const [index, prompt] of prompts.entries()) {
+      const turnStarted = index === 0 ? started : io.deps.clock.now();
+      const events = await readEvents(io.deps, worker.name);
+      output.init(
+        buildInit({
+          cwd: meta.cwd,
+          sessionId: findSessionId(events) ?? meta.sessionId,
+          model: lastString(events, "model") ?? meta.model ?? null,
+          permissionMode: lastString(events, "permission_mode") ?? meta.permissionMode ?? "default",
+          uuid: crypto.randomUUID(),
+        }),
+      );
+      const turn = await runPrintTurn(
+        io.deps,
+        {
+          name: worker.name,
+          prompt,
+          maxTurns: input.maxTurns,
+          timeout: input.timeout,
+          idleTimeout: input.idleTimeout,
+        },
+        (message) => output.message(message),
+      );
+      const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit);
+      code = endingExitCode(ending, turn.outcome);
+      runModelUsage = addModelUsage(runModelUsage, turn.summary?.modelUsage ?? {});
+      const result = buildResult({
+        ending,
+        summary: turn.summary,
+        sessionId: turn.sessionId ?? findSessionId(await readEvents(io.deps, worker.name)),
+        durationMs: io.deps.clock.now() - turnStarted,
+        uuid: crypto.randomUUID(),
+        resultIndex: index,
+        stream: input.outputFormat === "stream-json",
+        runModelUsage,
+        umbel: extras(worker.name, input.provider, turn.outcome, ending, code),
+      });
+      output.result(result, ending);
+      if (ending.kind === "failure") io.err(`umbel: ${ending.message}\n`);
+      if (code !== EXIT.ok) break;
+    }
+    output.end();
+    return code;
+  } finally {
+    await releaseWorker(io.deps, worker);
+  }
+}
+
+async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): Promise<PrintInput> {
+  const stdin = io.stdinIsTty ? "" : await io.readStdin();
+  const streamInput = args.raw.inputFormat === "stream-json";
+  if (streamInput && args.argvPrompt !== "")
+    throw new UsageError("a prompt argument cannot be combined with --input-format stream-json");
+  const prompt = streamInput
+    ? stdin
+    : [args.argvPrompt, stdin.replace(/\n$/, "")].filter((p) => p !== "").join("\n");
+  const raw: Record<string, unknown> = { ...args.raw, prompt };
+  if (args.settings !== undefined)
+    raw.settings = await readSettings(args.settings, args.raw.cwd, io.deps.cwd);
+  const parsed = PrintInput.safeParse(raw);
+  if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
+  checkPrintInput(parsed.data);
+  return parsed.data;
+}
+
+/** claude's --settings: JSON text, or else a file path (resolved where the worker runs). */
+async function readSettings(value: string, cwd: unknown, here: string): Promise<string> {
+  if (isJsonObjectText(value)) return value;
+  const base = typeof cwd === "string" ? resolve(here, cwd) : here;
+  const path = isAbsolute(value) ? value : resolve(base, value);
+  const text = await readTextOrNull(path);
+  if (text === null) throw new UsageError(`Settings file not found: ${path}`, { path });
+  if (!isJsonObjectText(text)) throw new UsageError(`--settings ${path}: not a JSON object`, { path });
+  return text;
+}
+
+function reportDead(
+  io: PrintIo,
+  input: PrintInput,
+  output: PrintOutput,
+  worker: Extract<PrintWorker, { kind: "dead" }>,
+  started: number,
+): number {
+  const exit = worker.exit?.signal
+    ? ` (signal ${worker.exit.signal})`
+    : worker.exit?.exitCode !== undefined
+      ? ` (exit ${worker.exit.exitCode})`
+      : "";
+  const message = `worker ${worker.name} is ${worker.state}${exit}; kill --purge it to start over`;
+  const outcome: Outcome = {
+    reason: "dead",
+    exitCode: EXIT.dead,
+    name: worker.name,
+    baseline: 0,
+    elapsedMs: 0,
+    evidence: { exit: worker.exit, screen: worker.screen },
+  };
+  const ending: PrintEnding = { kind: "failure", reason: "dead", message };
+  output.result(
+    buildResult({
+      ending,
+      summary: null,
+      sessionId: null,
+      durationMs: io.deps.clock.now() - started,
+      uuid: crypto.randomUUID(),
+      resultIndex: 0,
+      stream: input.outputFormat === "stream-json",
+      runModelUsage: {},
+      umbel: extras(worker.name, input.provider, outcome, ending, EXIT.dead),
+    }),
+    ending,
+  );
+  output.end();
+  io.err(`umbel: ${message}\n`);
+  return EXIT.dead;
+}
+
+function extras(worker: string, provider: string, outcome: Outcome, ending: PrintEnding, exitCode: number) {
+  return {
+    worker,
+    provider,
+    outcome: ending.kind === "max-turns" ? ("max-turns" as const) : outcome.reason,
+    exitCode,
+    // What umbel saw when the turn did not end cleanly (the prompt, the screen, the exit record).
+    ...(ending.kind === "failure" || ending.kind === "api-error" ? { evidence: outcome.evidence } : {}),
+  };
+}
+
+function lastString(
+  events: readonly { payload: Readonly<Record<string, unknown>> }[],
+  key: string,
+): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const value = events[i]?.payload[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return null;
+}

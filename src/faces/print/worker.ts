@@ -1,0 +1,120 @@
+import { isAbsolute, resolve } from "node:path";
+import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
+import type { Meta } from "../../core/meta.ts";
+import type { ExitRecord } from "../../core/outcome.ts";
+import { isSessionId, LAUNCH_FLAGS, type PrintInput } from "../../core/print-input.ts";
+import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
+import type { Deps } from "../../operations/context.ts";
+import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
+import { killWorker } from "../../operations/kill.ts";
+import { spawnWorker } from "../../operations/spawn.ts";
+import { statusOf } from "../../operations/status.ts";
+import { lastScreen, loadWorker, screenTail } from "../../operations/worker.ts";
+
+export type PrintWorker =
+  | { kind: "ready"; name: string; anonymous: boolean }
+  /** A named worker that died: reported with its evidence, never silently respawned. */
+  | { kind: "dead"; name: string; state: string; exit: ExitRecord | null; screen: string };
+
+/**
+ * Which worker runs the turn:
+ * - `--resume R`: the worker named R; else the live worker holding session R; else, when R is a
+ *   session id, a new worker that resumes it (claude --resume R); else "no such worker" (3).
+ * - `--continue`: `--name N` if it exists; else the live worker in this cwd used last; else a new
+ *   worker continuing the CLI's most recent conversation here (claude --continue).
+ * - `--name N`: N, created if needed (a warm session). Otherwise an anonymous worker.
+ */
+export async function acquireWorker(
+  deps: Deps,
+  input: PrintInput,
+  note: (text: string) => void,
+): Promise<PrintWorker> {
+  const named = input.name;
+  if (input.resume !== undefined) {
+    const r = input.resume;
+    if (WorkerName.safeParse(r).success && (await deps.store.exists(r))) {
+      if (named && named !== r) throw new UsageError("--name and --resume name different workers");
+      return reuse(deps, r, input, note);
+    }
+    const holder = await findWorkerBySession(deps, r);
+    if (holder) {
+      if (named && named !== holder.name)
+        throw new UsageError(`session ${r} runs in worker ${holder.name}, not ${named}`);
+      return reuse(deps, holder.name, input, note);
+    }
+    if (!isSessionId(r))
+      throw new WorkerNotFoundError(`no worker or ${input.provider} session named ${r}`, { name: r });
+    if (named && (await deps.store.exists(named)))
+      throw new UsageError(
+        `worker ${named} exists and holds another session; pick a new --name to resume ${r}`,
+      );
+    return create(deps, input, { resumeSession: r });
+  }
+  if (named && (await deps.store.exists(named))) return reuse(deps, named, input, note);
+  if (input.continue) {
+    const cwd = resolveCwd(deps, input.cwd);
+    const recent = await findRecentWorker(deps, { cwd, provider: input.provider });
+    if (recent) return reuse(deps, recent.name, input, note);
+    return create(deps, input, { continueSession: true });
+  }
+  return create(deps, input, {});
+}
+
+/** An anonymous worker is removed on every exit path; a named one is kept (warm). */
+export async function releaseWorker(deps: Deps, worker: PrintWorker | null): Promise<void> {
+  if (worker?.kind !== "ready" || !worker.anonymous) return;
+  await killWorker({ ...deps, signal: undefined }, { name: worker.name, purge: true }).catch(() => undefined);
+}
+
+async function create(
+  deps: Deps,
+  input: PrintInput,
+  how: { resumeSession?: string; continueSession?: boolean },
+): Promise<PrintWorker> {
+  const anonymous = input.name === undefined;
+  const name = input.name ?? `p-${crypto.randomUUID().slice(0, 8)}`;
+  const spawn: SpawnInput = { name, provider: input.provider, ...how };
+  for (const key of [...LAUNCH_FLAGS, "cwd", "env"] as const) {
+    if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
+  }
+  await spawnWorker(deps, spawn); // on failure spawn unwinds what it made
+  return { kind: "ready", name, anonymous };
+}
+
+async function reuse(
+  deps: Deps,
+  name: string,
+  input: PrintInput,
+  note: (text: string) => void,
+): Promise<PrintWorker> {
+  const status = await statusOf(deps, name);
+  if (status.state === "dead" || status.state === "killed") {
+    const screen = screenTail(await lastScreen(deps, name).catch(() => null));
+    return { kind: "dead", name, state: status.state, exit: status.exit, screen };
+  }
+  const { meta } = await loadWorker(deps, name);
+  const given = LAUNCH_FLAGS.filter((key) => input[key] !== undefined && !matchesMeta(meta, key, input));
+  if (given.length > 0) {
+    note(
+      `umbel: worker ${name} is already running; launch flags apply only when a worker starts (ignored: ${given.map(flagName).join(", ")})\n`,
+    );
+  }
+  return { kind: "ready", name, anonymous: false };
+}
+
+/** The worker was started with this very value (meta records model, permission mode, allowed tools). */
+function matchesMeta(meta: Meta, key: (typeof LAUNCH_FLAGS)[number], input: PrintInput): boolean {
+  if (key === "model") return meta.model === input.model;
+  if (key === "permissionMode") return meta.permissionMode === input.permissionMode;
+  if (key === "allowedTools") return JSON.stringify(meta.allowedTools) === JSON.stringify(input.allowedTools);
+  return false;
+}
+
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function resolveCwd(deps: Deps, cwd: string | undefined): string {
+  if (cwd === undefined) return deps.cwd;
+  return isAbsolute(cwd) ? cwd : resolve(deps.cwd, cwd);
+}

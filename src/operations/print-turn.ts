@@ -1,0 +1,135 @@
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { writeFileAtomic } from "../adapters/files.ts";
+import { type FileTail, fileSize, tailFile } from "../adapters/tail.ts";
+import type { Outcome } from "../core/outcome.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/types.ts";
+import { findTranscriptPath } from "../core/turn.ts";
+import type { Deps } from "./context.ts";
+import { readAnswer } from "./read.ts";
+import { sendPrompt } from "./send.ts";
+import { waitForTurn } from "./wait.ts";
+import { loadWorker, readEvents } from "./worker.ts";
+
+export type PrintTurnInput = {
+  name: string;
+  prompt: string;
+  maxTurns?: number | undefined;
+  timeout?: number | undefined;
+  idleTimeout?: number | undefined;
+};
+
+export type PrintTurn = {
+  outcome: Outcome;
+  /** --max-turns stopped the turn (the value), or null. */
+  maxTurnsHit: number | null;
+  summary: TurnSummary | null;
+  /** The final answer (stop) or the error text (provider-error); "" otherwise. */
+  text: string;
+  sessionId: string | null;
+};
+
+/** How long the transcript may lag the hook that ended the turn (claude: turn_duration ~20-40 ms). */
+const DRAIN_MS = 3000;
+/** The folders are watched; this is only the safety net for coalesced fs events. */
+const SAFETY_POLL_MS = 1000;
+
+/**
+ * One `umbel -p` turn on a ready worker: send, then wait for the outcome while following the
+ * transcript (each new message goes to `onMessage` as it lands, in claude's stream-json shape).
+ *
+ * --max-turns: claude -p lets the model run N API turns, runs the tools of the Nth, and stops
+ * before asking again. The interactive TUI ignores the flag, so once the Nth assistant message
+ * appears umbel arms `events/halt.json`, which the hook prints for the next PostToolUse:
+ * `{"continue":false}` stops claude right after that tool (no Stop hook fires; the transcript ends
+ * the turn with system/turn_duration). If the halt came too late (an N+1th message appears), Escape
+ * interrupts the turn instead.
+ */
+export async function runPrintTurn(
+  deps: Deps,
+  input: PrintTurnInput,
+  onMessage: (message: StreamMessage) => void = () => {},
+): Promise<PrintTurn> {
+  const { name } = input;
+  const worker = await loadWorker(deps, name);
+  const events = deps.store.paths(name).events;
+  const haltPath = join(events, "halt.json");
+  await rm(haltPath, { force: true });
+  const transcriptPath = findTranscriptPath(await readEvents(deps, name));
+  const offset = transcriptPath ? await fileSize(transcriptPath) : 0;
+  const sent = await sendPrompt(deps, { name, prompt: input.prompt });
+  const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
+  const tail = transcriptPath && tracker ? tailFile(transcriptPath, offset, [events]) : null;
+  const halt = new AbortController();
+  const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
+  const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };
+
+  async function pump(t: FileTail, tr: TurnTracker): Promise<void> {
+    for (const line of await t.read()) for (const message of tr.push(line)) onMessage(message);
+    const max = input.maxTurns;
+    if (max === undefined || follow.halted) return;
+    const s = tr.summary();
+    if (!follow.armed && s.assistantMessages >= max) {
+      follow.armed = true;
+      await writeFileAtomic(haltPath, `${JSON.stringify(haltOutput(max))}\n`);
+    }
+    if (follow.armed && (s.complete || s.assistantMessages > max)) {
+      follow.halted = true;
+      if (!s.complete) await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
+      halt.abort();
+    }
+  }
+
+  const following = (async () => {
+    if (!tail || !tracker) return;
+    for (;;) {
+      await pump(tail, tracker);
+      if (follow.drainUntil?.()) return;
+      await tail.next(SAFETY_POLL_MS);
+    }
+  })();
+
+  let outcome: Outcome;
+  try {
+    outcome = await waitForTurn(
+      { ...deps, signal },
+      { name, after: sent.baseline, timeout: input.timeout, idleTimeout: input.idleTimeout },
+    );
+  } finally {
+    // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
+    const until = deps.clock.now() + DRAIN_MS;
+    follow.drainUntil = () => {
+      const s = tracker?.summary();
+      const done = s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined);
+      return done || deps.clock.now() >= until || !waitedForEnd(outcome);
+    };
+    tail?.poke();
+    await following.catch(() => undefined);
+    tail?.close();
+    await rm(haltPath, { force: true }).catch(() => undefined);
+  }
+  // A stop that came first wins: the Nth message was the final answer (claude -p: success).
+  const maxTurnsHit =
+    follow.halted && outcome.reason === "aborted" && !deps.signal?.aborted ? (input.maxTurns ?? null) : null;
+  const answer =
+    maxTurnsHit === null && (outcome.reason === "stop" || outcome.reason === "provider-error")
+      ? await readAnswer(deps, { name, after: sent.baseline })
+      : null;
+  return {
+    outcome,
+    maxTurnsHit,
+    summary: tracker?.summary() ?? null,
+    text: answer?.text ?? "",
+    sessionId: answer?.sessionId ?? tracker?.summary().sessionId ?? null,
+  };
+}
+
+/** What the hook prints for PostToolUse while halted (claude: stop after this tool). */
+function haltOutput(maxTurns: number): Record<string, unknown> {
+  return { continue: false, stopReason: `Reached maximum number of turns (${maxTurns})` };
+}
+
+/** Outcomes after which the transcript still gets the turn's last lines. */
+function waitedForEnd(outcome: Outcome | undefined): boolean {
+  return outcome?.reason === "stop" || outcome?.reason === "provider-error";
+}

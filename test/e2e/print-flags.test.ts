@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+/**
+ * `umbel -p` claude -p features through the fake claude: stream-json output and input, launch flags
+ * reaching the CLI, --settings merging, session resume and continue, umbel's own outcomes as
+ * is_error results. The real tier compares the same against the real claude -p.
+ */
+
+const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+const lines = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+const kinds = (messages: Record<string, unknown>[]) =>
+  messages.map((m) => (m.subtype === "init" ? "init" : String(m.type)));
+
+let sb: Sandbox;
+let log: string;
+beforeAll(async () => {
+  sb = await createSandbox();
+  log = join(sb.dir, "fake.log");
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+describe("umbel -p output formats", () => {
+  test("stream-json: init, each assistant line as written, then the result", async () => {
+    const r = await sb.umbel(["-p", "fake:multi", "--output-format", "stream-json", "--verbose"]);
+    const out = lines(r.stdout);
+    expect(kinds(out)).toEqual(["init", "assistant", "assistant", "result"]);
+    expect(out[0]).toMatchObject({
+      type: "system",
+      subtype: "init",
+      cwd: sb.work,
+      session_id: expect.any(String),
+    });
+    expect(out[1]).toMatchObject({
+      message: { content: [{ type: "text", text: "Part one." }] },
+      parent_tool_use_id: null,
+    });
+    expect(out[3]).toMatchObject({
+      subtype: "success",
+      result: "Part one.\n\nPart two.",
+      num_turns: 1,
+      model_usage_since_last_result: expect.any(Object),
+    });
+    expect(r.code).toBe(0);
+  });
+
+  test("stream-json needs --verbose, as in claude -p", async () => {
+    const r = await sb.umbel(["-p", "x", "--output-format", "stream-json"]);
+    expect(r.stderr).toContain("--output-format=stream-json requires --verbose");
+    expect(r.code).toBe(2);
+  });
+
+  test("json --verbose: one array of every message ending with the result", async () => {
+    const r = await sb.umbel(["-p", "fake:reply arr", "--output-format", "json", "--verbose"]);
+    const all = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(kinds(all)).toEqual(["init", "assistant", "result"]);
+    expect(all[2]).toMatchObject({ result: "arr" });
+  });
+
+  test("--input-format stream-json: one turn per stdin message, on one conversation", async () => {
+    const stdin = ["fake:history", "fake:history"]
+      .map((content) => JSON.stringify({ type: "user", message: { role: "user", content } }))
+      .join("\n");
+    const r = await sb.umbel(
+      ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
+      {
+        stdin,
+      },
+    );
+    const out = lines(r.stdout);
+    expect(kinds(out)).toEqual(["init", "assistant", "result", "init", "assistant", "result"]);
+    const results = out.filter((m) => m.type === "result");
+    expect(results.map((m) => m.result)).toEqual([
+      "HISTORY n=0 last=none",
+      `HISTORY n=1 last=${sha12("fake:history")}`,
+    ]);
+    expect(results.map((m) => m.result_index)).toEqual([0, 1]);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe("umbel -p launch flags", () => {
+  test("system prompts, tool lists, dirs and MCP configs reach the CLI; --settings is merged into one", async () => {
+    const extra = join(sb.dir, "extra");
+    mkdirSync(extra, { recursive: true });
+    const r = await sb.umbel([
+      "-p",
+      "fake:reply flags",
+      "--system-prompt",
+      "SYS;",
+      "--append-system-prompt",
+      "APPENDED",
+      "--disallowedTools",
+      "Bash",
+      "Edit",
+      "--add-dir",
+      extra,
+      "--mcp-config",
+      '{"mcpServers":{}}',
+      "--settings",
+      '{"env":{"FOO":"bar"}}',
+      "--model",
+      "claude-sonnet-5",
+      "--env",
+      `FAKE_CLAUDE_LOG=${log}`,
+    ]);
+    expect(r.stdout).toBe("flags\n");
+    const argv = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("argv: "))
+      .at(-1);
+    for (const flag of [
+      "--system-prompt=SYS;",
+      "--append-system-prompt=APPENDED",
+      "--disallowedTools=Bash,Edit",
+      `--add-dir=${extra}`,
+      '--mcp-config={"mcpServers":{}}',
+      "--model claude-sonnet-5",
+    ])
+      expect(argv).toContain(flag);
+    expect(argv?.match(/--settings /g)).toHaveLength(1);
+    expect(argv).toContain('"env":{"FOO":"bar"}');
+    expect(argv).toContain('"hooks":{');
+  });
+
+  test("--settings FILE is read (relative to the working directory); a missing one is a usage error", async () => {
+    writeFileSync(join(sb.work, "s.json"), '{"env":{"FROM":"file"}}');
+    const r = await sb.umbel([
+      "-p",
+      "fake:reply ok",
+      "--settings",
+      "s.json",
+      "--env",
+      `FAKE_CLAUDE_LOG=${log}`,
+    ]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(log, "utf8")).toContain('"env":{"FROM":"file"}');
+    const missing = await sb.umbel(["-p", "x", "--settings", "nope.json"]);
+    expect(missing.stderr).toContain(`Settings file not found: ${join(sb.work, "nope.json")}`);
+    expect(missing.code).toBe(2);
+  });
+
+  test("launch flags given to a running worker are reported as not applied", async () => {
+    await sb.umbel(["-p", "fake:reply one", "--name", "flagged", "--model", "m1"]);
+    const same = await sb.umbel(["-p", "fake:reply two", "--name", "flagged", "--model", "m1"]);
+    expect(same.stderr).toBe("");
+    const other = await sb.umbel(["-p", "fake:reply three", "--name", "flagged", "--system-prompt", "x"]);
+    expect(other.stdout).toBe("three\n");
+    expect(other.stderr).toContain("ignored: --system-prompt");
+    await sb.umbel(["kill", "flagged", "--purge"]);
+  });
+});
+
+describe("umbel -p conversations", () => {
+  test("--resume <session id> of an earlier anonymous run continues that conversation", async () => {
+    const first = JSON.parse((await sb.umbel(["-p", "fake:history", "--output-format", "json"])).stdout);
+    const again = await sb.umbel([
+      "-p",
+      "fake:history",
+      "--resume",
+      first.session_id,
+      "--output-format",
+      "json",
+    ]);
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      result: `HISTORY n=1 last=${sha12("fake:history")}`,
+      session_id: first.session_id,
+    });
+  });
+
+  test("--continue picks the live worker of this directory used last", async () => {
+    await sb.umbel(["-p", "fake:history", "--name", "recent"]);
+    const r = await sb.umbel(["-p", "fake:history", "-c", "--output-format", "json"]);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      result: `HISTORY n=1 last=${sha12("fake:history")}`,
+      umbel: { worker: "recent" },
+    });
+    await sb.umbel(["kill", "recent", "--purge"]);
+  });
+});
+
+describe("umbel -p outcomes claude -p has no equivalent for", () => {
+  test.each([
+    [["fake:permission", "--permission-mode", "manual"], 126, "input", "needs input"],
+    [["fake:hang", "--timeout", "1s"], 124, "timeout", "timed out after 1s"],
+    [["fake:die 3"], 125, "dead", "the worker died (exit 3)"],
+  ])("%j → exit %d, error_during_execution", async (args, code, outcome, message) => {
+    const r = await sb.umbel(["-p", ...args, "--output-format", "json"]);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      errors: [expect.stringContaining(message)],
+      terminal_reason: outcome,
+      umbel: { outcome, exitCode: code, evidence: expect.any(Object) },
+    });
+    expect(r.stderr).toContain(message);
+    expect(r.code).toBe(code);
+  });
+});

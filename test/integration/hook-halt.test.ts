@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** hooks/hook.sh: append every payload; print events/halt.json for PostToolUse(Failure) only. */
+const HOOK = join(import.meta.dir, "..", "..", "hooks", "hook.sh");
+const HALT = '{"continue":false,"stopReason":"Reached maximum number of turns (1)"}\n';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "umbel-hook-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function fire(event: string): Promise<string> {
+  const child = Bun.spawn(["sh", HOOK, join(dir, "hooks.jsonl")], {
+    stdin: new Blob([`{"hook_event_name":"${event}",\n"x":1}`]),
+    stdout: "pipe",
+  });
+  const out = await new Response(child.stdout).text();
+  expect(await child.exited).toBe(0);
+  return out;
+}
+
+describe("hook.sh", () => {
+  test("prints nothing without a halt file; the payload is one line in the log", async () => {
+    expect(await fire("PostToolUse")).toBe("");
+    expect(await readFile(join(dir, "hooks.jsonl"), "utf8")).toBe(
+      '{"hook_event_name":"PostToolUse","x":1}\n',
+    );
+  });
+
+  test.each([
+    ["PostToolUse", HALT],
+    ["PostToolUseFailure", HALT],
+    ["Stop", ""],
+    ["UserPromptSubmit", ""],
+    ["PreToolUse", ""],
+  ])("with events/halt.json, %s prints %j", async (event, expected) => {
+    await writeFile(join(dir, "halt.json"), HALT);
+    try {
+      expect(await fire(event)).toBe(expected);
+    } finally {
+      await rm(join(dir, "halt.json"), { force: true });
+    }
+  });
+});

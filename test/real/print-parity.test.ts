@@ -1,0 +1,420 @@
+// `umbel -p` against the real `claude -p` (2.1.332), both on the same stub model: for each mirrored
+// flag, equal `result`, equal JSON keys, equal exit codes; values that must differ (durations, ids)
+// are compared by type, and the values umbel cannot know from the TUI must be null. The pairs run
+// concurrently (each in its own claude home and directory) to keep the file near a minute.
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
+import { UMBEL } from "../helpers/sandbox.ts";
+import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
+import type { StubRequest } from "../stub-model/types.ts";
+import { claudeEnv, seedClaudeHome } from "./claude-home.ts";
+import { requireRealClaude } from "./real-bin.ts";
+
+const claude = requireRealClaude("test/real/print-parity.test.ts");
+const API_KEY = "sk-ant-parity-0123456789abcdefghijklmnop";
+const RUN_TIMEOUT_MS = 60_000;
+/** The host has 2 cores here: more than 3 TUIs starting at once only queue on the CPU. */
+const CONCURRENCY = 3;
+// A test waits for its pair, which may queue behind others (the file takes ~1-1.5 min in all).
+setDefaultTimeout(150_000);
+
+/** Keys umbel fills with null by design: not in the interactive transcript (docs/cli-reference.md). */
+const NULL_IN_UMBEL = [
+  "total_cost_usd",
+  "fast_mode_state",
+  "fast_mode_disabled_reason",
+  "subagent_stats",
+  "safety_stops",
+  "ttft_stream_ms",
+  "first_content_frame_ms",
+];
+/** Keys whose values must be equal; every other key is compared by type. */
+const EQUAL = [
+  "type",
+  "subtype",
+  "is_error",
+  "result",
+  "num_turns",
+  "stop_reason",
+  "terminal_reason",
+  "api_error_status",
+  "api_error_type",
+  "errors",
+  "queued_turn_count",
+  "result_index",
+];
+
+type Run = { code: number; stdout: string; stderr: string };
+type Json = Record<string, unknown>;
+type Case = { args: string[]; stdin?: string; dirs?: string[] };
+type Pair = { claude: Run; umbel: Run; dirs: string[] };
+type Conversations = { cc: Run; uc: Run; first: Json; second: Json; third: Json };
+type Warm = { again: Run; dead: Run };
+
+const CASES = {
+  text: { args: ["parity text"] },
+  json: { args: ["parity json", "--output-format", "json"] },
+  "json --verbose": { args: ["parity verbose", "--output-format", "json", "--verbose"] },
+  "stream-json": {
+    args: [
+      "stub:bash echo parity-stream",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--permission-mode",
+      "bypassPermissions",
+    ],
+  },
+  "input stream-json": {
+    args: ["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"],
+    stdin: ["parity input one", "parity input two"]
+      .map((content) => JSON.stringify({ type: "user", message: { role: "user", content } }))
+      .join("\n"),
+  },
+  "--model": { args: ["parity model", "--model", "claude-sonnet-5", "--output-format", "json"] },
+  "--allowedTools": {
+    args: ["stub:bash echo parity-allowed", "--allowedTools", "Bash", "--output-format", "json"],
+  },
+  "--disallowedTools": {
+    args: ["stub:bash echo parity-disallowed", "--disallowedTools", "Bash", "--output-format", "json"],
+  },
+  "--permission-mode": {
+    args: [
+      "stub:bash echo parity-bypass",
+      "--permission-mode",
+      "bypassPermissions",
+      "--output-format",
+      "json",
+    ],
+  },
+  "--permission-mode dontAsk": {
+    args: ["stub:write parity-denied.txt no", "--permission-mode", "dontAsk", "--output-format", "json"],
+  },
+  "--append-system-prompt": {
+    args: ["parity append", "--append-system-prompt", "PARITY-APPENDED", "--output-format", "json"],
+  },
+  "--system-prompt": {
+    args: ["parity system", "--system-prompt", "PARITY-SYSTEM", "--output-format", "json"],
+  },
+  "--max-turns json": {
+    args: [
+      "stub:bash echo parity-turns",
+      "--max-turns",
+      "1",
+      "--permission-mode",
+      "bypassPermissions",
+      "--output-format",
+      "json",
+    ],
+  },
+  "--max-turns text": {
+    args: ["stub:bash echo parity-turns-text", "--max-turns", "1", "--permission-mode", "bypassPermissions"],
+  },
+  "--add-dir": {
+    args: ["parity add-dir", "--add-dir", "$EXTRA", "--output-format", "json"],
+    dirs: ["extra"],
+  },
+  "--settings": {
+    args: [
+      "stub:bash echo $PARITY_FROM_SETTINGS",
+      "--settings",
+      '{"env":{"PARITY_FROM_SETTINGS":"set-by-settings"}}',
+      "--permission-mode",
+      "bypassPermissions",
+      "--output-format",
+      "json",
+    ],
+  },
+  "--mcp-config": { args: ["parity mcp", "--mcp-config", '{"mcpServers":{}}', "--output-format", "json"] },
+  "API error": { args: ["stub:error 500", "--output-format", "json"] },
+} satisfies Record<string, Case>;
+
+describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", () => {
+  let stub: StubModel;
+  let root: string;
+  const state = () => join(root, "umbel-state");
+  const pairs = new Map<string, Promise<Pair>>();
+  // Assigned in beforeAll; a test awaits what its task returns.
+  let conversations: Promise<Conversations> = Promise.reject(new Error("not started"));
+  let warm: Promise<Warm> = Promise.reject(new Error("not started"));
+  conversations.catch(() => undefined);
+  warm.catch(() => undefined);
+
+  beforeAll(async () => {
+    stub = await startStubModel({ dialect: "anthropic" });
+    root = mkdtempSync(join(tmpdir(), "umbel-parity-"));
+    const limit = limiter(CONCURRENCY);
+    // The sequences are the longest: they start first.
+    conversations = limit(runConversations);
+    warm = limit(runWarm);
+    for (const [label, c] of Object.entries(CASES) as [string, Case][])
+      pairs.set(
+        label,
+        limit(() => runPair(label, c)),
+      );
+    for (const p of [...pairs.values(), conversations, warm]) p.catch(() => undefined);
+  });
+  afterAll(async () => {
+    await Promise.allSettled([...pairs.values(), conversations, warm]);
+    await createTmux({ socket: deriveSocket(state(), undefined), hostEnv: process.env })
+      .killServer()
+      .catch(() => undefined);
+    await stub.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** A claude home and a working directory of its own (plus named extra folders, untrusted). */
+  function place(label: string, extra: string[] = []) {
+    const dir = join(root, label.replace(/[^a-z0-9]+/gi, "-"));
+    const work = join(dir, "work");
+    mkdirSync(work, { recursive: true });
+    const dirs = extra.map((name) => join(dir, name));
+    for (const d of dirs) mkdirSync(d, { recursive: true });
+    const home = seedClaudeHome(join(dir, "claude"), { apiKey: API_KEY, trustedDirs: [work] });
+    const env = claudeEnv(home, { baseUrl: stub.url, apiKey: API_KEY, sandbox: true });
+    return { work, dirs, env: { ...env, UMBEL_HOME: state(), UMBEL_CLAUDE_BIN: claude ?? "claude" } };
+  }
+
+  async function run(
+    bin: string,
+    args: string[],
+    at: { work: string; env: Record<string, string> },
+    stdin?: string,
+  ) {
+    const child = Bun.spawn([bin, ...args], {
+      cwd: at.work,
+      env: at.env,
+      stdin: stdin === undefined ? "ignore" : new Blob([stdin]),
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: RUN_TIMEOUT_MS,
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
+    return { code, stdout, stderr };
+  }
+
+  const viaClaude = (args: string[], at: ReturnType<typeof place>, stdin?: string) =>
+    run(claude ?? "claude", ["-p", ...args], at, stdin);
+  const viaUmbel = (args: string[], at: ReturnType<typeof place>, stdin?: string) =>
+    run(UMBEL, ["-p", ...args, "--env", "ANTHROPIC_API_KEY"], at, stdin);
+
+  async function runPair(label: string, c: Case): Promise<Pair> {
+    const at = place(label, c.dirs);
+    const args = c.args.map((a) => (a === "$EXTRA" ? (at.dirs[0] ?? a) : a));
+    const ofClaude = await viaClaude(args, at, c.stdin);
+    const ofUmbel = await viaUmbel(args, at, c.stdin);
+    return { claude: ofClaude, umbel: ofUmbel, dirs: at.dirs };
+  }
+
+  async function runConversations(): Promise<Conversations> {
+    const c = place("continue-claude");
+    const u = place("continue-umbel");
+    await viaClaude(["parity continue claude one"], c);
+    const cc = await viaClaude(["parity continue claude two", "-c"], c);
+    await viaUmbel(["parity continue umbel one"], u);
+    const uc = await viaUmbel(["parity continue umbel two", "-c"], u);
+    const x = place("resume-across");
+    const first = parse(await viaClaude(["parity resume one", "--output-format", "json"], x));
+    const second = parse(
+      await viaUmbel(
+        ["parity resume two", "--resume", String(first.session_id), "--output-format", "json"],
+        x,
+      ),
+    );
+    const third = parse(
+      await viaClaude(
+        ["parity resume three", "--resume", String(second.session_id), "--output-format", "json"],
+        x,
+      ),
+    );
+    return { cc, uc, first, second, third };
+  }
+
+  async function runWarm(): Promise<Warm> {
+    const w = place("warm");
+    await viaUmbel(["parity warm one", "--name", "parity-warm"], w);
+    const again = await viaUmbel(["parity warm two", "--name", "parity-warm"], w);
+    await run(UMBEL, ["kill", "parity-warm"], w);
+    const dead = await viaUmbel(["parity warm three", "--name", "parity-warm", "--output-format", "json"], w);
+    await run(UMBEL, ["kill", "parity-warm", "--purge"], w);
+    return { again, dead };
+  }
+
+  const pair = (label: string): Promise<Pair> =>
+    pairs.get(label) ?? Promise.reject(new Error(`no case ${label}`));
+
+  const requestsFor = (prompt: string): StubRequest[] =>
+    stub.mainRequests().filter((r) => r.main?.trigger === "prompt" && r.main.prompt === prompt);
+
+  test("text: the same stdout and exit code", async () => {
+    const { claude: c, umbel: u } = await pair("text");
+    expect(u.stdout).toBe(c.stdout);
+    expect(u.code).toBe(c.code);
+  });
+
+  test("json: claude's keys, equal result", async () => {
+    const { claude: c, umbel: u } = await pair("json");
+    compareResults(parse(c), parse(u));
+    expect(u.code).toBe(c.code);
+  });
+
+  test("json --verbose: the same message types in the same order", async () => {
+    const { claude: c, umbel: u } = await pair("json --verbose");
+    const [ca, ua] = [JSON.parse(c.stdout) as Json[], JSON.parse(u.stdout) as Json[]];
+    expect(kinds(ua)).toEqual(kinds(ca));
+    compareResults(ca.at(-1) ?? {}, ua.at(-1) ?? {});
+  });
+
+  test("stream-json: line types in order, claude's keys per line", async () => {
+    const { claude: c, umbel: u } = await pair("stream-json");
+    compareStreams(lines(c.stdout), lines(u.stdout));
+    expect(u.code).toBe(c.code);
+  });
+
+  test("--input-format stream-json: a turn per message, results in order", async () => {
+    const { claude: c, umbel: u } = await pair("input stream-json");
+    compareStreams(lines(c.stdout), lines(u.stdout));
+    expect(u.code).toBe(c.code);
+    // The second message's request carries the first turn: one conversation.
+    for (const r of requestsFor("parity input two"))
+      expect(JSON.stringify(r.body)).toContain("parity input one");
+  });
+
+  test.each([
+    "--model",
+    "--allowedTools",
+    "--disallowedTools",
+    "--permission-mode",
+    "--permission-mode dontAsk",
+    "--append-system-prompt",
+    "--system-prompt",
+    "--max-turns json",
+    "--add-dir",
+    "--settings",
+    "--mcp-config",
+    "API error",
+  ])("%s: equal result, keys and exit code", async (label) => {
+    const { claude: c, umbel: u } = await pair(label);
+    compareResults(parse(c), parse(u));
+    expect(u.code).toBe(c.code);
+  });
+
+  test("the flags' effects reached the model through both", async () => {
+    await Promise.all(pairs.values());
+    const both = (prompt: string) => {
+      const found = requestsFor(prompt);
+      expect(found.length).toBeGreaterThanOrEqual(2);
+      return found;
+    };
+    for (const r of both("parity model")) expect(r.model).toBe("claude-sonnet-5");
+    for (const r of both("parity append")) expect(JSON.stringify(r.body)).toContain("PARITY-APPENDED");
+    for (const r of both("parity system"))
+      expect(JSON.stringify((r.body as Json).system)).toContain("PARITY-SYSTEM");
+    const extra = (await pair("--add-dir")).dirs[0] ?? "";
+    for (const r of both("parity add-dir")) expect(JSON.stringify(r.body)).toContain(extra);
+    const denied = parse((await pair("--permission-mode dontAsk")).umbel);
+    expect(denied.permission_denials).toEqual([
+      { tool_name: "Write", tool_use_id: expect.any(String), tool_input: expect.any(Object) },
+    ]);
+    const settings = JSON.parse((await pair("--settings")).umbel.stdout) as Json;
+    expect(settings.result).toContain(`len=${"set-by-settings".length} `);
+  });
+
+  test("--max-turns in text mode: claude's line on stdout, exit 1", async () => {
+    const { claude: c, umbel: u } = await pair("--max-turns text");
+    expect(u.stdout).toBe(c.stdout);
+    expect(u.stdout).toBe("Error: Reached max turns (1)");
+    expect(u.code).toBe(c.code);
+  });
+
+  test("--continue and --resume <session id>, across claude -p and umbel -p", async () => {
+    const { cc, uc, second, third, first } = await conversations;
+    expect([uc.code, cc.code]).toEqual([0, 0]);
+    for (const r of requestsFor("parity continue claude two"))
+      expect(JSON.stringify(r.body)).toContain("claude one");
+    for (const r of requestsFor("parity continue umbel two"))
+      expect(JSON.stringify(r.body)).toContain("umbel one");
+    // A session begun by claude -p, continued by umbel -p, then by claude -p again: one conversation.
+    expect([second.session_id, third.session_id]).toEqual([first.session_id, first.session_id]);
+    expect(JSON.stringify(requestsFor("parity resume two")[0]?.body)).toContain("parity resume one");
+    expect(JSON.stringify(requestsFor("parity resume three")[0]?.body)).toContain("parity resume two");
+  });
+
+  test("a warm --name worker remembers; once dead it is reported with its evidence", async () => {
+    const { again, dead } = await warm;
+    expect(again.code).toBe(0);
+    expect(JSON.stringify(requestsFor("parity warm two")[0]?.body)).toContain("parity warm one");
+    expect(parse(dead)).toMatchObject({ is_error: true, umbel: { outcome: "dead", exitCode: 125 } });
+    expect(dead.code).toBe(125);
+  });
+});
+
+function compareResults(c: Json, u: Json): void {
+  const { umbel, ...ours } = u;
+  expect(umbel).toBeObject();
+  expect(Object.keys(ours).sort()).toEqual(Object.keys(c).sort());
+  for (const key of Object.keys(c)) {
+    if (EQUAL.includes(key)) expect({ key, value: ours[key] }).toEqual({ key, value: c[key] });
+    else if (NULL_IN_UMBEL.includes(key)) expect({ key, value: ours[key] }).toEqual({ key, value: null });
+    else expect({ key, type: typeOf(ours[key]) }).toEqual({ key, type: typeOf(c[key]) });
+  }
+  expect(Object.keys(ours.usage as Json).sort()).toEqual(Object.keys(c.usage as Json).sort());
+  expect((ours.permission_denials as unknown[]).length).toBe((c.permission_denials as unknown[]).length);
+}
+
+function compareStreams(c: Json[], u: Json[]): void {
+  expect(kinds(u)).toEqual(kinds(c));
+  c.forEach((line, i) => {
+    const mine = u[i] ?? {};
+    if (line.type === "result") compareResults(line, mine);
+    else if (line.subtype === "init")
+      for (const key of Object.keys(mine)) expect(Object.keys(line)).toContain(key);
+    else expect(Object.keys(mine).sort()).toEqual(Object.keys(line).sort());
+  });
+}
+
+function parse(run: Run): Json {
+  try {
+    return JSON.parse(run.stdout) as Json;
+  } catch {
+    throw new Error(`no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+}
+
+function lines(stdout: string): Json[] {
+  return stdout
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Json);
+}
+
+function kinds(messages: Json[]): string[] {
+  return messages.map((m) => (m.subtype === "init" ? "init" : String(m.type)));
+}
+
+function typeOf(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+}
+
+/** Runs at most n of the tasks at once. */
+function limiter(n: number) {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((resolve) => queue.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      queue.shift()?.();
+    }
+  };
+}
