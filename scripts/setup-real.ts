@@ -3,6 +3,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { installRealCodex } from "./setup-real-codex.ts";
+import { installRealGemini } from "./setup-real-gemini.ts";
 
 /** Bump this to move the real tier to another Claude Code release. */
 export const REAL_CLAUDE_VERSION = "2.1.332";
@@ -71,6 +73,8 @@ function binInPrefix(prefix: string): string {
 if (import.meta.main) {
   try {
     console.log(installRealClaude(resolve(import.meta.dir, "..")));
+    console.log(installRealCodex(resolve(import.meta.dir, "..")));
+    console.log(installRealGemini(resolve(import.meta.dir, "..")));
   } catch (error) {
     console.error(`setup-real: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -3,6 +3,8 @@
 //   stub.script(bash("echo hi", text("done")));  …  await stub.stop();
 import { anthropicDialect } from "./anthropic.ts";
 import type { Dialect } from "./dialect.ts";
+import { geminiDialect } from "./gemini.ts";
+import { openaiDialect } from "./openai-responses.ts";
 import { createScript } from "./script.ts";
 import type { DialectName, StubModelOptions, StubReply, StubRequest } from "./types.ts";
 
@@ -27,7 +29,11 @@ export interface StubModel {
   stop(): Promise<void>;
 }
 
-const DIALECTS: Record<DialectName, Dialect> = { anthropic: anthropicDialect };
+const DIALECTS: Record<DialectName, Dialect> = {
+  anthropic: anthropicDialect,
+  openai: openaiDialect,
+  gemini: geminiDialect,
+};
 
 export async function startStubModel(options: StubModelOptions): Promise<StubModel> {
   const dialect = DIALECTS[options.dialect];

@@ -1,0 +1,169 @@
+import { normalisePrompt } from "../prompt.ts";
+import type { PermissionMode, ProviderId } from "../schemas.ts";
+import { interpretGeminiEvent } from "./gemini-events.ts";
+import { GEMINI_HOOK_EVENTS } from "./gemini-home.ts";
+import { classifyGeminiScreen, stillGeminiScreen } from "./gemini-screen.ts";
+import { parseGeminiAnswer } from "./gemini-transcript.ts";
+import type { LaunchInput, LaunchPlan, Provider } from "./types.ts";
+
+/*
+ * Google Gemini CLI (`gemini`, @google/gemini-cli), measured on 0.61.0 (../shared/notes/gemini.md,
+ * and docs/providers.md once written). Not registered yet: ProviderId is z.enum(["claude"]) today,
+ * so `id` below is cast; the engine step adds "gemini" to the enum and to registry.ts.
+ *
+ * What the engine needs beyond the current Provider contract (types.ts), for the wiring step:
+ *
+ * E1 A umbel-owned home. Hooks live in `<home>/.gemini/settings.json`, given to the CLI as
+ *    GEMINI_CLI_HOME=<home> (the user's project and ~/.gemini stay untouched). Contract:
+ *      LaunchInput.providerHome?: string                      // absolute, e.g. sessions/<name>/gemini
+ *      Provider.userConfigDir?(hostEnv): string | null        // = userGeminiDir
+ *      Provider.authFiles?: readonly string[]                 // = GEMINI_AUTH_FILES
+ *      Provider.prepareHome?(input: GeminiHomeInput): GeminiHomePlan   // = planGeminiHome
+ *    spawn reads the user's settings.json and lists which auth files exist (I/O), calls
+ *    prepareHome, then makes the entries (dirs 0700, files atomically 0600, symlinks for auth) before
+ *    newSession; kill --purge / prune delete the home without following its links.
+ * E2 Delivery timing per provider: Provider.delivery?: { enterDelayMs; confirmWindowMs; maxEnters }
+ *    (gemini: GEMINI_DELIVERY). Measured on 2 cores at load 6-9: an Enter 50 ms after the paste was
+ *    lost 4 of 4 times, at 150 ms 5 of 8, at 300 ms 1 of 8, at 600 ms 0 of 8 in a row (yet 2 of ~10
+ *    ad-hoc sends at 600 ms still needed a second Enter); BeforeAgent came 130-450 ms after the
+ *    Enter that took. A lost Enter leaves the text in the box (the composer, "ready"). Keep the
+ *    per-paste unique buffer (tmux buffers are server-global: shared names cross prompts between
+ *    workers) and re-press Enter only while classifyScreen says "ready" (safe on an empty box).
+ * E3 Turn end by transcript: AfterAgent is a plain "stop" for answers, API errors and Escapes alike.
+ *    parseAnswer returns GeminiAnswer (TranscriptAnswer + status "answered" | "running" | "failed" |
+ *    "cancelled" | "none", error, prompt); wait must read it after a stop (bounded, like read) and
+ *    report status "failed" as provider-error with evidence.error, "cancelled" as stop with
+ *    evidence.detail "cancelled" and no message. promptId is BeforeAgent's `timestamp`: read must
+ *    pass the turn's promptId to parseAnswer (the turn key; gemini has no prompt id).
+ * E4 Provider-error by screen while a turn runs (no hook fires for these):
+ *    - classifyScreen → { kind: "error", text, keys } ("Keep trying / Stop": quota, model not found):
+ *      press `keys` (Stop; gemini then writes the error and fires AfterAgent, the worker stays
+ *      usable) and report provider-error with evidence.screen = text;
+ *    - Provider.assessStall?(input: RetryStallInput): RetryStall (= assessRetryStall, fed with the
+ *      events after the baseline, umbel's own time of last progress — a new non-marker event or a
+ *      transcript size change — and busy = classifyScreen(screen).kind === "busy"): when stalled,
+ *      keep the screen as evidence, press Provider.interruptKeys (GEMINI_INTERRUPT_KEYS: AfterAgent fires,
+ *      the prompt is rolled back), wait ≤ 5 s for that AfterAgent, report provider-error with
+ *      evidence { error: stall.error, attempts, screen }. This is how persistent 500/429 and an
+ *      unreachable server end (gemini itself retries for ever), by umbel's deadline, not gemini's.
+ * E5 A denied tool (Esc / "No" on the permission box) fires no AfterAgent: while the turn is in
+ *    "input" and the screen is "ready" again, parseAnswer(...).status === "cancelled" ends it
+ *    (stop, evidence.detail "cancelled").
+ * E6 Dialogs after a turn: loop detection opens its box after AfterAgent; shell mode is one `!` key
+ *    away. send answers a "dialog" whose name is in Provider.answerBeforeSend?: readonly string[]
+ *    (gemini: GEMINI_ANSWER_BEFORE_SEND) before pasting, instead of exit 4.
+ * E7 Permission modes per provider: Provider.permissionModes?: Partial<Record<PermissionMode, string>>
+ *    (absent mode = usage error, exit 2, naming the provider) and Provider.unattendedMode?: string.
+ *    planLaunch may assume a valid mode; geminiLaunchProblems lists the usage errors.
+ * E8 Marker hooks: BeforeModel is registered by the home plan itself as a bare marker line
+ *    (`{"hook_event_name":"BeforeModel"}`), so parseEvents must accept a payload without session_id.
+ *    (It already does; noted so nobody "fixes" it.)
+ */
+
+/** Gemini's --approval-mode for umbel's permission modes; the others are usage errors (E7). */
+export const GEMINI_APPROVAL_MODES: Partial<Record<PermissionMode, string>> = {
+  default: "default",
+  manual: "default",
+  acceptEdits: "auto_edit",
+  plan: "plan",
+  bypassPermissions: "yolo",
+};
+
+/** Paste → Enter pause, how long to wait for BeforeAgent, and how many Enters at most (E2). */
+export const GEMINI_DELIVERY = { enterDelayMs: 400, confirmWindowMs: 1500, maxEnters: 4 } as const;
+
+/** One Escape cancels a turn (streaming or retrying): "Request cancelled.", AfterAgent (E4). */
+export const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
+
+/** Dialogs send may answer before it pastes (E6). */
+export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-nudge"] as const;
+
+export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
+
+export const gemini: Provider = {
+  // Cast until ProviderId has "gemini" (the engine step); see the header.
+  id: "gemini" as ProviderId,
+  displayName: "Gemini CLI",
+  binEnv: "UMBEL_GEMINI_BIN",
+  defaultBin: "gemini",
+  // One by one: the auth methods' variables (API key, Vertex AI, Code Assist, ADC) and the endpoint.
+  envNames: [
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_VERTEX_BASE_URL",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_GENAI_USE_GCA",
+    "GOOGLE_GENAI_API_VERSION",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_PROJECT_ID",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_CLOUD_QUOTA_PROJECT",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GEMINI_API_KEY_AUTH_MECHANISM",
+    "GEMINI_FORCE_ENCRYPTED_FILE_STORAGE",
+    "GEMINI_FORCE_FILE_STORAGE",
+    "GEMINI_CLI_USE_COMPUTE_ADC",
+    "CLOUD_SHELL",
+    "NO_BROWSER",
+  ],
+  // Nothing is explicit-only: settings.json's selectedType, not an inherited key, picks the billing.
+  explicitOnlyEnv: [],
+  hookEvents: GEMINI_HOOK_EVENTS,
+  submitEvent: "BeforeAgent",
+  planLaunch: (input) => planGeminiLaunch(input),
+  classifyScreen: classifyGeminiScreen,
+  stillScreen: stillGeminiScreen,
+  preparePrompt: prepareGeminiPrompt,
+  interpretEvent: interpretGeminiEvent,
+  parseAnswer: parseGeminiAnswer,
+};
+
+/**
+ * argv and fixed env. The home comes from LaunchInput.providerHome (E1). GEMINI_CLI_TRUST_WORKSPACE
+ * trusts the cwd (hooks, user-level ones included, are silently off in an untrusted folder; the
+ * `--skip-trust` flag comes too late for project settings). GEMINI_CLI_NO_RELAUNCH keeps gemini in
+ * one process: its relaunching parent ignores SIGHUP/SIGTERM/SIGINT and outlives the pane.
+ */
+export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
+  if (!input.providerHome) throw new Error("gemini needs a umbel-owned home: LaunchInput.providerHome");
+  const argv: string[] = [input.bin];
+  if (input.resumeSessionId) argv.push("--resume", input.resumeSessionId);
+  else argv.push("--session-id", input.sessionId);
+  if (input.model) argv.push("--model", input.model);
+  const mode = input.unattended
+    ? "yolo"
+    : input.permissionMode && GEMINI_APPROVAL_MODES[input.permissionMode];
+  if (mode) argv.push("--approval-mode", mode);
+  for (const tool of input.allowedTools ?? []) argv.push("--allowed-tools", tool);
+  const env = {
+    GEMINI_CLI_HOME: input.providerHome,
+    GEMINI_CLI_TRUST_WORKSPACE: "true",
+    GEMINI_CLI_NO_RELAUNCH: "true",
+  };
+  return { argv, env };
+}
+
+/** Usage errors for a launch gemini cannot honour (E7); empty when it can. */
+export function geminiLaunchProblems(input: Pick<LaunchInput, "permissionMode">): string[] {
+  const mode = input.permissionMode;
+  if (mode === undefined || GEMINI_APPROVAL_MODES[mode] !== undefined) return [];
+  const known = Object.keys(GEMINI_APPROVAL_MODES).join(", ");
+  return [`--permission-mode ${mode} is not supported by gemini (use one of ${known})`];
+}
+
+/**
+ * The text umbel pastes. Measured on 0.61.0: a pasted prompt keeps `?`, `!` and `@` (typed keys do
+ * not: `?` opens help and `!` switches to shell mode); gemini trims the text and runs it as a slash
+ * command when it then starts with `/` (not `//`, `/*`), leading spaces or not, and strips U+200B,
+ * U+FEFF, C1 and bidi controls. So:
+ * - a leading U+2060 WORD JOINER before such a `/` (not trimmed, not stripped, invisible; the model
+ *   sees it) keeps `/about is a path?` a prompt;
+ * - a trailing space (trimmed away at submit) keeps the cursor off the last token: after `@path` an
+ *   Enter would accept a completion, after `\` it would insert a newline.
+ */
+export function prepareGeminiPrompt(prompt: string): string {
+  const text = normalisePrompt(prompt);
+  const lead = /^\s*\/(?![/*])/.test(text) ? "\u2060" : "";
+  return `${lead}${text} `;
+}

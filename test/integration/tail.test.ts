@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileSize, tailFile } from "../../src/adapters/tail.ts";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "umbel-tail-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+test("a file that appears later, in a folder that appears later: complete lines only, woken by fs.watch", async () => {
+  const path = join(dir, "projects", "enc", "t.jsonl");
+  expect(await fileSize(path)).toBe(0);
+  const tail = tailFile(path, 0, [dir]);
+  try {
+    expect(await tail.read()).toEqual([]);
+    await mkdir(join(dir, "projects", "enc"), { recursive: true });
+    await appendFile(path, '{"a":1}\n{"b":');
+    expect(await tail.read()).toEqual(['{"a":1}']);
+    const woken = tail.next(5000);
+    const started = Date.now();
+    await appendFile(path, '2}\n{"c":3}\n');
+    await woken;
+    // The safety net is 5 s: an early wake proves the watcher, not the timer.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await tail.read()).toEqual(['{"b":2}', '{"c":3}']);
+  } finally {
+    tail.close();
+  }
+});
+
+test("from an offset: what was there before is not read again", async () => {
+  const path = join(dir, "offset.jsonl");
+  await appendFile(path, "old\n");
+  const tail = tailFile(path, await fileSize(path), []);
+  try {
+    await appendFile(path, "new\n");
+    expect(await tail.read()).toEqual(["new"]);
+  } finally {
+    tail.close();
+  }
+});
