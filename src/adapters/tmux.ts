@@ -72,12 +72,6 @@ export function createTmux(options: TmuxOptions) {
     return result;
   }
 
-  async function run(args: readonly string[], input?: string): Promise<string> {
-    const result = await raw(args, input);
-    if (result.exitCode !== 0) throw tmuxFailure(args, result);
-    return result.stdout;
-  }
-
   /** Runs a command whose target may be gone; returns null for "no such session/server". */
   async function runOnSession(args: readonly string[], input?: string): Promise<string | null> {
     const result = await raw(args, input);
