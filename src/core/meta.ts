@@ -17,6 +17,8 @@ export const Meta = z.object({
   unattended: z.boolean().optional(),
   /** Names (never values) of the variables passed explicitly, for `status`. */
   envNames: z.array(z.string()),
+  /** Files of the provider's home that belong to this worker alone; kill removes them. */
+  providerFiles: z.array(z.string()).optional(),
   state: z.enum(["starting", "ready", "killed"]),
   readyAt: z.string().optional(),
   killedAt: z.string().optional(),

@@ -71,7 +71,11 @@ export const READY_WITHOUT_HOOK_MS = 2000;
  */
 export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidence: OutcomeEvidence } | null {
   const t = s.turn;
-  if (t.status === "stop") return { reason: "stop", evidence: { promptId: t.promptId, message: t.message } };
+  if (t.status === "stop") {
+    const evidence: OutcomeEvidence = { promptId: t.promptId, message: t.message };
+    if (t.interrupted) Object.assign(evidence, { interrupted: true, detail: t.detail ?? "interrupted" });
+    return { reason: "stop", evidence };
+  }
   if (t.status === "failure") {
     return {
       reason: "provider-error",

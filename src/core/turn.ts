@@ -17,7 +17,15 @@ export type TurnState =
       sawStop?: boolean;
     }
   | { status: "input"; promptId: string | null; text: string; detail: string; at: number }
-  | { status: "stop"; promptId: string | null; message: string | null; at: number }
+  | {
+      status: "stop";
+      promptId: string | null;
+      message: string | null;
+      at: number;
+      /** The turn ended without an answer (codex Interrupt, gemini "Request cancelled."). */
+      interrupted?: boolean;
+      detail?: string;
+    }
   | { status: "failure"; promptId: string | null; error: string; message: string | null; at: number };
 
 export function assessTurn(provider: Provider, events: readonly HookEvent[], baseline: number): TurnState {
@@ -62,6 +70,17 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
           at: event.index,
         };
         break;
+      case "interrupted":
+        lastRunning = [];
+        state = {
+          status: "stop",
+          promptId: promptId ?? signal.promptId,
+          message: null,
+          at: event.index,
+          interrupted: true,
+          detail: signal.detail ?? "interrupted",
+        };
+        break;
       case "failure":
         lastRunning = [];
         state = {
@@ -98,6 +117,34 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
       return { status: "running", promptId, submittedAt, outstanding: [], sawStop: true };
   }
   return state;
+}
+
+/**
+ * The turn as the transcript corrects it (codex: a failed turn fires no hook; gemini: AfterAgent
+ * ends answers, API errors and cancels alike). A transcript "stop" never ends a turn the hooks say
+ * is still on: the end-of-turn hook does that.
+ */
+export function applyTranscriptEnd(turn: TurnState, signal: TurnSignal | null): TurnState {
+  if (signal === null || turn.status === "none") return turn;
+  if (turn.status === "failure" || (turn.status === "stop" && turn.interrupted)) return turn;
+  if (turn.status === "running" && turn.sawStop) return turn;
+  const promptId = turn.promptId ?? null;
+  const at = turn.status === "stop" || turn.status === "input" ? turn.at : -1;
+  if (signal.kind === "failure")
+    return { status: "failure", promptId, error: signal.error, message: signal.message, at };
+  if (signal.kind === "interrupted")
+    return {
+      status: "stop",
+      promptId,
+      message: null,
+      at,
+      interrupted: true,
+      detail: signal.detail ?? "interrupted",
+    };
+  // gemini's AfterAgent carries no usable text; the transcript's answer is the turn's message.
+  if (signal.kind === "stop" && turn.status === "stop" && turn.message === null)
+    return { ...turn, message: signal.message };
+  return turn;
 }
 
 /** The index of the last human prompt submission, the default baseline for `wait` and `read`. */

@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { removeHomePaths } from "../adapters/provider-home.ts";
 import type { KillInput } from "../core/schemas.ts";
 import type { Deps } from "./context.ts";
 import { checkLiveness, deadPaneScreen, loadWorker } from "./worker.ts";
@@ -19,6 +20,8 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
       : await deadPaneScreen(deps, name, 0);
     if (screen !== null) await deps.store.writeLastScreen(name, screen);
     await deps.tmux.killSession(name);
+    // The worker's own files in its provider's home (codex: its profile; gemini: the credential links).
+    await removeHomePaths(worker.meta.providerFiles ?? []);
     await deps.store.writeMeta({
       ...worker.meta,
       state: "killed",

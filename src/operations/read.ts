@@ -1,7 +1,13 @@
 import { readTextOrNull } from "../adapters/files.ts";
 import { parseEvents } from "../core/events.ts";
 import type { ReadInput } from "../core/schemas.ts";
-import { assessTurn, findSessionId, findTranscriptPath, lastSubmitIndex } from "../core/turn.ts";
+import {
+  applyTranscriptEnd,
+  assessTurn,
+  findSessionId,
+  findTranscriptPath,
+  lastSubmitIndex,
+} from "../core/turn.ts";
 import type { Deps } from "./context.ts";
 import { loadWorker } from "./worker.ts";
 
@@ -33,8 +39,14 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
   const worker = await loadWorker(deps, input.name);
   const events = parseEvents(await deps.store.readHooksLog(input.name));
   const baseline = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
-  const turn = assessTurn(worker.provider, events, baseline);
   const transcriptPath = findTranscriptPath(events);
+  const hooked = assessTurn(worker.provider, events, baseline);
+  const transcript = transcriptPath ? await readTextOrNull(transcriptPath) : null;
+  // A turn the transcript says failed (codex fires no hook; gemini's AfterAgent looks like a stop).
+  const turn =
+    transcript !== null && worker.provider.transcriptTurnEnd && hooked.status !== "none"
+      ? applyTranscriptEnd(hooked, worker.provider.transcriptTurnEnd(transcript, hooked.promptId))
+      : hooked;
   const promptId = turn.status === "none" ? null : turn.promptId;
   const base = {
     name: input.name,

@@ -2,10 +2,11 @@ import { randomUUID } from "node:crypto";
 import { watchDir } from "../adapters/watch.ts";
 import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
+import type { Delivery } from "../core/providers/types.ts";
 import type { SendInput } from "../core/schemas.ts";
 import { assessTurn, lastSubmitIndex } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
-import { checkLiveness, loadWorker, readEvents, screenTail, type Worker } from "./worker.ts";
+import { assessTurnNow, checkLiveness, loadWorker, readEvents, screenTail, type Worker } from "./worker.ts";
 
 export type SendResult = {
   name: string;
@@ -16,11 +17,11 @@ export type SendResult = {
   elapsedMs: number;
 };
 
-/** Enter follows the paste after this pause; the TUI is still rendering a large paste before it. */
-const ENTER_DELAY_MS = 120;
-/** claude's UserPromptSubmit arrives 30-70 ms after Enter; re-press Enter if nothing came by then. */
-const CONFIRM_WINDOW_MS = 1000;
-const MAX_ENTERS = 4;
+/**
+ * claude's: Enter follows the paste after 120 ms (the TUI is still rendering a large paste before
+ * it); UserPromptSubmit arrives 30-70 ms after Enter, so Enter is re-pressed if nothing came in 1 s.
+ */
+const DELIVERY: Delivery = { enterDelayMs: 120, confirmWindowMs: 1000, maxEnters: 4 };
 /** How long a prompt the TUI visibly took (busy) may wait for its submit hook. */
 const LATE_SUBMIT_MS = 10_000;
 
@@ -38,6 +39,18 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
     throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
   const screen = await settledScreen(deps, worker);
   const state = worker.provider.classifyScreen(screen);
+  if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {
+    // codex streams its answer with no busy marker: the hooks say whether a turn is still on (a
+    // prompt sent now would steer that turn, not start one).
+    const events = await readEvents(deps, name);
+    const last = lastSubmitIndex(worker.provider, events);
+    if (last !== null && (await assessTurnNow(worker, events, last)).status === "running") {
+      throw new WorkerBusyError(`worker ${name} is busy with a turn; wait for it before sending`, {
+        name,
+        screen: screenTail(screen),
+      });
+    }
+  }
   if (state.kind !== "ready") {
     const what =
       state.kind === "busy"
@@ -50,15 +63,18 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
   }
   const baseline = countEvents(await deps.store.readHooksLog(name));
   const text = worker.provider.preparePrompt(input.prompt);
-  // C-u clears what an interrupt may have put back into the box (harmless on an empty box).
-  await deps.tmux.sendKeys(name, ["C-u", "C-u", "C-u"]);
+  const delivery = worker.provider.delivery ?? DELIVERY;
+  // C-u clears what an interrupt may have put back into the box (harmless on an empty box); codex's
+  // C-u stops at the line start, so the provider names its own keys.
+  const clear = worker.provider.clearInputKeys?.(screen) ?? ["C-u", "C-u", "C-u"];
+  if (clear.length > 0) await deps.tmux.sendKeys(name, [...clear]);
   await deps.tmux.paste(name, text, `umbel-send-${randomUUID().slice(0, 8)}`);
-  await deps.clock.sleep(ENTER_DELAY_MS, deps.signal);
+  await deps.clock.sleep(delivery.enterDelayMs, deps.signal);
   const waker = watchDir(deps.store.paths(name).events);
   try {
-    for (let enters = 1; enters <= MAX_ENTERS; enters++) {
+    for (let enters = 1; enters <= delivery.maxEnters; enters++) {
       await deps.tmux.sendKeys(name, ["Enter"]);
-      const promptId = await awaitSubmit(deps, worker, baseline, waker);
+      const promptId = await awaitSubmit(deps, worker, baseline, waker, delivery.confirmWindowMs);
       if (promptId !== undefined) {
         return { name, baseline, promptId, enters, elapsedMs: deps.clock.now() - started };
       }
@@ -91,7 +107,7 @@ async function awaitSubmit(
   worker: Worker,
   baseline: number,
   waker: ReturnType<typeof watchDir>,
-  windowMs = CONFIRM_WINDOW_MS,
+  windowMs: number,
 ): Promise<string | null | undefined> {
   const until = deps.clock.now() + windowMs;
   for (;;) {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { installAssets } from "../adapters/assets.ts";
+import { layOutHome, readHomeSources, removeHomePaths } from "../adapters/provider-home.ts";
 import { watchDir } from "../adapters/watch.ts";
 import {
   AbortedError,
@@ -50,17 +51,53 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const sessionId = input.resumeSession ?? randomUUID();
   const bin = resolveBinary(deps, provider);
   const unattended = input.unattended === true;
+  const refused = provider.checkLaunchOptions?.({
+    allowedTools: input.allowedTools,
+    permissionMode: input.permissionMode,
+    unattended,
+    claudeOnly: claudeOnlyFlags(input),
+  });
+  if (refused) throw new UsageError(refused, { provider: provider.id });
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
-  buildWorkerEnv({ host: deps.env, provider, providerEnv: {}, explicit: input.env, umbel: {} });
+  const probeEnv = buildWorkerEnv({
+    host: deps.env,
+    provider,
+    providerEnv: {},
+    explicit: input.env,
+    umbel: {},
+  });
 
   await deps.store.claim(input.name);
   const bufferName = `umbel-env-${input.name}-${randomUUID().slice(0, 8)}`;
+  const homeMade: string[] = [];
   try {
     const assets = await installAssets(root);
+    const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
+    let providerHome: string | undefined;
+    let providerFiles: readonly string[] = [];
+    if (provider.planHome) {
+      const context = {
+        stateRoot: await realpath(root),
+        sessionDir: await realpath(paths.dir),
+        worker: input.name,
+        cwd: await realpath(cwd),
+        hookCommand,
+        eventsLog: paths.hooksLog,
+        hostEnv: deps.env,
+        workerEnvNames: Object.keys(probeEnv),
+      };
+      const reads = provider.homeReads ? await readHomeSources(provider.homeReads(context)) : {};
+      const home = provider.planHome(context, reads);
+      homeMade.push(...(await layOutHome(home.entries)));
+      providerHome = home.home;
+      providerFiles = home.removeOnKill;
+    }
     const plan = provider.planLaunch({
       bin,
       sessionId,
-      hookCommand: `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`,
+      worker: input.name,
+      providerHome,
+      hookCommand,
       model: input.model,
       permissionMode: input.permissionMode,
       allowedTools: input.allowedTools,
@@ -90,6 +127,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
+      ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
     };
     await deps.store.writeMeta(meta);
     const env = buildWorkerEnv({
@@ -129,8 +167,23 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
     };
   } catch (error) {
     await unwind(deps, input.name, bufferName);
+    await removeHomePaths(homeMade);
     throw error;
   }
+}
+
+/** The launch flags only claude's TUI takes (codex and gemini would silently drop them). */
+function claudeOnlyFlags(input: SpawnInput): string[] {
+  const given: [string, unknown][] = [
+    ["--disallowed-tools", input.disallowedTools?.length],
+    ["--system-prompt", input.systemPrompt],
+    ["--append-system-prompt", input.appendSystemPrompt],
+    ["--add-dir", input.addDir?.length],
+    ["--settings", input.settings],
+    ["--mcp-config", input.mcpConfig?.length],
+    ["--continue", input.continueSession],
+  ];
+  return given.flatMap(([flag, value]) => (value ? [flag] : []));
 }
 
 async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
@@ -221,6 +274,8 @@ async function waitReady(deps: Deps, provider: Provider, name: string, timeoutMs
         });
       } else if (state.kind === "ready") {
         readySince ??= now;
+        // codex fires SessionStart at the first prompt: its status line is all there is to see.
+        if (provider.sessionStartAtLaunch === false) return answered;
         const events = await readEvents(deps, name);
         if (events.some((e) => provider.interpretEvent(e).kind === "session-start")) return answered;
         if (now - readySince > 10_000) {

@@ -1,7 +1,7 @@
 import type { WorkerState } from "../core/schemas.ts";
-import { assessTurn, findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
-import { checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
+import { assessTurnNow, checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 export type StatusResult = {
   name: string;
@@ -57,14 +57,15 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
   if (meta.state === "starting")
     return { ...base, state: "starting", pid: live.pid, exit: null, reason: null, prompt: null };
   const last = lastSubmitIndex(provider, events);
-  const turn = last === null ? { status: "none" as const } : assessTurn(provider, events, last);
+  const turn = last === null ? { status: "none" as const } : await assessTurnNow(worker, events, last);
   let state: WorkerState =
     turn.status === "running" ? "busy" : turn.status === "input" ? "needs-input" : "idle";
   if (state !== "idle" && !(turn.status === "running" && turn.sawStop)) {
     // Escape, or a prompt denied with keys, ends a claude turn with no hook: trust the screen then.
     const screen = await deps.tmux.capture(meta.name).catch(() => null);
     const kind = screen === null ? "unknown" : provider.classifyScreen(screen).kind;
-    if (kind === "ready") state = "idle";
+    // codex streams with no busy marker: its composer does not mean the turn is over.
+    if (kind === "ready" && (provider.screenShowsStreaming !== false || state !== "busy")) state = "idle";
     else if (kind === "input") state = "needs-input";
   }
   return {

@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { readTextOrNull } from "../adapters/files.ts";
 import { watchDir } from "../adapters/watch.ts";
 import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import { parseEvents } from "../core/events.ts";
@@ -9,9 +10,15 @@ import {
   type Outcome,
   type OutcomeEvidence,
 } from "../core/outcome.ts";
-import type { ScreenState } from "../core/providers/types.ts";
+import type { HookEvent, ScreenState } from "../core/providers/types.ts";
 import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
-import { assessTurn, findTranscriptPath, lastSubmitIndex, type TurnState } from "../core/turn.ts";
+import {
+  applyTranscriptEnd,
+  assessTurn,
+  findTranscriptPath,
+  lastSubmitIndex,
+  type TurnState,
+} from "../core/turn.ts";
 import type { Deps } from "./context.ts";
 import { lastScreen, loadWorker, screenTail, type Worker } from "./worker.ts";
 
@@ -23,6 +30,11 @@ const POLL_MS = 1000;
  * reads busy; no hook follows it. Re-check the screen this often for a while, not once a second.
  */
 const PROMPT_DRAW = { pollMs: 50, forMs: 1500 } as const;
+/**
+ * After the end-of-turn hook, how long the transcript may take to say how the turn ended (codex
+ * writes task_complete 15-75 ms after Stop; gemini its error or "Request cancelled." around AfterAgent).
+ */
+const TRANSCRIPT_SETTLE_MS = 3000;
 
 export type WaitProgress = { elapsedMs: number; turn: TurnState["status"] };
 
@@ -54,13 +66,36 @@ export async function waitForTurn(
   let tmuxState = { paneDead: false, sessionGone: false, checkedAt: -Infinity };
   let inputSeen = { index: -1, at: 0 };
   const composer: { since: number | null; checkedAt: number } = { since: null, checkedAt: -Infinity };
+  let stopSeenAt: number | null = null;
+  let stopChosen = false;
+  const progress = { at: startedAt, key: "" };
+  const stallMs =
+    Number(deps.env.UMBEL_RETRY_STALL_MS) > 0 ? Number(deps.env.UMBEL_RETRY_STALL_MS) : undefined;
   try {
     for (;;) {
       const now = deps.clock.now();
       if (deps.signal?.aborted) return finish(worker, baseline, startedAt, now, "aborted", {});
       const log = await deps.store.readHooksLog(name);
       const events = parseEvents(log);
-      const turn = assessTurn(worker.provider, events, baseline);
+      const hooked = assessTurn(worker.provider, events, baseline);
+      const ended = await endFromTranscript(worker, events, hooked);
+      let turn = applyTranscriptEnd(hooked, ended);
+      // The hook said stop, the transcript says nothing yet: give it a moment before trusting "stop".
+      const holding =
+        turn === hooked &&
+        hooked.status === "stop" &&
+        !hooked.interrupted &&
+        ended === null &&
+        worker.provider.transcriptTurnEnd !== undefined;
+      if (holding) stopSeenAt ??= now;
+      if (holding && now - (stopSeenAt ?? now) < TRANSCRIPT_SETTLE_MS)
+        turn = {
+          status: "running",
+          promptId: hooked.promptId,
+          submittedAt: null,
+          outstanding: [],
+          sawStop: true,
+        };
       const exit = await deps.store.readExit(name);
       if (now - tmuxState.checkedAt >= POLL_MS || worker.meta.state === "killed") {
         tmuxState = { ...(await probeTmux(deps, worker, deadline)), checkedAt: now };
@@ -76,11 +111,34 @@ export async function waitForTurn(
       const inputAnswered = turn.status === "input" && (await isPastPrompt(deps, worker, deadline));
       // The turn may have ended with no hook at all (Escape, a prompt denied with keys): watch for the
       // idle composer once a second while the hooks still say it is on.
+      // codex streams with no busy marker, so its composer proves nothing (its Interrupt hook fires).
+      const composerMeansIdle = worker.provider.screenShowsStreaming !== false;
       if (turn.status === "running" || turn.status === "input") {
         if (now - composer.checkedAt >= POLL_MS) {
           composer.checkedAt = now;
-          const ready = await showsComposer(deps, worker, deadline);
-          composer.since = ready ? (composer.since ?? now) : null;
+          const state = await screenState(deps, worker, deadline);
+          composer.since = composerMeansIdle && state?.kind === "ready" ? (composer.since ?? now) : null;
+          // gemini's "Keep trying / Stop" box (quota, model not found) fires no hook and waits for
+          // ever: choose Stop once; gemini then records the error and fires AfterAgent (provider-error).
+          if (state?.kind === "error" && state.keys && state.keys.length > 0 && !stopChosen) {
+            stopChosen = true;
+            await deps.tmux.sendKeys(name, [...state.keys]).catch(() => undefined);
+          }
+          const assess = worker.provider.assessStall;
+          if (assess && turn.status === "running") {
+            const own = events.filter((e) => e.index >= baseline);
+            const markers = worker.provider.markerEvents ?? [];
+            const key = `${own.filter((e) => !markers.includes(e.name)).length}|${await transcriptSize(events)}`;
+            if (key !== progress.key) Object.assign(progress, { at: now, key });
+            const stall = assess({
+              events: own,
+              lastProgressAt: progress.at,
+              now,
+              busy: state?.kind === "busy",
+              ...(stallMs === undefined ? {} : { stallMs }),
+            });
+            if (stall.stalled) return await endStall(deps, worker, baseline, startedAt, stall, own.length);
+          }
         }
       } else composer.since = null;
       const decided = decideOutcome({
@@ -100,7 +158,7 @@ export async function waitForTurn(
       onProgress?.({ elapsedMs: now - startedAt, turn: turn.status });
       if (turn.status === "input" && turn.at !== inputSeen.index) inputSeen = { index: turn.at, at: now };
       const drawing = turn.status === "input" && now - inputSeen.at < PROMPT_DRAW.forMs;
-      const pollMs = drawing ? PROMPT_DRAW.pollMs : POLL_MS;
+      const pollMs = drawing ? PROMPT_DRAW.pollMs : stopSeenAt !== null ? 100 : POLL_MS;
       await waker.next(Math.max(1, Math.min(pollMs, deadline - deps.clock.now())), deps.signal);
     }
   } finally {
@@ -176,12 +234,12 @@ async function isPastPrompt(deps: Deps, worker: Worker, deadline: number): Promi
   return kind === "busy" || kind === "ready";
 }
 
-async function showsComposer(deps: Deps, worker: Worker, deadline: number): Promise<boolean> {
+async function screenState(deps: Deps, worker: Worker, deadline: number): Promise<ScreenState | null> {
   const screen = await raceDeadline(
     deps.tmux.capture(worker.meta.name).catch(() => null),
     deadline,
   );
-  return typeof screen === "string" && worker.provider.classifyScreen(screen).kind === "ready";
+  return typeof screen === "string" ? worker.provider.classifyScreen(screen) : null;
 }
 
 /**
@@ -238,6 +296,48 @@ async function raceDeadline<T>(promise: Promise<T>, deadline: number): Promise<T
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A turn that only retries (gemini: persistent 5xx/429 or an unreachable server, for ever): keep the
+ * screen as evidence, interrupt it (gemini rolls the prompt back and fires AfterAgent, so the worker
+ * stays usable), give that AfterAgent up to 5 s, and report provider-error by umbel's own deadline.
+ */
+async function endStall(
+  deps: Deps,
+  worker: Worker,
+  baseline: number,
+  startedAt: number,
+  stall: { error: string; attempts: number },
+  seen: number,
+): Promise<Outcome> {
+  const { name } = worker.meta;
+  const screen = await deps.tmux.capture(name).catch(() => null);
+  await deps.tmux.sendKeys(name, [...(worker.provider.interruptKeys ?? ["Escape"])]).catch(() => undefined);
+  const until = deps.clock.now() + 5000;
+  while (deps.clock.now() < until && !deps.signal?.aborted) {
+    const events = parseEvents(await deps.store.readHooksLog(name), baseline);
+    if (
+      events.length > seen &&
+      events.slice(seen).some((e) => worker.provider.interpretEvent(e).kind === "stop")
+    )
+      break;
+    await deps.clock.sleep(100, deps.signal);
+  }
+  return finish(worker, baseline, startedAt, deps.clock.now(), "provider-error", {
+    error: stall.error,
+    detail: `retry stall: ${stall.attempts} model attempts, no answer`,
+    screen: screenTail(screen, 25),
+  });
+}
+
+/** What the provider reads in the transcript about the turn (null: nothing, or no such reader). */
+async function endFromTranscript(worker: Worker, events: readonly HookEvent[], turn: TurnState) {
+  const read = worker.provider.transcriptTurnEnd;
+  if (!read || turn.status === "none") return null;
+  const path = findTranscriptPath(events);
+  const text = path ? await readTextOrNull(path).catch(() => null) : null;
+  return text === null ? null : read(text, turn.promptId);
 }
 
 async function transcriptSize(events: Parameters<typeof findTranscriptPath>[0]): Promise<number> {

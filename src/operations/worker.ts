@@ -1,8 +1,10 @@
+import { readTextOrNull } from "../adapters/files.ts";
 import { parseEvents } from "../core/events.ts";
 import type { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { HookEvent, Provider } from "../core/providers/types.ts";
+import { applyTranscriptEnd, assessTurn, findTranscriptPath, type TurnState } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
 
 export type Worker = { readonly meta: Meta; readonly provider: Provider };
@@ -73,3 +75,17 @@ export async function deadPaneScreen(deps: Deps, name: string, boundMs = 1000): 
  * moves into the history: capture some scrollback too (screenTail keeps the last lines).
  */
 const DEAD_SCROLLBACK = 60;
+
+/** The turn after the baseline from its hooks, corrected by the transcript (a codex turn that failed fires no hook). */
+export async function assessTurnNow(
+  worker: Worker,
+  events: readonly HookEvent[],
+  baseline: number,
+): Promise<TurnState> {
+  const turn = assessTurn(worker.provider, events, baseline);
+  const read = worker.provider.transcriptTurnEnd;
+  const path = findTranscriptPath(events);
+  if (!read || !path || turn.status === "none") return turn;
+  const text = await readTextOrNull(path).catch(() => null);
+  return text === null ? turn : applyTranscriptEnd(turn, read(text, turn.promptId));
+}

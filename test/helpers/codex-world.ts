@@ -1,6 +1,6 @@
 // A private HOME and a "user" CODEX_HOME (pointing codex at the stub model), the I/O that lays out
 // umbel's managed home from planCodexHome, and a driver that runs codex (real or fake) in tmux the
-// way umbel's spawn/send will (the engine's job once codex is wired in).
+// way umbel's spawn/send do (src/operations; this driver tests the provider's pure parts directly).
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTmux, type Tmux } from "../../src/adapters/tmux.ts";

@@ -1,5 +1,5 @@
 // A throwaway world for the real gemini CLI (or test/fixtures/fake-gemini.sh): HOME, a umbel-style GEMINI_CLI_HOME made from
-// planGeminiHome (as the engine will make it), a work dir, an events log fed by hooks/hook.sh, and a
+// planGeminiHome (as the engine makes it), a work dir, an events log fed by hooks/hook.sh, and a
 // private tmux server driven only through src/adapters/tmux.ts (with hooks/launch.sh in the pane).
 import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";

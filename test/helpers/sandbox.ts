@@ -8,6 +8,8 @@ import { createDeps, type Deps } from "../../src/operations/context.ts";
 export const REPO = join(import.meta.dir, "..", "..");
 export const UMBEL = join(REPO, "dist", "umbel");
 export const FAKE_CLAUDE = join(REPO, "test", "fixtures", "fake-claude.sh");
+export const FAKE_CODEX = join(REPO, "test", "fixtures", "fake-codex.sh");
+export const FAKE_GEMINI = join(REPO, "test", "fixtures", "fake-gemini.sh");
 
 export type RunResult = { code: number; stdout: string; stderr: string };
 
@@ -41,6 +43,8 @@ export async function createSandbox(
     TMPDIR: join(dir, "tmp"),
     UMBEL_HOME: root,
     UMBEL_CLAUDE_BIN: FAKE_CLAUDE,
+    UMBEL_CODEX_BIN: FAKE_CODEX,
+    UMBEL_GEMINI_BIN: FAKE_GEMINI,
     CLAUDE_CONFIG_DIR: cfg,
     ...options.env,
   };

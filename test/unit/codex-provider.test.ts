@@ -227,12 +227,10 @@ describe("codex hook payloads (real shapes)", () => {
     expect(interpretCodexEvent(event(name, payload))).toEqual(signal as never);
   });
 
-  test("the contract's interpretEvent reports an interrupt as a failure until the engine knows the kind", () => {
+  test("the contract's interpretEvent reports an interrupt as interrupted", () => {
     expect(codex.interpretEvent(event("Interrupt", { turn_id: TURN }))).toEqual({
-      kind: "failure",
+      kind: "interrupted",
       promptId: TURN,
-      error: "interrupted",
-      message: null,
     });
   });
 

@@ -1,14 +1,26 @@
 import { normalisePrompt } from "../prompt.ts";
-import type { PermissionMode, ProviderId } from "../schemas.ts";
-import { CODEX_HOOKS } from "./codex-home.ts";
-import { classifyCodexScreen, stillCodexScreen } from "./codex-screen.ts";
-import { type CodexTurnEnd, parseCodexAnswer } from "./codex-transcript.ts";
-import type { HookEvent, LaunchInput, LaunchPlan, Provider, TurnSignal } from "./types.ts";
+import type { PermissionMode } from "../schemas.ts";
+import { CODEX_HOOKS, CODEX_LINKED_FILES, planCodexHome } from "./codex-home.ts";
+import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./codex-screen.ts";
+import { type CodexTurnEnd, findCodexTurnEnd, parseCodexAnswer } from "./codex-transcript.ts";
+import type {
+  HomeContext,
+  HomePlan,
+  HookEvent,
+  LaunchInput,
+  LaunchPlan,
+  Provider,
+  TurnSignal,
+} from "./types.ts";
+import { refuseClaudeOnly } from "./types.ts";
 
 /*
  * OpenAI Codex (`codex`, @openai/codex), measured on codex-cli 0.171.0 (../shared/notes/codex.md,
- * test/real/codex-stub.test.ts). Not wired into the engine yet. What the engine needs beyond
- * today's contract (types.ts, schemas.ts, registry.ts), precisely:
+ * test/real/codex-stub.test.ts). Wired through the optional members of the Provider contract
+ * (types.ts): 1-4, 6-10 are done (homeReads/planHome, sessionStartAtLaunch, the "interrupted"
+ * signal, transcriptTurnEnd, checkLaunchOptions, clearInputKeys, screenShowsStreaming); 11 holds
+ * because `-p --max-turns` is refused for codex; 12 is not handled (the lock screen fails the
+ * spawn). The original list of what the engine needed:
  *
  * 1. schemas.ts `ProviderId = z.enum(["claude", "codex"])`; registry.ts lists `codex`. Until then
  *    `id` is a cast.
@@ -54,9 +66,6 @@ import type { HookEvent, LaunchInput, LaunchPlan, Provider, TurnSignal } from ".
  *    fatal): kill (or refuse) the holder before `--resume`.
  */
 
-/** Until ProviderId lists it (extension 1). */
-const CODEX_ID = "codex" as unknown as ProviderId;
-
 export type CodexLaunchInput = LaunchInput & {
   readonly worker: string;
   /** The managed CODEX_HOME (realpath); see codex-home.ts. */
@@ -77,10 +86,10 @@ export const CODEX_PERMISSION_MODES: Partial<Record<PermissionMode, readonly str
   bypassPermissions: ["--dangerously-bypass-approvals-and-sandbox"],
 };
 
-export type CodexSignal = TurnSignal | { kind: "interrupted"; promptId: string | null };
+export type CodexSignal = TurnSignal;
 
 export const codex: Provider = {
-  id: CODEX_ID,
+  id: "codex",
   displayName: "Codex",
   binEnv: "UMBEL_CODEX_BIN",
   defaultBin: "codex",
@@ -94,9 +103,50 @@ export const codex: Provider = {
   classifyScreen: classifyCodexScreen,
   stillScreen: stillCodexScreen,
   preparePrompt: prepareCodexPrompt,
-  interpretEvent: (event) => toContractSignal(interpretCodexEvent(event)),
+  interpretEvent: interpretCodexEvent,
   parseAnswer: parseCodexAnswer,
+  homeReads: (context) => {
+    const user = userCodexHome(context.hostEnv);
+    return [`${user}/config.toml`, ...CODEX_LINKED_FILES.map((name) => `${user}/${name}`)];
+  },
+  planHome: planCodexHomeEntries,
+  sessionStartAtLaunch: false,
+  screenShowsStreaming: false,
+  clearInputKeys: clearCodexComposerKeys,
+  checkLaunchOptions: (options) => refuseClaudeOnly("codex", options) ?? unsupportedLaunchOption(options),
+  transcriptTurnEnd: (transcript, promptId) => turnEndSignal(findCodexTurnEnd(transcript, promptId)),
 };
+
+/** The user's CODEX_HOME: `$CODEX_HOME`, else `~/.codex` (read from umbel's env, never passed on). */
+export function userCodexHome(env: Readonly<Record<string, string | undefined>>): string {
+  return (env.CODEX_HOME || `${env.HOME ?? ""}/.codex`).replace(/\/+$/, "");
+}
+
+/** The shared `$UMBEL_HOME/codex-home` with this worker's profile; links only to files that exist. */
+export function planCodexHomeEntries(
+  context: HomeContext,
+  files: Readonly<Record<string, string | null>>,
+): HomePlan {
+  const userHome = userCodexHome(context.hostEnv);
+  const plan = planCodexHome({
+    home: `${context.stateRoot}/codex-home`,
+    userHome,
+    userConfig: files[`${userHome}/config.toml`] ?? null,
+    worker: context.worker,
+    cwd: context.cwd,
+    hookCommand: context.hookCommand,
+  });
+  return {
+    home: `${context.stateRoot}/codex-home`,
+    entries: [
+      ...plan.dirs.map((path) => ({ kind: "dir" as const, path, mode: 0o700 })),
+      ...plan.files.map((file) => ({ kind: "file" as const, ...file })),
+      ...plan.links.map((link) => ({ kind: "link" as const, ...link })),
+    ],
+    removeOnKill: plan.removeOnKill,
+    warnings: [],
+  };
+}
 
 export function planCodexLaunch(input: CodexLaunchInput): LaunchPlan {
   if (!input.worker || !input.providerHome) {
@@ -116,6 +166,7 @@ export function planCodexLaunch(input: CodexLaunchInput): LaunchPlan {
 export function unsupportedLaunchOption(input: {
   allowedTools?: readonly string[] | undefined;
   permissionMode?: PermissionMode | undefined;
+  unattended?: boolean | undefined;
 }): string | null {
   if (input.allowedTools && input.allowedTools.length > 0)
     return "codex has no per-tool allowlist: --allowed-tools is not supported with --provider codex";
@@ -180,12 +231,6 @@ export function turnEndSignal(end: CodexTurnEnd): CodexSignal | null {
     case "aborted":
       return { kind: "interrupted", promptId: end.turnId };
   }
-}
-
-function toContractSignal(signal: CodexSignal): TurnSignal {
-  return signal.kind === "interrupted"
-    ? { kind: "failure", promptId: signal.promptId, error: "interrupted", message: null }
-    : signal;
 }
 
 /** `Bash: touch x (Need to touch a file outside the sandbox?)`, `apply_patch: *** Begin Patch…`. */

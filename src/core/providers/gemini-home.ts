@@ -1,4 +1,5 @@
 import { shellQuote } from "../shell.ts";
+import type { HomeEntry } from "./types.ts";
 
 /**
  * The umbel-owned home a gemini worker runs in (`GEMINI_CLI_HOME=<home>`: gemini-cli 0.61.0 then
@@ -59,10 +60,7 @@ export type GeminiHomeInput = {
   readonly envNames: readonly string[];
 };
 
-export type HomeEntry =
-  | { readonly kind: "dir"; readonly path: string; readonly mode: number }
-  | { readonly kind: "file"; readonly path: string; readonly content: string; readonly mode: number }
-  | { readonly kind: "link"; readonly path: string; readonly target: string };
+export type { HomeEntry };
 
 export type GeminiHomePlan = {
   readonly entries: readonly HomeEntry[];

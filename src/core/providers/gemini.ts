@@ -1,17 +1,33 @@
 import { normalisePrompt } from "../prompt.ts";
-import type { PermissionMode, ProviderId } from "../schemas.ts";
-import { interpretGeminiEvent } from "./gemini-events.ts";
-import { GEMINI_HOOK_EVENTS } from "./gemini-home.ts";
+import type { PermissionMode } from "../schemas.ts";
+import { assessRetryStall, interpretGeminiEvent } from "./gemini-events.ts";
+import {
+  GEMINI_AUTH_FILES,
+  GEMINI_HOOK_EVENTS,
+  GEMINI_MARKER_EVENTS,
+  planGeminiHome,
+  userGeminiDir,
+} from "./gemini-home.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "./gemini-screen.ts";
 import { parseGeminiAnswer } from "./gemini-transcript.ts";
-import type { LaunchInput, LaunchPlan, Provider } from "./types.ts";
+import type {
+  HomeContext,
+  HomePlan,
+  LaunchInput,
+  LaunchOptions,
+  LaunchPlan,
+  Provider,
+  TurnSignal,
+} from "./types.ts";
+import { refuseClaudeOnly } from "./types.ts";
 
 /*
  * Google Gemini CLI (`gemini`, @google/gemini-cli), measured on 0.61.0 (../shared/notes/gemini.md,
- * and docs/providers.md once written). Not registered yet: ProviderId is z.enum(["claude"]) today,
- * so `id` below is cast; the engine step adds "gemini" to the enum and to registry.ts.
- *
- * What the engine needs beyond the current Provider contract (types.ts), for the wiring step:
+ * and docs/providers.md). Wired through the optional members of the Provider contract (types.ts):
+ * E1 (homeReads/planHome), E2 (delivery), E3 (transcriptTurnEnd after AfterAgent), E4 (the error
+ * box's keys in ScreenState, assessStall + interruptKeys), E5 (a cancelled transcript ends the
+ * turn) and E7 (checkLaunchOptions) are done; E6 (answerBeforeSend) is NOT wired: send refuses a
+ * worker showing such a dialog (exit 4). The original list:
  *
  * E1 A umbel-owned home. Hooks live in `<home>/.gemini/settings.json`, given to the CLI as
  *    GEMINI_CLI_HOME=<home> (the user's project and ~/.gemini stay untouched). Contract:
@@ -81,8 +97,7 @@ export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-n
 export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
 
 export const gemini: Provider = {
-  // Cast until ProviderId has "gemini" (the engine step); see the header.
-  id: "gemini" as ProviderId,
+  id: "gemini",
   displayName: "Gemini CLI",
   binEnv: "UMBEL_GEMINI_BIN",
   defaultBin: "gemini",
@@ -117,7 +132,57 @@ export const gemini: Provider = {
   preparePrompt: prepareGeminiPrompt,
   interpretEvent: interpretGeminiEvent,
   parseAnswer: parseGeminiAnswer,
+  homeReads: (context) => {
+    const dir = userGeminiDir(context.hostEnv);
+    return dir === null ? [] : [`${dir}/settings.json`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];
+  },
+  planHome: planGeminiHomeEntries,
+  delivery: GEMINI_DELIVERY,
+  checkLaunchOptions: (options: LaunchOptions) =>
+    refuseClaudeOnly("gemini", options) ?? geminiLaunchProblems(options)[0] ?? null,
+  transcriptTurnEnd: geminiTurnEnd,
+  assessStall: assessRetryStall,
+  interruptKeys: GEMINI_INTERRUPT_KEYS,
+  markerEvents: GEMINI_MARKER_EVENTS,
 };
+
+/**
+ * The worker's own GEMINI_CLI_HOME in its session directory (removed with the tombstone). kill
+ * removes the credential links at once; the transcript stays for `read` until --purge / prune.
+ */
+export function planGeminiHomeEntries(
+  context: HomeContext,
+  files: Readonly<Record<string, string | null>>,
+): HomePlan {
+  const home = `${context.sessionDir}/gemini`;
+  const userDir = userGeminiDir(context.hostEnv);
+  const plan = planGeminiHome({
+    home,
+    userDir,
+    userSettings: userDir === null ? null : (files[`${userDir}/settings.json`] ?? null),
+    userFiles: GEMINI_AUTH_FILES.filter((name) => userDir !== null && files[`${userDir}/${name}`] != null),
+    hookCommand: context.hookCommand,
+    eventsLog: context.eventsLog,
+    envNames: context.workerEnvNames,
+  });
+  const links = plan.entries.flatMap((entry) => (entry.kind === "link" ? [entry.path] : []));
+  return { home, entries: plan.entries, removeOnKill: links, warnings: plan.warnings };
+}
+
+/** After AfterAgent (a plain stop for answers, errors and Escapes alike), the transcript says which. */
+export function geminiTurnEnd(transcript: string, promptId: string | null): TurnSignal | null {
+  const answer = parseGeminiAnswer(transcript, promptId);
+  switch (answer.status) {
+    case "failed":
+      return { kind: "failure", promptId, error: "api_error", message: answer.error };
+    case "cancelled":
+      return { kind: "interrupted", promptId, detail: "cancelled" };
+    case "answered":
+      return { kind: "stop", promptId, message: answer.text, backgroundTasks: [] };
+    default:
+      return null;
+  }
+}
 
 /**
  * argv and fixed env. The home comes from LaunchInput.providerHome (E1). GEMINI_CLI_TRUST_WORKSPACE
@@ -146,6 +211,7 @@ export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
 
 /** Usage errors for a launch gemini cannot honour (E7); empty when it can. */
 export function geminiLaunchProblems(input: Pick<LaunchInput, "permissionMode">): string[] {
+  // (unattended maps to --approval-mode yolo; --allowed-tools to gemini's own --allowed-tools)
   const mode = input.permissionMode;
   if (mode === undefined || GEMINI_APPROVAL_MODES[mode] !== undefined) return [];
   const known = Object.keys(GEMINI_APPROVAL_MODES).join(", ");

@@ -20,6 +20,8 @@ export type TurnSignal =
   | { kind: "submitted"; promptId: string | null; prompt: string | null; human: boolean }
   | { kind: "stop"; promptId: string | null; message: string | null; backgroundTasks: string[] }
   | { kind: "failure"; promptId: string | null; error: string; message: string | null }
+  /** The turn ended without an answer (codex: Interrupt / turn_aborted; gemini: "Request cancelled."). */
+  | { kind: "interrupted"; promptId: string | null; detail?: string }
   | { kind: "input"; text: string; detail: string }
   | { kind: "subagent-start"; id: string }
   | { kind: "subagent-stop"; id: string }
@@ -48,7 +50,65 @@ export type LaunchInput = {
   /** MCP server configs: JSON text or file paths, passed through. */
   readonly mcpConfig?: readonly string[] | undefined;
   readonly isRoot: boolean;
+  /** The worker's name (codex: its config profile `umbel-<worker>`). */
+  readonly worker?: string | undefined;
+  /** The provider-owned home the engine laid out from planHome (absolute). */
+  readonly providerHome?: string | undefined;
 };
+
+/** What the engine knows before it lays out a provider's home (all paths absolute, symlinks resolved). */
+export type HomeContext = {
+  /** $UMBEL_HOME. */
+  readonly stateRoot: string;
+  /** sessions/<name>: removed with the worker's tombstone. */
+  readonly sessionDir: string;
+  readonly worker: string;
+  readonly cwd: string;
+  readonly hookCommand: string;
+  readonly eventsLog: string;
+  /** umbel's own environment (to find the user's config; never passed on). */
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  /** The names (not values) of the worker's environment. */
+  readonly workerEnvNames: readonly string[];
+};
+
+/** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */
+export type HomeEntry =
+  | { readonly kind: "dir"; readonly path: string; readonly mode: number }
+  | { readonly kind: "file"; readonly path: string; readonly content: string; readonly mode: number }
+  | { readonly kind: "link"; readonly path: string; readonly target: string };
+
+export type HomePlan = {
+  /** Given to planLaunch as providerHome. */
+  readonly home: string;
+  readonly entries: readonly HomeEntry[];
+  /** What kill removes (never following links). */
+  readonly removeOnKill: readonly string[];
+  readonly warnings: readonly string[];
+};
+
+/** Paste → Enter pause, how long to wait for the submit hook, and how many Enters at most. */
+export type Delivery = {
+  readonly enterDelayMs: number;
+  readonly confirmWindowMs: number;
+  readonly maxEnters: number;
+};
+
+/** The launch options a provider may not support, checked before any I/O. */
+export type LaunchOptions = {
+  readonly allowedTools?: readonly string[] | undefined;
+  readonly permissionMode?: PermissionMode | undefined;
+  readonly unattended?: boolean | undefined;
+  /** Launch flags that only claude's TUI takes, by their CLI name, when given. */
+  readonly claudeOnly?: readonly string[] | undefined;
+};
+
+/** The usage error for claude-only launch flags given to another provider, or null. */
+export function refuseClaudeOnly(provider: string, options: LaunchOptions): string | null {
+  const given = options.claudeOnly ?? [];
+  if (given.length === 0) return null;
+  return `${given.join(", ")} ${given.length === 1 ? "is" : "are"} not supported with --provider ${provider}`;
+}
 
 export type LaunchPlan = {
   readonly argv: readonly string[];
@@ -61,7 +121,8 @@ export type ScreenState =
   | { kind: "dialog"; dialog: string; keys: readonly string[]; fatal?: string }
   | { kind: "sign-in"; text: string }
   | { kind: "input"; text: string }
-  | { kind: "error"; text: string }
+  /** `keys` (when given) dismiss it so the provider ends the turn (gemini: Stop on "Keep trying / Stop"). */
+  | { kind: "error"; text: string; keys?: readonly string[] }
   | { kind: "busy" }
   | { kind: "ready" }
   | { kind: "exited"; text: string }
@@ -95,7 +156,49 @@ export type Provider = {
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */
   trackTurn?(promptId: string | null): TurnTracker;
+  /**
+   * The files of the user's own config the engine reads for planHome (text, or null when missing).
+   * With planHome: the provider runs in a umbel-owned home (codex CODEX_HOME, gemini GEMINI_CLI_HOME).
+   */
+  homeReads?(context: HomeContext): readonly string[];
+  planHome?(context: HomeContext, files: Readonly<Record<string, string | null>>): HomePlan;
+  /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
+  readonly sessionStartAtLaunch?: boolean;
+  /** false: text streams with no busy marker (codex), so an idle-looking screen proves nothing. */
+  readonly screenShowsStreaming?: boolean;
+  readonly delivery?: Delivery;
+  /** Keys that empty the composer (default C-u ×3). */
+  clearInputKeys?(screen: string): readonly string[];
+  /** A usage error (naming the provider) for launch options it cannot honour, or null. */
+  checkLaunchOptions?(options: LaunchOptions): string | null;
+  /**
+   * How the turn ended according to the transcript (turns that end without a hook: a failed or
+   * cancelled turn), or null while it says nothing. promptId is the turn's submit promptId.
+   */
+  transcriptTurnEnd?(transcript: string, promptId: string | null): TurnSignal | null;
+  /**
+   * A turn that only retries (gemini retries 5xx/429/unreachable for ever, firing only BeforeModel
+   * markers): stalled once the retries outlast stallMs with no progress. interruptKeys then end it.
+   */
+  assessStall?(input: StallInput): Stall;
+  readonly interruptKeys?: readonly string[];
+  /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
+  readonly markerEvents?: readonly string[];
 };
+
+export type StallInput = {
+  /** The turn's events (after the baseline), in log order. */
+  readonly events: readonly HookEvent[];
+  /** When umbel last saw progress: the turn's start, a new non-marker event, or a transcript change. */
+  readonly lastProgressAt: number;
+  readonly now: number;
+  readonly busy: boolean;
+  readonly stallMs?: number;
+};
+
+export type Stall =
+  | { readonly stalled: false; readonly attempts: number }
+  | { readonly stalled: true; readonly attempts: number; readonly sinceMs: number; readonly error: string };
 
 /** One message of claude's `--output-format stream-json` (an assistant or a user/tool-result line). */
 export type StreamMessage = { readonly type: "assistant" | "user" } & Readonly<Record<string, unknown>>;

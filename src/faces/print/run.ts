@@ -11,6 +11,7 @@ import {
   endingExitCode,
   type PrintEnding,
 } from "../../core/print-result.ts";
+import { getProvider } from "../../core/providers/registry.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/turn.ts";
 import type { Deps } from "../../operations/context.ts";
@@ -35,6 +36,19 @@ export type PrintIo = {
  * with --input-format stream-json) is a turn on one worker; an anonymous worker is purged on every
  * exit path (SIGINT included: the signal aborts the operations and the finally below runs).
  */
+/**
+ * stream-json's assistant messages and --max-turns come from following the transcript turn by turn
+ * (Provider.trackTurn); a provider without it (codex, gemini) gets text and json only.
+ */
+function refuseUntracked(input: PrintInput): void {
+  const provider = getProvider(input.provider);
+  if (provider.trackTurn) return;
+  if (input.outputFormat === "stream-json")
+    throw new UsageError(`--output-format stream-json is not supported with --provider ${provider.id}`);
+  if (input.maxTurns !== undefined)
+    throw new UsageError(`--max-turns is not supported with --provider ${provider.id}`);
+}
+
 export async function runPrint(argv: readonly string[], io: PrintIo): Promise<number> {
   const args = parsePrintArgs(argv);
   if (args.help) {
@@ -42,6 +56,7 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     return EXIT.ok;
   }
   const input = await readInput(args, io);
+  refuseUntracked(input);
   const prompts = input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt];
   const output = createOutput(input.outputFormat, input.verbose, io.out);
   const started = io.deps.clock.now();

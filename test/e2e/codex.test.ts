@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+
+/** dist/umbel driving test/fixtures/fake-codex.sh through spawn, every turn ending, kill and -p. */
+
+const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+const json = (text: string) =>
+  JSON.parse(text) as Record<string, unknown> & { evidence: Record<string, unknown> };
+
+let sb: Sandbox;
+let userCodex: string;
+beforeAll(async () => {
+  sb = await createSandbox();
+  userCodex = join(sb.dir, "home", ".codex");
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+async function spawn(name: string, ...flags: string[]) {
+  const r = await sb.umbel(["spawn", name, "--provider", "codex", "--json", ...flags]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return json(r.stdout);
+}
+
+async function turn(name: string, prompt: string, waitFlags: string[] = []) {
+  const sent = await sb.umbel(["send", name, "--json"], { stdin: prompt });
+  expect(sent.stderr).toBe("");
+  expect(sent.code).toBe(0);
+  const { baseline } = json(sent.stdout);
+  const waited = await sb.umbel(["wait", name, "--after", String(baseline), "--json", ...waitFlags]);
+  return { outcome: json(waited.stdout), code: waited.code };
+}
+
+describe("a codex worker's life", () => {
+  test("spawn → send → wait (stop) → read; its profile lives in umbel's CODEX_HOME", async () => {
+    expect(await spawn("cx")).toMatchObject({ name: "cx", provider: "codex", state: "ready" });
+    const home = join(realpathSync(sb.root), "codex-home");
+    const profile = join(home, "umbel-cx.config.toml");
+    expect(lstatSync(profile).mode & 0o777).toBe(0o600);
+    expect(lstatSync(home).mode & 0o777).toBe(0o700);
+    expect(existsSync(userCodex)).toBe(false);
+    expect(existsSync(join(sb.work, ".codex"))).toBe(false);
+
+    const { outcome, code } = await turn("cx", "hello there");
+    expect(outcome).toMatchObject({ reason: "stop" });
+    expect(code).toBe(0);
+    const read = await sb.umbel(["read", "cx"]);
+    expect(read.stdout).toBe(`FAKE-REPLY len=11 sha=${sha12("hello there")} head=hello there\n`);
+    // A leading `/` is text, not a command.
+    const slash = await turn("cx", "/quit is a path");
+    expect(slash.outcome.reason).toBe("stop");
+    expect((await sb.umbel(["read", "cx"])).stdout).toContain("head=/quit is a path");
+  });
+
+  test("a failed turn fires no hook: provider-error (122) with the transcript's message", async () => {
+    const { outcome, code } = await turn("cx", "fake:error 401", ["--timeout", "20s"]);
+    expect(outcome.reason).toBe("provider-error");
+    expect(String(outcome.evidence.message)).toContain("401 Unauthorized");
+    expect(code).toBe(122);
+  });
+
+  test("a permission request is input (126); approving it ends the turn in stop", async () => {
+    const asked = await turn("cx", "fake:permission", ["--timeout", "20s"]);
+    expect(asked.outcome.reason).toBe("input");
+    expect(String(asked.outcome.evidence.prompt)).toContain("touch fake-approved.txt");
+    expect(asked.code).toBe(126);
+    expect((await sb.umbel(["keys", "cx", "y"])).code).toBe(0);
+    const done = await sb.umbel(["wait", "cx", "--json", "--timeout", "20s"]);
+    expect(json(done.stdout).reason).toBe("stop");
+    expect((await sb.umbel(["read", "cx"])).stdout).toContain("FAKE-APPROVED");
+  });
+
+  test("an interrupted turn is a stop marked interrupted", async () => {
+    const sent = await sb.umbel(["send", "cx", "fake:hang", "--json"]);
+    const { baseline } = json(sent.stdout);
+    await eventually(async () => (await sb.umbel(["capture", "cx"])).stdout.includes("esc to interrupt"));
+    await sb.umbel(["keys", "cx", "Escape"]);
+    const waited = await sb.umbel(["wait", "cx", "--after", String(baseline), "--json", "--timeout", "20s"]);
+    expect(json(waited.stdout)).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+  });
+
+  test("kill removes the worker's profile; a dead worker is dead (125) and pruned", async () => {
+    const profile = join(realpathSync(sb.root), "codex-home", "umbel-cx.config.toml");
+    expect((await sb.umbel(["kill", "cx"])).code).toBe(0);
+    expect(existsSync(profile)).toBe(false);
+    await spawn("dies");
+    const died = await turn("dies", "fake:die 3", ["--timeout", "20s"]);
+    expect(died.outcome.reason).toBe("dead");
+    expect(died.code).toBe(125);
+    const pruned = await sb.umbel(["prune", "--json"]);
+    expect(pruned.stdout).toContain("dies");
+  });
+
+  test("--allowed-tools and manual mode are usage errors naming codex; nothing is made", async () => {
+    for (const flags of [
+      ["--allowed-tools", "Bash"],
+      ["--permission-mode", "manual"],
+    ]) {
+      const r = await sb.umbel(["spawn", "nope", "--provider", "codex", ...flags]);
+      expect(r.stderr).toContain("codex");
+      expect(r.code).toBe(2);
+    }
+    expect(existsSync(join(sb.root, "sessions", "nope"))).toBe(false);
+  });
+
+  test("umbel -p --provider codex prints the answer", async () => {
+    const r = await sb.umbel(["-p", "--provider", "codex", "fake:reply from codex"]);
+    expect(r.stdout).toBe("from codex\n");
+    expect(r.code).toBe(0);
+    const j = await sb.umbel(["-p", "--provider", "codex", "--output-format", "json", "fake:reply as json"]);
+    expect(JSON.parse(j.stdout)).toMatchObject({ type: "result", is_error: false, result: "as json" });
+    const stream = ["--output-format", "stream-json", "--verbose"];
+    const refused = await sb.umbel(["-p", "--provider", "codex", ...stream, "hi"]);
+    expect(refused.stderr).toContain("--provider codex");
+    expect(refused.code).toBe(2);
+  });
+});

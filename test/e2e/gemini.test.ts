@@ -1,0 +1,150 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+
+/** dist/umbel driving test/fixtures/fake-gemini.sh through spawn, every turn ending, kill and -p. */
+
+const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+const json = (text: string) =>
+  JSON.parse(text) as Record<string, unknown> & { evidence: Record<string, unknown> };
+
+let sb: Sandbox;
+let userGemini: string;
+const CREDS = '{"refresh_token":"unused"}\n';
+beforeAll(async () => {
+  sb = await createSandbox({ env: { GEMINI_API_KEY: "fake-key" } });
+  userGemini = join(sb.dir, "home", ".gemini");
+  mkdirSync(userGemini, { mode: 0o700 });
+  writeFileSync(join(userGemini, "oauth_creds.json"), CREDS, { mode: 0o600 });
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+async function spawn(name: string, ...flags: string[]) {
+  const r = await sb.umbel(["spawn", name, "--provider", "gemini", "--json", ...flags]);
+  expect(r.stderr).toBe("");
+  expect(r.code).toBe(0);
+  return json(r.stdout);
+}
+
+async function turn(name: string, prompt: string, waitFlags: string[] = []) {
+  const sent = await sb.umbel(["send", name, "--json"], { stdin: prompt });
+  expect(sent.stderr).toBe("");
+  expect(sent.code).toBe(0);
+  const { baseline } = json(sent.stdout);
+  const waited = await sb.umbel(["wait", name, "--after", String(baseline), "--json", ...waitFlags]);
+  return { outcome: json(waited.stdout), code: waited.code };
+}
+
+describe("a gemini worker's life", () => {
+  test("spawn → send → wait (stop) → read, in a umbel-owned GEMINI_CLI_HOME", async () => {
+    expect(await spawn("gm")).toMatchObject({ name: "gm", provider: "gemini", state: "ready" });
+    const home = join(sb.root, "sessions", "gm", "gemini", ".gemini");
+    expect(lstatSync(join(home, "settings.json")).mode & 0o777).toBe(0o600);
+    expect(lstatSync(join(home, "oauth_creds.json")).isSymbolicLink()).toBe(true);
+    expect(readdirSync(userGemini)).toEqual(["oauth_creds.json"]);
+    expect(existsSync(join(sb.work, ".gemini"))).toBe(false);
+
+    const prompt = "what is 2+2? !really";
+    const { outcome, code } = await turn("gm", prompt);
+    expect(outcome).toMatchObject({ reason: "stop" });
+    expect(code).toBe(0);
+    const read = await sb.umbel(["read", "gm"]);
+    expect(read.stdout).toBe(`FAKE-REPLY len=${prompt.length} sha=${sha12(prompt)} head=${prompt}\n`);
+  });
+
+  test("an API error is provider-error (122) with the transcript's error", async () => {
+    const { outcome, code } = await turn("gm", "fake:error 500", ["--timeout", "20s"]);
+    expect(outcome.reason).toBe("provider-error");
+    expect(String(outcome.evidence.message)).toContain("API Error");
+    expect(code).toBe(122);
+    const read = await sb.umbel(["read", "gm", "--json"]);
+    expect(json(read.stdout)).toMatchObject({ isError: true });
+  });
+
+  test("the quota box (Keep trying / Stop, no hook): umbel chooses Stop → provider-error, worker usable", async () => {
+    const { outcome, code } = await turn("gm", "fake:quota", ["--timeout", "20s"]);
+    expect(outcome.reason).toBe("provider-error");
+    expect(String(outcome.evidence.message)).toContain("exhausted your daily quota");
+    expect(code).toBe(122);
+    expect((await turn("gm", "fake:reply still here")).outcome.reason).toBe("stop");
+    expect((await sb.umbel(["read", "gm"])).stdout).toBe("still here\n");
+  });
+
+  test("retries that never end: provider-error by umbel's stall deadline, worker usable", async () => {
+    await spawn("retry", "--env", "FAKE_GEMINI_RETRY_MS=200");
+    const sent = await sb.umbel(["send", "retry", "fake:retry", "--json"]);
+    const { baseline } = json(sent.stdout);
+    const waited = await sb.umbel(
+      ["wait", "retry", "--after", String(baseline), "--json", "--timeout", "30s"],
+      {
+        env: { UMBEL_RETRY_STALL_MS: "1500" },
+      },
+    );
+    const outcome = json(waited.stdout);
+    expect(outcome.reason).toBe("provider-error");
+    expect(String(outcome.evidence.error)).toContain("retried the model request");
+    expect(waited.code).toBe(122);
+    expect((await turn("retry", "fake:reply recovered")).outcome.reason).toBe("stop");
+    expect((await sb.umbel(["kill", "retry", "--purge"])).code).toBe(0);
+  });
+
+  test("a tool permission is input (126); approving it ends the turn in stop", async () => {
+    const asked = await turn("gm", "fake:permission", ["--timeout", "20s"]);
+    expect(asked.outcome.reason).toBe("input");
+    expect(String(asked.outcome.evidence.prompt)).toContain("touch fake-approved.txt");
+    expect(asked.code).toBe(126);
+    expect((await sb.umbel(["keys", "gm", "1"])).code).toBe(0);
+    const done = await sb.umbel(["wait", "gm", "--json", "--timeout", "20s"]);
+    expect(json(done.stdout).reason).toBe("stop");
+    expect(existsSync(join(sb.work, "fake-approved.txt"))).toBe(true);
+  });
+
+  test("a cancelled turn (Escape) is a stop with detail cancelled", async () => {
+    const sent = await sb.umbel(["send", "gm", "fake:hang", "--json"]);
+    const { baseline } = json(sent.stdout);
+    await eventually(async () => (await sb.umbel(["capture", "gm"])).stdout.includes("esc to cancel"));
+    await sb.umbel(["keys", "gm", "Escape"]);
+    const waited = await sb.umbel(["wait", "gm", "--after", String(baseline), "--json", "--timeout", "20s"]);
+    expect(json(waited.stdout)).toMatchObject({
+      reason: "stop",
+      evidence: { interrupted: true, detail: "cancelled" },
+    });
+  });
+
+  test("kill drops the credential links (never the user's file); dead (125); prune", async () => {
+    expect((await sb.umbel(["kill", "gm"])).code).toBe(0);
+    expect(existsSync(join(sb.root, "sessions", "gm", "gemini", ".gemini", "oauth_creds.json"))).toBe(false);
+    expect(readFileSync(join(userGemini, "oauth_creds.json"), "utf8")).toBe(CREDS);
+    await spawn("dies");
+    const died = await turn("dies", "fake:die 3", ["--timeout", "20s"]);
+    expect(died.outcome.reason).toBe("dead");
+    expect(died.code).toBe(125);
+    expect((await sb.umbel(["prune", "--json"])).stdout).toContain("dies");
+    expect(existsSync(join(sb.root, "sessions", "gm"))).toBe(false);
+    expect(readFileSync(join(userGemini, "oauth_creds.json"), "utf8")).toBe(CREDS);
+  });
+
+  test("a permission mode gemini lacks, or a claude-only flag, is a usage error naming gemini", async () => {
+    for (const flags of [
+      ["--permission-mode", "dontAsk"],
+      ["--system-prompt", "be terse"],
+    ]) {
+      const r = await sb.umbel(["spawn", "nope", "--provider", "gemini", ...flags]);
+      expect(r.stderr).toContain("gemini");
+      expect(r.code).toBe(2);
+    }
+    expect(existsSync(join(sb.root, "sessions", "nope"))).toBe(false);
+  });
+
+  test("umbel -p --provider gemini prints the answer", async () => {
+    const r = await sb.umbel(["-p", "--provider", "gemini", "fake:reply from gemini"]);
+    expect(r.stdout).toBe("from gemini\n");
+    expect(r.code).toBe(0);
+    const j = await sb.umbel(["-p", "--provider", "gemini", "--output-format", "json", "fake:reply json"]);
+    expect(JSON.parse(j.stdout)).toMatchObject({ type: "result", is_error: false, result: "json" });
+  });
+});
