@@ -122,8 +122,11 @@ async function awaitSubmit(
   }
 }
 
-/** claude draws its idle screen only after its Stop hooks have run (tens of ms after Stop fires). */
-const SETTLE_MS = 2000;
+/**
+ * claude draws its idle screen only after its Stop hooks have run (tens of ms after Stop fires);
+ * gemini, on 2 loaded cores, took seconds to draw a readable frame after spawn.
+ */
+const SETTLE_MS = 3000;
 
 /**
  * The screen, given a moment to catch up when the events say the last turn has ended but the TUI
@@ -132,16 +135,21 @@ const SETTLE_MS = 2000;
 async function settledScreen(deps: Deps, worker: Worker): Promise<string> {
   const { name } = worker.meta;
   let screen = (await deps.tmux.capture(name)) ?? "";
-  if (worker.provider.classifyScreen(screen).kind !== "busy") return screen;
-  const events = await readEvents(deps, name);
-  const last = lastSubmitIndex(worker.provider, events);
-  const turn = last === null ? null : assessTurn(worker.provider, events, last).status;
-  if (turn !== "stop" && turn !== "failure") return screen;
+  const first = worker.provider.classifyScreen(screen).kind;
+  if (first !== "busy" && first !== "unknown") return screen;
+  if (first === "busy") {
+    const events = await readEvents(deps, name);
+    const last = lastSubmitIndex(worker.provider, events);
+    const turn = last === null ? null : assessTurn(worker.provider, events, last).status;
+    if (turn !== "stop" && turn !== "failure") return screen;
+  }
+  // A screen mid-redraw reads "unknown" (gemini under load redraws its whole frame for a moment).
+  const waitFor = first;
   const until = deps.clock.now() + SETTLE_MS;
   while (deps.clock.now() < until && !deps.signal?.aborted) {
     await deps.clock.sleep(50, deps.signal);
     screen = (await deps.tmux.capture(name)) ?? "";
-    if (worker.provider.classifyScreen(screen).kind !== "busy") break;
+    if (worker.provider.classifyScreen(screen).kind !== waitFor) break;
   }
   return screen;
 }

@@ -1,17 +1,21 @@
-// The real codex-cli 0.171.0 through dist/umbel (spawn → send → wait → read, provider-error, -p)
-// against the stub model, with a "user" CODEX_HOME that points codex at the stub. Skipped locally
-// when `npm run setup:real` has not run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
+// The real codex-cli 0.171.0 through dist/umbel against the stub model, with a "user" CODEX_HOME
+// that points codex at the stub: spawn in an untrusted folder, turns, a byte-exact 20 KB prompt,
+// `-p` text/json, a permission answered with `umbel keys`, an API error, kill -9 → dead, kill.
+// One worker carries every interactive case (one spawn keeps the file fast). Skipped locally when
+// `npm run setup:real` has not run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../helpers/codex-world.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
-import { httpError, text } from "../stub-model/replies.ts";
+import { renderPromptEcho } from "../stub-model/digest.ts";
+import { hang, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealCodex } from "./real-codex.ts";
 
 const codex = requireRealCodex("test/real/codex.test.ts");
-const json = (s: string) => JSON.parse(s) as Record<string, unknown> & { evidence: Record<string, unknown> };
+type Json = Record<string, unknown> & { evidence: Record<string, unknown> };
+const json = (s: string) => JSON.parse(s) as Json;
 
 describe.skipIf(codex === null)("real codex through dist/umbel", () => {
   let stub: StubModel;
@@ -19,7 +23,8 @@ describe.skipIf(codex === null)("real codex through dist/umbel", () => {
   let userHome: string;
   beforeAll(async () => {
     stub = await startStubModel({ dialect: "openai" });
-    sb = await createSandbox();
+    // untrusted: nothing marks the work folder as trusted (umbel's profile must).
+    sb = await createSandbox({ untrusted: true });
     userHome = seedCodexWorld(join(sb.dir, "codex"), stubProviderToml(stub.url)).userCodexHome;
     Object.assign(sb.env, { UMBEL_CODEX_BIN: codex ?? "codex", CODEX_HOME: userHome });
   });
@@ -28,54 +33,138 @@ describe.skipIf(codex === null)("real codex through dist/umbel", () => {
     await stub?.stop();
   });
 
-  async function turn(name: string, prompt: string) {
-    const sent = await sb.umbel(["send", name, "--json", prompt]);
-    expect(sent.stderr).toBe("");
-    const waited = await sb.umbel([
-      "wait",
-      name,
-      "--after",
-      String(json(sent.stdout).baseline),
-      "--json",
-      "--timeout",
-      "60s",
-    ]);
-    return { outcome: json(waited.stdout), code: waited.code };
+  async function ok(args: string[], stdin?: string): Promise<Json> {
+    const r = await sb.umbel([...args, "--json"], stdin === undefined ? {} : { stdin });
+    if (r.code !== 0) throw new Error(`umbel ${args.join(" ")} → ${r.code}\n${r.stdout}${r.stderr}`);
+    return json(r.stdout);
   }
 
-  test("spawn → send → wait (stop) → read; API error → provider-error; kill removes the profile", async () => {
-    const spawned = await sb.umbel([
-      "spawn",
-      "rc",
-      "--provider",
-      "codex",
-      "--json",
-      "--start-timeout",
-      "60s",
-    ]);
-    expect(spawned.stderr).toBe("");
-    expect(spawned.code).toBe(0);
-    stub.script(text("hello from the stub"));
-    const ok = await turn("rc", "say hello");
-    expect(ok.outcome.reason).toBe("stop");
-    expect((await sb.umbel(["read", "rc"])).stdout).toBe("hello from the stub\n");
+  async function turn(name: string, prompt: string) {
+    const sent = await ok(["send", name], prompt);
+    const after = String(sent.baseline);
+    const waited = await sb.umbel(["wait", name, "--after", after, "--json", "--timeout", "60s"]);
+    return { baseline: sent.baseline as number, outcome: json(waited.stdout), code: waited.code };
+  }
 
-    stub.script(httpError(401));
-    const failed = await turn("rc", "this one fails");
-    expect(failed.outcome.reason).toBe("provider-error");
-    expect(failed.code).toBe(122);
+  describe("one worker", () => {
+    const userConfig = () => readFileSync(join(userHome, "config.toml"), "utf8");
+    let configBefore = "";
 
-    const profile = join(realpathSync(sb.root), "codex-home", "umbel-rc.config.toml");
-    expect(existsSync(profile)).toBe(true);
-    expect((await sb.umbel(["kill", "rc"])).code).toBe(0);
-    expect(existsSync(profile)).toBe(false);
-    expect(existsSync(join(sb.work, ".codex"))).toBe(false);
-  }, 180_000);
+    test("spawn in an untrusted folder is ready; send → wait (stop) → read", async () => {
+      configBefore = userConfig();
+      const spawned = await ok(["spawn", "rc", "--provider", "codex", "--start-timeout", "60s"]);
+      expect(spawned.state).toBe("ready");
+      stub.script(text("hello from the stub"));
+      const t = await turn("rc", "say hello");
+      expect(t.outcome).toMatchObject({ reason: "stop", exitCode: 0 });
+      expect(t.code).toBe(0);
+      expect((await sb.umbel(["read", "rc"])).stdout).toBe("hello from the stub\n");
+      // The trust lives in umbel's profile, not in the user's config or the project.
+      expect(userConfig()).toBe(configBefore);
+      expect(existsSync(join(sb.work, ".codex"))).toBe(false);
+    });
 
-  test("umbel -p --provider codex", async () => {
-    stub.script(text("printed answer"));
+    test("a multi-line and a 20 KB prompt arrive byte-exact", async () => {
+      const multi = "first line\n  second, indented\n\n\"dq\" 'sq' $HOME `tick` \\back\n日本語 🎉 end?";
+      const big = Array.from({ length: 400 }, (_, i) => `${i}: ${"x".repeat(45)}`).join("\n");
+      expect(big.length).toBeGreaterThan(20_000);
+      for (const prompt of [multi, big]) {
+        const t = await turn("rc", prompt);
+        expect(t.outcome.reason).toBe("stop");
+        expect(stub.mainRequests().at(-1)?.prompt).toBe(prompt);
+        expect((await sb.umbel(["read", "rc"])).stdout).toBe(`${renderPromptEcho(prompt)}\n`);
+      }
+    });
+
+    test("two consecutive turns: read returns the second answer; --after the first returns the first", async () => {
+      stub.script(text("first answer"), text("second answer"));
+      const first = await turn("rc", "one");
+      const second = await turn("rc", "two");
+      expect([first.outcome.reason, second.outcome.reason]).toEqual(["stop", "stop"]);
+      expect((await sb.umbel(["read", "rc"])).stdout).toBe("second answer\n");
+      const earlier = await sb.umbel(["read", "rc", "--after", String(first.baseline)]);
+      expect(earlier.stdout).toBe("first answer\n");
+    });
+
+    test("a permission request: wait says input (126); keys y approves; the turn stops", async () => {
+      const asked = await turn("rc", "stub:escalate touch escalated.txt");
+      expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+      expect(asked.outcome.evidence.prompt).toBe("Bash: touch escalated.txt (stub escalation)");
+      expect(String(asked.outcome.evidence.screen)).toContain("Would you like to run the following command?");
+      expect(asked.code).toBe(126);
+      expect((await ok(["status", "rc"])).state).toBe("needs-input");
+
+      expect((await sb.umbel(["keys", "rc", "y"])).code).toBe(0);
+      const done = await sb.umbel([
+        "wait",
+        "rc",
+        "--after",
+        String(asked.baseline),
+        "--json",
+        "--timeout",
+        "60s",
+      ]);
+      expect(json(done.stdout).reason).toBe("stop");
+      expect((await sb.umbel(["read", "rc"])).stdout).toStartWith("STUB-TOOL-RESULT is_error=false");
+      expect(existsSync(join(sb.work, "escalated.txt"))).toBe(true);
+    });
+
+    test("an API error (401) is provider-error (122) with codex's message", async () => {
+      stub.script(httpError(401));
+      const t = await turn("rc", "this one fails");
+      expect(t.outcome).toMatchObject({ reason: "provider-error", exitCode: 122 });
+      expect(String(t.outcome.evidence.message)).toStartWith("unexpected status 401 Unauthorized");
+      expect(t.code).toBe(122);
+      expect((await ok(["status", "rc"])).state).toBe("idle");
+    });
+
+    test("kill -9 of codex mid-turn is dead (125); kill removes the profile; prune", async () => {
+      stub.script(hang());
+      const sent = await ok(["send", "rc"], "never answered");
+      await stub.waitForRequest((r) => r.kind === "main" && r.answered === "hang");
+      const { pid } = await ok(["status", "rc"]);
+      // The pane runs launch.sh's sh; codex (node exec'd into the native binary) is its child.
+      const child = Bun.spawnSync(["pgrep", "-P", String(pid)])
+        .stdout.toString()
+        .trim();
+      expect(child).toMatch(/^\d+$/);
+      process.kill(Number(child), "SIGKILL");
+      const waited = await sb.umbel([
+        "wait",
+        "rc",
+        "--after",
+        String(sent.baseline),
+        "--json",
+        "--timeout",
+        "30s",
+      ]);
+      const outcome = json(waited.stdout);
+      expect(outcome).toMatchObject({ reason: "dead", exitCode: 125 });
+      expect(outcome.evidence.exit).toEqual({ exitCode: 137, signal: "KILL" });
+      expect(waited.code).toBe(125);
+
+      const profile = join(realpathSync(sb.root), "codex-home", "umbel-rc.config.toml");
+      expect(existsSync(profile)).toBe(true);
+      expect((await sb.umbel(["kill", "rc"])).code).toBe(0);
+      expect(existsSync(profile)).toBe(false);
+      expect((await ok(["prune"])).removed).toEqual(["rc"]);
+      expect(existsSync(join(sb.work, ".codex"))).toBe(false);
+    });
+  });
+
+  test("umbel -p --provider codex: text and json", async () => {
+    stub.script(text("printed answer"), text("json answer"));
     const r = await sb.umbel(["-p", "--provider", "codex", "print it"]);
     expect(r.stdout).toBe("printed answer\n");
     expect(r.code).toBe(0);
-  }, 120_000);
+    const j = await sb.umbel(["-p", "--provider", "codex", "--output-format", "json", "as json"]);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: "json answer",
+    });
+    expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
+  });
 });

@@ -1,24 +1,29 @@
-// The real gemini-cli 0.61.0 through dist/umbel (spawn → send → wait → read, provider-error, -p)
-// against the stub model (GOOGLE_GEMINI_BASE_URL + a stub API key). Skipped locally when
+// The real gemini-cli 0.61.0 through dist/umbel against the stub model (GOOGLE_GEMINI_BASE_URL + a
+// stub API key): spawn in an untrusted folder, turns, a byte-exact 20 KB prompt, `-p` text/json, a
+// permission answered with `umbel keys`, an API error, kill -9 → dead, kill. One worker carries
+// every interactive case (one spawn keeps the file fast). Skipped locally when
 // `npm run setup:real` has not run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { STUB_KEY } from "../helpers/gemini-world.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
-import { httpError, text } from "../stub-model/replies.ts";
+import { renderPromptEcho } from "../stub-model/digest.ts";
+import { bash, hang, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealGemini } from "./real-gemini.ts";
 
 const gemini = requireRealGemini("test/real/gemini.test.ts");
-const json = (s: string) => JSON.parse(s) as Record<string, unknown> & { evidence: Record<string, unknown> };
+type Json = Record<string, unknown> & { evidence: Record<string, unknown> };
+const json = (s: string) => JSON.parse(s) as Json;
 
 describe.skipIf(gemini === null)("real gemini through dist/umbel", () => {
   let stub: StubModel;
   let sb: Sandbox;
   beforeAll(async () => {
     stub = await startStubModel({ dialect: "gemini" });
-    sb = await createSandbox();
+    // untrusted: nothing marks the work folder as trusted (umbel's GEMINI_CLI_TRUST_WORKSPACE must).
+    sb = await createSandbox({ untrusted: true });
     Object.assign(sb.env, {
       UMBEL_GEMINI_BIN: gemini ?? "gemini",
       GEMINI_API_KEY: STUB_KEY,
@@ -30,44 +35,133 @@ describe.skipIf(gemini === null)("real gemini through dist/umbel", () => {
     await stub?.stop();
   });
 
-  async function turn(name: string, prompt: string) {
-    const sent = await sb.umbel(["send", name, "--json", prompt]);
-    expect(sent.stderr).toBe("");
-    const after = String(json(sent.stdout).baseline);
-    const waited = await sb.umbel(["wait", name, "--after", after, "--json", "--timeout", "60s"]);
-    return { outcome: json(waited.stdout), code: waited.code };
+  async function ok(args: string[], stdin?: string): Promise<Json> {
+    const r = await sb.umbel([...args, "--json"], stdin === undefined ? {} : { stdin });
+    if (r.code !== 0) throw new Error(`umbel ${args.join(" ")} → ${r.code}\n${r.stdout}${r.stderr}`);
+    return json(r.stdout);
   }
 
-  test("spawn → send → wait (stop) → read; API error → provider-error", async () => {
-    const spawned = await sb.umbel([
-      "spawn",
-      "rg",
-      "--provider",
-      "gemini",
-      "--json",
-      "--start-timeout",
-      "60s",
-    ]);
-    expect(spawned.stderr).toBe("");
-    expect(spawned.code).toBe(0);
-    stub.script(text("hello from the stub"));
-    const ok = await turn("rg", "say hello?");
-    expect(ok.outcome.reason).toBe("stop");
-    expect((await sb.umbel(["read", "rg"])).stdout).toBe("hello from the stub\n");
+  async function turn(name: string, prompt: string) {
+    const sent = await ok(["send", name], prompt);
+    const after = String(sent.baseline);
+    const waited = await sb.umbel(["wait", name, "--after", after, "--json", "--timeout", "60s"]);
+    return { baseline: sent.baseline as number, outcome: json(waited.stdout), code: waited.code };
+  }
 
-    stub.script(httpError(400));
-    const failed = await turn("rg", "this one fails");
-    expect(failed.outcome.reason).toBe("provider-error");
-    expect(failed.code).toBe(122);
-    expect((await sb.umbel(["kill", "rg"])).code).toBe(0);
-    expect(existsSync(join(sb.work, ".gemini"))).toBe(false);
-    expect(existsSync(join(sb.dir, "home", ".gemini"))).toBe(false);
-  }, 180_000);
+  describe("one worker", () => {
+    test("spawn in an untrusted folder is ready; send → wait (stop) → read", async () => {
+      const spawned = await ok(["spawn", "rg", "--provider", "gemini", "--start-timeout", "60s"]);
+      expect(spawned.state).toBe("ready");
+      stub.script(text("hello from the stub"));
+      const t = await turn("rg", "say hello?");
+      expect(t.outcome).toMatchObject({ reason: "stop", exitCode: 0 });
+      expect(t.code).toBe(0);
+      expect((await sb.umbel(["read", "rg"])).stdout).toBe("hello from the stub\n");
+    });
 
-  test("umbel -p --provider gemini", async () => {
-    stub.script(text("printed answer"));
+    test("a multi-line and a 20 KB prompt arrive byte-exact", async () => {
+      const multi = "first line\n  second, indented\n\n\"dq\" 'sq' $HOME `tick` \\back\n日本語 🎉 end?";
+      const big = Array.from({ length: 400 }, (_, i) => `${i}: ${"x".repeat(45)}`).join("\n");
+      expect(big.length).toBeGreaterThan(20_000);
+      for (const prompt of [multi, big]) {
+        const t = await turn("rg", prompt);
+        expect(t.outcome.reason).toBe("stop");
+        expect(stub.mainRequests().at(-1)?.prompt).toBe(prompt);
+        expect((await sb.umbel(["read", "rg"])).stdout).toBe(`${renderPromptEcho(prompt)}\n`);
+      }
+    });
+
+    test("two consecutive turns: read returns the second answer; --after the first returns the first", async () => {
+      stub.script(text("first answer"), text("second answer"));
+      const first = await turn("rg", "one");
+      const second = await turn("rg", "two");
+      expect([first.outcome.reason, second.outcome.reason]).toEqual(["stop", "stop"]);
+      expect((await sb.umbel(["read", "rg"])).stdout).toBe("second answer\n");
+      const earlier = await sb.umbel(["read", "rg", "--after", String(first.baseline)]);
+      expect(earlier.stdout).toBe("first answer\n");
+    });
+
+    test("a tool permission: wait says input (126) with the box; keys 1 approves; the turn stops", async () => {
+      stub.script(bash("echo approved > approved.txt", text("done after approval")));
+      const asked = await turn("rg", "please run it");
+      expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+      expect(asked.outcome.evidence.prompt).toBe("Shell: echo approved > approved.txt");
+      expect(String(asked.outcome.evidence.screen)).toContain("Allow execution of [Shell]?");
+      expect(asked.code).toBe(126);
+      expect((await ok(["status", "rg"])).state).toBe("needs-input");
+
+      expect((await sb.umbel(["keys", "rg", "1"])).code).toBe(0);
+      const done = await sb.umbel([
+        "wait",
+        "rg",
+        "--after",
+        String(asked.baseline),
+        "--json",
+        "--timeout",
+        "60s",
+      ]);
+      expect(json(done.stdout).reason).toBe("stop");
+      expect((await sb.umbel(["read", "rg"])).stdout).toBe("done after approval\n");
+      expect(readFileSync(join(sb.work, "approved.txt"), "utf8")).toBe("approved\n");
+    });
+
+    test("an API error (400) is provider-error (122) with the error; the worker stays usable", async () => {
+      stub.script(httpError(400));
+      const t = await turn("rg", "this one fails");
+      expect(t.outcome).toMatchObject({ reason: "provider-error", exitCode: 122 });
+      expect(String(t.outcome.evidence.message)).toContain("API Error");
+      expect(String(t.outcome.evidence.message)).toContain("stub error 400");
+      expect(t.code).toBe(122);
+      stub.script(text("after the error"));
+      expect((await turn("rg", "again")).outcome.reason).toBe("stop");
+      expect((await sb.umbel(["read", "rg"])).stdout).toBe("after the error\n");
+    });
+
+    test("kill -9 of gemini mid-turn is dead (125); kill; prune; nothing in the project or ~/.gemini", async () => {
+      stub.script(hang());
+      const sent = await ok(["send", "rg"], "never answered");
+      await stub.waitForRequest((r) => r.kind === "main" && r.answered === "hang");
+      const { pid } = await ok(["status", "rg"]);
+      // The pane runs launch.sh's sh; gemini (node, no relaunch) is its child.
+      const child = Bun.spawnSync(["pgrep", "-P", String(pid)])
+        .stdout.toString()
+        .trim();
+      expect(child).toMatch(/^\d+$/);
+      process.kill(Number(child), "SIGKILL");
+      const waited = await sb.umbel([
+        "wait",
+        "rg",
+        "--after",
+        String(sent.baseline),
+        "--json",
+        "--timeout",
+        "30s",
+      ]);
+      const outcome = json(waited.stdout);
+      expect(outcome).toMatchObject({ reason: "dead", exitCode: 125 });
+      expect(outcome.evidence.exit).toEqual({ exitCode: 137, signal: "KILL" });
+      expect(waited.code).toBe(125);
+
+      expect((await sb.umbel(["kill", "rg"])).code).toBe(0);
+      expect((await ok(["prune"])).removed).toEqual(["rg"]);
+      expect(existsSync(join(sb.work, ".gemini"))).toBe(false);
+      expect(existsSync(join(sb.dir, "home", ".gemini"))).toBe(false);
+    });
+  });
+
+  test("umbel -p --provider gemini: text and json", async () => {
+    stub.script(text("printed answer"), text("json answer"));
     const r = await sb.umbel(["-p", "--provider", "gemini", "print it"]);
     expect(r.stdout).toBe("printed answer\n");
     expect(r.code).toBe(0);
-  }, 120_000);
+    const j = await sb.umbel(["-p", "--provider", "gemini", "--output-format", "json", "as json"]);
+    expect(j.code).toBe(0);
+    expect(JSON.parse(j.stdout)).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: "json answer",
+    });
+    expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
+  });
 });
