@@ -2,8 +2,8 @@
 // Usage: bun run scripts/setup-real-codex.ts   (idempotent; prints the path of the `codex` entry)
 // `npm run setup:real` runs it too (scripts/setup-real.ts).
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { installPinned } from "./install-pinned.ts";
 
 /** Bump this to move the real tier to another Codex release. */
 export const REAL_CODEX_VERSION = "0.171.0";
@@ -25,46 +25,18 @@ export function realCodexBinPath(repoRoot: string, version: string = REAL_CODEX_
 }
 
 export function installRealCodex(repoRoot: string): string {
-  const dir = realCodexDir(repoRoot);
-  const bin = realCodexBinPath(repoRoot);
-  if (existsSync(bin)) return bin;
-
-  // Install into a scratch prefix and rename it into place, so an interrupted install never
-  // looks complete to the next run or to findRealCodex().
-  const scratch = `${dir}.partial-${process.pid}`;
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const started = performance.now();
-  const npm = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      scratch,
-      "--no-save",
-      "--no-package-lock",
-      "--no-audit",
-      "--no-fund",
-      "--no-update-notifier",
-      "--loglevel=error",
-      `${PACKAGE}@${REAL_CODEX_VERSION}`,
-    ],
-    { stdio: ["ignore", "inherit", "inherit"], cwd: scratch },
-  );
-  if (npm.status !== 0) {
-    rmSync(scratch, { recursive: true, force: true });
-    throw new Error(`npm install ${PACKAGE}@${REAL_CODEX_VERSION} failed (exit ${npm.status})`);
-  }
-  const version = spawnSync(binInPrefix(scratch), ["--version"], { encoding: "utf8" });
-  if (version.status !== 0 || !version.stdout.includes(`codex-cli ${REAL_CODEX_VERSION}`)) {
-    rmSync(scratch, { recursive: true, force: true });
-    throw new Error(`installed codex does not run: ${version.stdout}${version.stderr}`);
-  }
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(scratch, dir);
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.error(`installed ${PACKAGE}@${REAL_CODEX_VERSION} in ${seconds}s`);
-  return bin;
+  return installPinned({
+    pkg: PACKAGE,
+    version: REAL_CODEX_VERSION,
+    dir: realCodexDir(repoRoot),
+    binIn: binInPrefix,
+    check: (bin) => {
+      const r = spawnSync(bin, ["--version"], { encoding: "utf8" });
+      return r.status === 0 && r.stdout.includes(`codex-cli ${REAL_CODEX_VERSION}`)
+        ? null
+        : `${r.stdout}${r.stderr}`;
+    },
+  });
 }
 
 function binInPrefix(prefix: string): string {

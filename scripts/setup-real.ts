@@ -1,8 +1,8 @@
 // Installs the pinned real Claude Code CLI for the `test/real` tier, outside the repo's node_modules.
 // Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of the `claude` executable)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { installPinned } from "./install-pinned.ts";
 import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
 
@@ -21,49 +21,17 @@ export function realClaudeBinPath(repoRoot: string, version: string = REAL_CLAUD
   return binInPrefix(realClaudeDir(repoRoot, version));
 }
 
-function installRealClaude(repoRoot: string): string {
-  const dir = realClaudeDir(repoRoot);
-  const bin = realClaudeBinPath(repoRoot);
-  if (existsSync(bin)) return bin;
-
-  // Install into a scratch prefix and rename it into place, so an interrupted install never
-  // looks complete to the next run or to findRealClaude().
-  const scratch = `${dir}.partial-${process.pid}`;
-  rmSync(scratch, { recursive: true, force: true });
-  mkdirSync(scratch, { recursive: true });
-  const started = performance.now();
-  const npm = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      scratch,
-      "--no-save",
-      "--no-package-lock",
-      "--no-audit",
-      "--no-fund",
-      "--no-update-notifier",
-      "--ignore-scripts=false",
-      "--loglevel=error",
-      `${PACKAGE}@${REAL_CLAUDE_VERSION}`,
-    ],
-    { stdio: ["ignore", "inherit", "inherit"], cwd: scratch },
-  );
-  if (npm.status !== 0) {
-    rmSync(scratch, { recursive: true, force: true });
-    throw new Error(`npm install ${PACKAGE}@${REAL_CLAUDE_VERSION} failed (exit ${npm.status})`);
-  }
-  const version = spawnSync(binInPrefix(scratch), ["--version"], { encoding: "utf8" });
-  if (version.status !== 0 || !version.stdout.includes(REAL_CLAUDE_VERSION)) {
-    rmSync(scratch, { recursive: true, force: true });
-    throw new Error(`installed claude does not run: ${version.stdout}${version.stderr}`);
-  }
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(scratch, dir);
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  const mb = (statSync(bin).size / 1e6).toFixed(0);
-  console.error(`installed ${PACKAGE}@${REAL_CLAUDE_VERSION} in ${seconds}s (binary ${mb} MB)`);
-  return bin;
+export function installRealClaude(repoRoot: string): string {
+  return installPinned({
+    pkg: PACKAGE,
+    version: REAL_CLAUDE_VERSION,
+    dir: realClaudeDir(repoRoot),
+    binIn: binInPrefix,
+    check: (bin) => {
+      const r = spawnSync(bin, ["--version"], { encoding: "utf8" });
+      return r.status === 0 && r.stdout.includes(REAL_CLAUDE_VERSION) ? null : `${r.stdout}${r.stderr}`;
+    },
+  });
 }
 
 function binInPrefix(prefix: string): string {
