@@ -6,7 +6,7 @@ import { formatError, renderErrorJson, toExitCode } from "./core/errors.ts";
  * one-line message on stderr (plus a JSON error on stdout with --json) and a documented exit code.
  * Faces are imported lazily so `umbel --version` loads nothing else.
  */
-const HELP = `umbel ${pkg.version} — drive interactive agent CLIs (Claude Code) from programs, inside tmux
+const HELP = `umbel ${pkg.version} — drive interactive agent CLIs (Claude Code, Codex, Gemini CLI) from programs, inside tmux
 
 Usage:
   umbel -p [PROMPT] [flags]          one turn, printed like claude -p (prompt from argv and/or stdin)
