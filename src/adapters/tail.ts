@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import { createWakeup } from "./watch.ts";
 
 export type FileTail = {
   /** The complete lines appended since the last call; a line still being written waits. */
@@ -26,13 +27,9 @@ export async function fileSize(path: string): Promise<number> {
 export function tailFile(path: string, offset: number, alsoWatch: readonly string[]): FileTail {
   let position = offset;
   let partial = Buffer.alloc(0);
-  let pending = false;
-  let wake: (() => void) | null = null;
+  const wakeup = createWakeup();
+  const notify = wakeup.notify;
   const watchers = new Map<string, FSWatcher>();
-  const notify = () => {
-    pending = true;
-    wake?.();
-  };
   const attach = (dir: string) => {
     if (watchers.has(dir)) return;
     try {
@@ -75,28 +72,13 @@ export function tailFile(path: string, offset: number, alsoWatch: readonly strin
     },
     next(maxMs, signal) {
       attachAll();
-      if (pending || signal?.aborted) {
-        pending = false;
-        return Promise.resolve();
-      }
-      return new Promise((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", done);
-          wake = null;
-          pending = false;
-          resolve();
-        };
-        const timer = setTimeout(done, maxMs);
-        signal?.addEventListener("abort", done, { once: true });
-        wake = done;
-      });
+      return wakeup.next(maxMs, signal);
     },
     poke: notify,
     close() {
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();
-      wake?.();
+      wakeup.release();
     },
   };
 }

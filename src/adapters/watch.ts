@@ -6,28 +6,22 @@ export type Waker = {
   close(): void;
 };
 
-/**
- * fs.watch is the event bus: hooks and the wrapper write files into events/, and a waiter wakes on
- * each write. The caller's `maxMs` is the slow safety-net poll (fs events can be coalesced or lost
- * on some filesystems), never the hot path.
- */
-export function watchDir(dir: string): Waker {
+/** A one-slot wake-up: `notify` wakes the pending `next`, or the next one to come (never lost). */
+export type Wakeup = {
+  notify(): void;
+  next(maxMs: number, signal?: AbortSignal): Promise<void>;
+  /** Releases a pending `next` (on close). */
+  release(): void;
+};
+
+export function createWakeup(): Wakeup {
   let pending = false;
   let wake: (() => void) | null = null;
-  let watcher: FSWatcher | null = null;
-  try {
-    watcher = watch(dir, () => {
+  return {
+    notify() {
       pending = true;
       wake?.();
-    });
-    watcher.on("error", () => {
-      watcher?.close();
-      watcher = null;
-    });
-  } catch {
-    watcher = null; // the directory vanished (purged): polling still answers
-  }
-  return {
+    },
     next(maxMs, signal) {
       if (pending || signal?.aborted) {
         pending = false;
@@ -46,9 +40,34 @@ export function watchDir(dir: string): Waker {
         wake = done;
       });
     },
+    release() {
+      wake?.();
+    },
+  };
+}
+
+/**
+ * fs.watch is the event bus: hooks and the wrapper write files into events/, and a waiter wakes on
+ * each write. The caller's `maxMs` is the slow safety-net poll (fs events can be coalesced or lost
+ * on some filesystems), never the hot path.
+ */
+export function watchDir(dir: string): Waker {
+  const wakeup = createWakeup();
+  let watcher: FSWatcher | null = null;
+  try {
+    watcher = watch(dir, wakeup.notify);
+    watcher.on("error", () => {
+      watcher?.close();
+      watcher = null;
+    });
+  } catch {
+    watcher = null; // the directory vanished (purged): polling still answers
+  }
+  return {
+    next: wakeup.next,
     close() {
       watcher?.close();
-      wake?.();
+      wakeup.release();
     },
   };
 }
