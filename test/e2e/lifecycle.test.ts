@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
 /** dist/umbel driving the fake claude through every verb and every wait outcome, on real tmux. */
@@ -18,26 +19,9 @@ afterAll(async () => {
   await sb.dispose();
 });
 
-async function spawn(name: string, ...flags: string[]) {
-  const r = await sb.umbel(["spawn", name, "--json", ...flags]);
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  return json(r.stdout);
-}
-
-async function turn(name: string, prompt: string, waitFlags: string[] = []) {
-  const sent = await sb.umbel(["send", name, "--json"], { stdin: prompt });
-  expect(sent.stderr).toBe("");
-  expect(sent.code).toBe(0);
-  const { baseline } = json(sent.stdout);
-  const waited = await sb.umbel(["wait", name, "--after", String(baseline), "--json", ...waitFlags]);
-  return {
-    baseline: baseline as number,
-    outcome: json(waited.stdout),
-    code: waited.code,
-    stderr: waited.stderr,
-  };
-}
+const spawn = (name: string, ...flags: string[]) => spawnOk(sb, name, [...flags]);
+const turn = (name: string, prompt: string, waitFlags: string[] = []) =>
+  sendAndWait(sb, name, prompt, waitFlags);
 
 describe("a claude worker's life", () => {
   test("spawn → send → wait (stop) → read, with the answer from the transcript", async () => {
