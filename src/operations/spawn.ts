@@ -315,6 +315,9 @@ async function deadOnStart(
   exitCode: number | null,
 ): Promise<UmbelError> {
   const screen = screenTail(await deadPaneScreen(deps, name));
+  // tmux marks a pane dead at the pty's EOF, before it reaps the child: its status can still be
+  // blank. The wrapper wrote exit.json before it exited, so by now the record is there.
+  exitCode ??= (await deps.store.readExit(name).catch(() => null))?.exitCode ?? null;
   return new SpawnFailedError(
     `${provider.displayName} exited during startup${exitCode === null ? "" : ` with status ${exitCode}`}${screen ? `:\n${screen}` : ""}`,
     { name, exitCode, screen },
