@@ -39,16 +39,23 @@ const SAFETY_POLL_MS = 1000;
  * transcript (each new message goes to `onMessage` as it lands, in claude's stream-json shape).
  *
  * --max-turns: claude -p lets the model run N API turns, runs the tools of the Nth, and stops
- * before asking again. The interactive TUI ignores the flag, so once the Nth assistant message
- * appears umbel arms `events/halt.json`, which the hook prints for the next PostToolUse:
- * `{"continue":false}` stops claude right after that tool (no Stop hook fires; the transcript ends
- * the turn with system/turn_duration). If the halt came too late (an N+1th message appears), Escape
- * interrupts the turn instead.
+ * before asking again. The interactive TUIs ignore the flag, so umbel stops the turn itself:
+ * - "hook" (claude): once the Nth assistant message appears umbel arms `events/halt.json`, which the
+ *   hook prints for the next PostToolUse: `{"continue":false}` stops claude right after that tool
+ *   (no Stop hook fires; the transcript ends the turn with system/turn_duration). If the halt came
+ *   too late (an N+1th message appears), Escape interrupts the turn instead.
+ * - "interrupt" (codex, gemini): once the Nth message's tool results have all landed, the
+ *   provider's interrupt keys end the turn (codex turn_aborted, gemini "Request cancelled.") and
+ *   the wait sees an interrupted stop. The next request may already be in flight; a message that
+ *   still lands is interrupted again.
+ * A turn that ends on its own first keeps its answer (the Nth message was the final one).
  */
 export async function runPrintTurn(
   deps: Deps,
   input: PrintTurnInput,
   onMessage: (message: StreamMessage) => void = () => {},
+  /** Called once the prompt is taken, before any message (codex names its session only then). */
+  onSent: () => Promise<void> = async () => {},
 ): Promise<PrintTurn> {
   const { name } = input;
   const worker = await loadWorker(deps, name);
@@ -58,25 +65,43 @@ export async function runPrintTurn(
   const transcriptPath = findTranscriptPath(await readEvents(deps, name));
   const offset = transcriptPath ? await fileSize(transcriptPath) : 0;
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
+  await onSent();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
-  const tail = transcriptPath && tracker ? tailFile(transcriptPath, offset, [events]) : null;
+  // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
+  const path = transcriptPath ?? findTranscriptPath(await readEvents(deps, name));
+  const tail = path && tracker ? tailFile(path, transcriptPath ? offset : 0, [events]) : null;
   const halt = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
   const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };
 
+  const mode = worker.provider.maxTurnsHalt ?? "interrupt";
+  const interruptKeys = [...(worker.provider.interruptKeys ?? ["Escape"])];
+  let interruptedAt = 0;
+
   async function pump(t: FileTail, tr: TurnTracker): Promise<void> {
     for (const line of await t.read()) for (const message of tr.push(line)) onMessage(message);
     const max = input.maxTurns;
-    if (max === undefined || follow.halted) return;
+    if (max === undefined) return;
     const s = tr.summary();
-    if (!follow.armed && s.assistantMessages >= max) {
-      follow.armed = true;
-      await writeFileAtomic(haltPath, `${JSON.stringify(haltOutput(max))}\n`);
+    if (mode === "hook") {
+      if (follow.halted) return;
+      if (!follow.armed && s.assistantMessages >= max) {
+        follow.armed = true;
+        await writeFileAtomic(haltPath, `${JSON.stringify(haltOutput(max))}\n`);
+      }
+      if (follow.armed && (s.complete || s.assistantMessages > max)) {
+        follow.halted = true;
+        if (!s.complete) await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
+        halt.abort();
+      }
+      return;
     }
-    if (follow.armed && (s.complete || s.assistantMessages > max)) {
+    if (s.complete || s.assistantMessages < max || s.assistantMessages <= interruptedAt) return;
+    const toolsDone = s.stopReason === "tool_use" && s.toolsPending === 0;
+    if (toolsDone || s.assistantMessages > max) {
       follow.halted = true;
-      if (!s.complete) await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
-      halt.abort();
+      interruptedAt = s.assistantMessages;
+      for (const key of interruptKeys) await deps.tmux.sendKeys(name, [key]).catch(() => undefined);
     }
   }
 
@@ -109,8 +134,10 @@ export async function runPrintTurn(
     await rm(haltPath, { force: true }).catch(() => undefined);
   }
   // A stop that came first wins: the Nth message was the final answer (claude -p: success).
-  const maxTurnsHit =
-    follow.halted && outcome.reason === "aborted" && !deps.signal?.aborted ? (input.maxTurns ?? null) : null;
+  const stoppedByUs =
+    (outcome.reason === "aborted" && !deps.signal?.aborted) ||
+    (outcome.reason === "stop" && outcome.evidence.interrupted === true);
+  const maxTurnsHit = follow.halted && stoppedByUs ? (input.maxTurns ?? null) : null;
   const answer =
     maxTurnsHit === null && (outcome.reason === "stop" || outcome.reason === "provider-error")
       ? await readAnswer(deps, { name, after: sent.baseline })

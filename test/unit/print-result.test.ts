@@ -33,6 +33,7 @@ const summary: TurnSummary = {
   apiError: null,
   permissionDenials: [],
   complete: true,
+  toolsPending: 0,
   sessionId: "s",
 };
 

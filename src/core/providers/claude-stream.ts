@@ -27,6 +27,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
   const requests = new Map<string, number>();
   const messages = new Map<string, MessageSeen>();
   const tools = new Map<string, { name: unknown; input: unknown }>();
+  const answered = new Set<string>();
   const denials: Record<string, unknown>[] = [];
   let apiError: TurnSummary["apiError"] = null;
 
@@ -103,6 +104,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
     for (const block of blocksOf(content)) {
       if (block.type !== "tool_result") continue;
       const id = block.tool_use_id;
+      if (typeof id === "string") answered.add(id);
       if (decision && typeof decision === "object") {
         meta.push({
           id,
@@ -172,6 +174,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
       apiError,
       permissionDenials: denials,
       complete,
+      toolsPending: [...tools.keys()].filter((id) => !answered.has(id)).length,
       sessionId,
     };
   }

@@ -61,6 +61,7 @@ export const claude: Provider = {
   interpretEvent,
   parseAnswer: parseClaudeAnswer,
   trackTurn: trackClaudeTurn,
+  maxTurnsHalt: "hook",
 };
 
 /**

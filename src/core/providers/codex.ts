@@ -2,6 +2,7 @@ import { normalisePrompt } from "../prompt.ts";
 import type { PermissionMode } from "../schemas.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, planCodexHome } from "./codex-home.ts";
 import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./codex-screen.ts";
+import { trackCodexTurn } from "./codex-stream.ts";
 import { type CodexTurnEnd, findCodexTurnEnd, parseCodexAnswer } from "./codex-transcript.ts";
 import type {
   HomeContext,
@@ -19,8 +20,8 @@ import { refuseClaudeOnly } from "./types.ts";
  * test/real/codex-stub.test.ts). Wired through the optional members of the Provider contract
  * (types.ts): 1-4, 6-10 are done (homeReads/planHome, sessionStartAtLaunch, the "interrupted"
  * signal, transcriptTurnEnd, checkLaunchOptions, clearInputKeys, screenShowsStreaming); 11 holds
- * because `-p --max-turns` is refused for codex; 12 is not handled (the lock screen fails the
- * spawn). The original list of what the engine needed:
+ * because codex's maxTurnsHalt is "interrupt" (the default); 12 is not handled (the lock screen
+ * fails the spawn). The original list of what the engine needed:
  *
  * 1. schemas.ts `ProviderId = z.enum(["claude", "codex"])`; registry.ts lists `codex`. Until then
  *    `id` is a cast.
@@ -61,7 +62,8 @@ import { refuseClaudeOnly } from "./types.ts";
  *    so status/idle must come from hooks and the transcript. `findCodexScreenError` gives the
  *    `■ …` line as evidence for provider-error.
  * 11. hooks/hook.sh prints halt.json on PostToolUse when armed (claude's -p --max-turns); codex
- *    would take it as hook output: never arm it for a codex worker.
+ *    takes `{"continue":false}` there as "replace the tool's output" and goes on (measured), so
+ *    --max-turns interrupts a codex turn instead and never arms the file.
  * 12. Resuming a thread that a live worker holds shows a lock screen (dialog "thread-locked",
  *    fatal): kill (or refuse) the holder before `--resume`.
  */
@@ -105,6 +107,7 @@ export const codex: Provider = {
   preparePrompt: prepareCodexPrompt,
   interpretEvent: interpretCodexEvent,
   parseAnswer: parseCodexAnswer,
+  trackTurn: trackCodexTurn,
   homeReads: (context) => {
     const user = userCodexHome(context.hostEnv);
     return [`${user}/config.toml`, ...CODEX_LINKED_FILES.map((name) => `${user}/${name}`)];

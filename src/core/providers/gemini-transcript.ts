@@ -25,8 +25,8 @@ export type GeminiAnswer = TranscriptAnswer & {
   readonly prompt: string | null;
 };
 
-type Message = Record<string, unknown> & { id: string; type?: unknown; content?: unknown };
-type Raw = { message: Message; line: number };
+export type GeminiMessage = Record<string, unknown> & { id: string; type?: unknown; content?: unknown };
+type Raw = { message: GeminiMessage; line: number };
 
 /**
  * The answer of the turn whose BeforeAgent fired at `turnKey` (its payload `timestamp`), or of the
@@ -70,14 +70,14 @@ export function parseGeminiAnswer(transcript: string, turnKey: string | null): G
   };
 }
 
-const CANCELLED = "Request cancelled.";
+export const CANCELLED = "Request cancelled.";
 
 /** The turn's message lines after its prompt, up to the next prompt line, latest version of each id. */
-function turnMessages(raw: readonly Raw[], own: Raw): Message[] {
+function turnMessages(raw: readonly Raw[], own: Raw): GeminiMessage[] {
   const after = raw.filter((entry) => entry.line > own.line);
   const next = after.findIndex((entry) => isRealPrompt(entry.message));
   const order: string[] = [];
-  const byId = new Map<string, Message>();
+  const byId = new Map<string, GeminiMessage>();
   for (const { message } of next < 0 ? after : after.slice(0, next)) {
     if (!byId.has(message.id)) order.push(message.id);
     byId.set(message.id, message);
@@ -87,12 +87,12 @@ function turnMessages(raw: readonly Raw[], own: Raw): Message[] {
 
 /** The replayed message list, the raw message lines in file order, and the session id. */
 export function replayGemini(transcript: string): {
-  messages: Message[];
+  messages: GeminiMessage[];
   raw: Raw[];
   sessionId: string | null;
 } {
   let order: string[] = [];
-  let byId = new Map<string, Message>();
+  let byId = new Map<string, GeminiMessage>();
   const raw: Raw[] = [];
   let sessionId: string | null = null;
   transcript.split("\n").forEach((text, line) => {
@@ -104,12 +104,14 @@ export function replayGemini(transcript: string): {
       for (const id of order.slice(kept.length)) byId.delete(id);
       order = kept;
     } else if (typeof record.id === "string") {
-      const message = record as Message;
+      const message = record as GeminiMessage;
       if (!byId.has(message.id)) order.push(message.id);
       byId.set(message.id, message);
       raw.push({ message, line });
     } else if (isRecord(record.$set) && Array.isArray(record.$set.messages)) {
-      const list = record.$set.messages.filter((m): m is Message => isRecord(m) && typeof m.id === "string");
+      const list = record.$set.messages.filter(
+        (m): m is GeminiMessage => isRecord(m) && typeof m.id === "string",
+      );
       byId = new Map(list.map((m) => [m.id, m]));
       order = list.map((m) => m.id);
     } else if (typeof record.sessionId === "string") sessionId ??= record.sessionId;
@@ -134,11 +136,11 @@ function findTurnLine(raw: readonly Raw[], turnKey: string | null): Raw | null {
 }
 
 /** A prompt somebody sent: a user line with text that is not the `<session_context>` preamble. */
-function isRealPrompt(message: Message): boolean {
+export function isRealPrompt(message: GeminiMessage): boolean {
   return message.type === "user" && promptText(message).trim() !== "";
 }
 
-function promptText(message: Message): string {
+function promptText(message: GeminiMessage): string {
   const content = Array.isArray(message.displayContent) ? message.displayContent : message.content;
   const parts = typeof content === "string" ? [{ text: content }] : Array.isArray(content) ? content : [];
   return parts
@@ -148,7 +150,7 @@ function promptText(message: Message): string {
     .join("\n");
 }
 
-function hasCalls(message: Message | undefined): boolean {
+function hasCalls(message: GeminiMessage | undefined): boolean {
   if (!message) return false;
   if (Array.isArray(message.toolCalls) && message.toolCalls.length > 0) {
     return message.toolCalls.some((call) => isRecord(call) && call.result === undefined);
@@ -158,7 +160,7 @@ function hasCalls(message: Message | undefined): boolean {
   );
 }
 
-function parseLine(text: string): Record<string, unknown> | null {
+export function parseLine(text: string): Record<string, unknown> | null {
   if (text.trim() === "") return null;
   try {
     const value: unknown = JSON.parse(text);
@@ -168,6 +170,6 @@ function parseLine(text: string): Record<string, unknown> | null {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

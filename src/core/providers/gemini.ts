@@ -9,6 +9,7 @@ import {
   userGeminiDir,
 } from "./gemini-home.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "./gemini-screen.ts";
+import { trackGeminiTurn } from "./gemini-stream.ts";
 import { parseGeminiAnswer } from "./gemini-transcript.ts";
 import type {
   HomeContext,
@@ -132,6 +133,8 @@ export const gemini: Provider = {
   preparePrompt: prepareGeminiPrompt,
   interpretEvent: interpretGeminiEvent,
   parseAnswer: parseGeminiAnswer,
+  trackTurn: trackGeminiTurn,
+  maxTurnsHalt: "hook",
   homeReads: (context) => {
     const dir = userGeminiDir(context.hostEnv);
     return dir === null ? [] : [`${dir}/settings.json`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];

@@ -182,6 +182,13 @@ export type Provider = {
    */
   assessStall?(input: StallInput): Stall;
   readonly interruptKeys?: readonly string[];
+  /**
+   * How `umbel -p --max-turns` stops a turn after the Nth API message's tools: "hook" (claude reads
+   * the PostToolUse hook's `{"continue":false}`, so umbel arms events/halt.json) or "interrupt"
+   * (the default: press interruptKeys once the tools are done; codex reads every hook's stdout as
+   * its own protocol, so a halt file must never be armed for it).
+   */
+  readonly maxTurnsHalt?: "hook" | "interrupt";
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
 };
@@ -222,6 +229,8 @@ export type TurnSummary = {
   readonly permissionDenials: readonly Readonly<Record<string, unknown>>[];
   /** The provider wrote its end-of-turn marker (claude: system/turn_duration). */
   readonly complete: boolean;
+  /** Tool calls of the turn whose results have not landed yet (--max-turns halts once this is 0). */
+  readonly toolsPending: number;
   readonly sessionId: string | null;
 };
 

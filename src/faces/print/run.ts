@@ -69,16 +69,22 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     let code: number = EXIT.ok;
     for (const [index, prompt] of prompts.entries()) {
       const turnStarted = index === 0 ? started : io.deps.clock.now();
-      const events = await readEvents(io.deps, worker.name);
-      output.init(
-        buildInit({
-          cwd: meta.cwd,
-          sessionId: findSessionId(events) ?? meta.sessionId,
-          model: lastString(events, "model") ?? meta.model ?? null,
-          permissionMode: lastString(events, "permission_mode") ?? meta.permissionMode ?? "default",
-          uuid: crypto.randomUUID(),
-        }),
-      );
+      const workerName = worker.name;
+      let sessionId: string | null = meta.sessionId;
+      // The init line is printed once the prompt is in: codex names its session and model only then.
+      const printInit = async () => {
+        const events = await readEvents(io.deps, workerName);
+        sessionId = findSessionId(events) ?? meta.sessionId;
+        output.init(
+          buildInit({
+            cwd: meta.cwd,
+            sessionId,
+            model: lastString(events, "model") ?? meta.model ?? null,
+            permissionMode: lastString(events, "permission_mode") ?? meta.permissionMode ?? "default",
+            uuid: crypto.randomUUID(),
+          }),
+        );
+      };
       const turn = await runPrintTurn(
         io.deps,
         {
@@ -88,7 +94,10 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
           timeout: input.timeout,
           idleTimeout: input.idleTimeout,
         },
-        (message) => output.message(message),
+        // A tracker fed from the middle of a transcript may not have seen the session id yet.
+        (message) =>
+          output.message(message.session_id == null ? { ...message, session_id: sessionId } : message),
+        printInit,
       );
       const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit);
       code = endingExitCode(ending, turn.outcome);
