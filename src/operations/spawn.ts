@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { installAssets } from "../adapters/assets.ts";
+import { readTextOrNull } from "../adapters/files.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "../adapters/provider-home.ts";
 import { watchDir } from "../adapters/watch.ts";
 import {
@@ -12,10 +13,11 @@ import {
   UmbelError,
   UsageError,
 } from "../core/errors.ts";
+import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
-import type { SpawnInput } from "../core/schemas.ts";
+import { isJsonObjectText, type SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import type { Deps } from "./context.ts";
@@ -55,9 +57,10 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
     unattended,
-    claudeOnly: claudeOnlyFlags(input),
+    launchFlags: launchFlagsGiven(input),
   });
   if (refused) throw new UsageError(refused, { provider: provider.id });
+  const mcpServers = input.mcpConfig ? await readMcpServers(input.mcpConfig, cwd) : undefined;
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
   const probeEnv = buildWorkerEnv({
     host: deps.env,
@@ -85,6 +88,12 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
         eventsLog: paths.hooksLog,
         hostEnv: deps.env,
         workerEnvNames: Object.keys(probeEnv),
+        launch: {
+          systemPrompt: input.systemPrompt,
+          appendSystemPrompt: input.appendSystemPrompt,
+          disallowedTools: input.disallowedTools,
+          mcpServers,
+        },
       };
       const reads = provider.homeReads ? await readHomeSources(provider.homeReads(context)) : {};
       const home = provider.planHome(context, reads);
@@ -111,6 +120,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       addDirs: input.addDir?.map((dir) => (isAbsolute(dir) ? dir : resolve(cwd, dir))),
       settings: input.settings,
       mcpConfig: input.mcpConfig,
+      mcpServers,
     });
     const meta: Meta = {
       version: 1,
@@ -172,8 +182,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   }
 }
 
-/** The launch flags only claude's TUI takes (codex and gemini would silently drop them). */
-function claudeOnlyFlags(input: SpawnInput): string[] {
+/** The optional launch flags given (a provider that does not honour one refuses it: never dropped silently). */
+function launchFlagsGiven(input: SpawnInput): string[] {
   const given: [string, unknown][] = [
     ["--disallowed-tools", input.disallowedTools?.length],
     ["--system-prompt", input.systemPrompt],
@@ -184,6 +194,22 @@ function claudeOnlyFlags(input: SpawnInput): string[] {
     ["--continue", input.continueSession],
   ];
   return given.flatMap(([flag, value]) => (value ? [flag] : []));
+}
+
+/** Each --mcp-config is JSON text or a file (relative to the worker's cwd); read and merged. */
+async function readMcpServers(values: readonly string[], cwd: string): Promise<Record<string, unknown>> {
+  const configs = [];
+  for (const value of values) {
+    if (isJsonObjectText(value)) {
+      configs.push({ source: "(inline JSON)", text: value });
+      continue;
+    }
+    const path = isAbsolute(value) ? value : resolve(cwd, value);
+    const text = await readTextOrNull(path);
+    if (text === null) throw new UsageError(`--mcp-config ${path}: file not found`, { path });
+    configs.push({ source: path, text });
+  }
+  return mergeMcpConfigs(configs);
 }
 
 async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {

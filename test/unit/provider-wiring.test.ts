@@ -54,9 +54,9 @@ describe("launch options per provider", () => {
   test.each([
     [codex, { allowedTools: ["Bash"] }, /codex/],
     [codex, { permissionMode: "manual" }, /codex/],
-    [codex, { claudeOnly: ["--system-prompt"] }, /--system-prompt is not supported with --provider codex/],
+    [codex, { launchFlags: ["--settings"] }, /--settings is not supported with --provider codex/],
     [gemini, { permissionMode: "dontAsk" }, /gemini/],
-    [gemini, { claudeOnly: ["--settings", "--add-dir"] }, /--settings, --add-dir are not supported/],
+    [gemini, { launchFlags: ["--settings", "--continue"] }, /--settings, --continue are not supported/],
   ] as const)("%#: a usage error naming the provider", (provider, options, message) => {
     expect(provider.checkLaunchOptions?.(options as never)).toMatch(message);
   });

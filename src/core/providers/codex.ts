@@ -13,7 +13,7 @@ import type {
   Provider,
   TurnSignal,
 } from "./types.ts";
-import { refuseClaudeOnly } from "./types.ts";
+import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
 
 /*
  * OpenAI Codex (`codex`, @openai/codex), measured on codex-cli 0.171.0 (../shared/notes/codex.md,
@@ -90,6 +90,9 @@ export const CODEX_PERMISSION_MODES: Partial<Record<PermissionMode, readonly str
 
 export type CodexSignal = TurnSignal;
 
+/** The optional launch flags codex honours (the rest are usage errors naming codex). */
+export const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [];
+
 export const codex: Provider = {
   id: "codex",
   displayName: "Codex",
@@ -116,7 +119,8 @@ export const codex: Provider = {
   sessionStartAtLaunch: false,
   screenShowsStreaming: false,
   clearInputKeys: clearCodexComposerKeys,
-  checkLaunchOptions: (options) => refuseClaudeOnly("codex", options) ?? unsupportedLaunchOption(options),
+  checkLaunchOptions: (options) =>
+    refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ?? unsupportedLaunchOption(options),
   transcriptTurnEnd: (transcript, promptId) => turnEndSignal(findCodexTurnEnd(transcript, promptId)),
 };
 

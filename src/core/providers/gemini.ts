@@ -20,7 +20,7 @@ import type {
   Provider,
   TurnSignal,
 } from "./types.ts";
-import { refuseClaudeOnly } from "./types.ts";
+import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
 
 /*
  * Google Gemini CLI (`gemini`, @google/gemini-cli), measured on 0.61.0 (../shared/notes/gemini.md,
@@ -97,6 +97,9 @@ export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-n
 
 export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
 
+/** The optional launch flags gemini honours (the rest are usage errors naming gemini). */
+export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [];
+
 export const gemini: Provider = {
   id: "gemini",
   displayName: "Gemini CLI",
@@ -142,7 +145,7 @@ export const gemini: Provider = {
   planHome: planGeminiHomeEntries,
   delivery: GEMINI_DELIVERY,
   checkLaunchOptions: (options: LaunchOptions) =>
-    refuseClaudeOnly("gemini", options) ?? geminiLaunchProblems(options)[0] ?? null,
+    refuseLaunchFlags("gemini", options, GEMINI_LAUNCH_FLAGS) ?? geminiLaunchProblems(options)[0] ?? null,
   transcriptTurnEnd: geminiTurnEnd,
   assessStall: assessRetryStall,
   interruptKeys: GEMINI_INTERRUPT_KEYS,

@@ -47,8 +47,10 @@ export type LaunchInput = {
   readonly addDirs?: readonly string[] | undefined;
   /** The caller's settings (a JSON object's text), merged into the provider's own hook settings. */
   readonly settings?: string | undefined;
-  /** MCP server configs: JSON text or file paths, passed through. */
+  /** MCP server configs: JSON text or file paths, passed through (claude reads them itself). */
   readonly mcpConfig?: readonly string[] | undefined;
+  /** The same configs read and merged: claude's `mcpServers` map (name → server), for other CLIs. */
+  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
   readonly isRoot: boolean;
   /** The worker's name (codex: its config profile `umbel-<worker>`). */
   readonly worker?: string | undefined;
@@ -70,6 +72,16 @@ export type HomeContext = {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   /** The names (not values) of the worker's environment. */
   readonly workerEnvNames: readonly string[];
+  /** The launch flags that live in a provider's home (a config file) rather than on its argv. */
+  readonly launch: HomeLaunch;
+};
+
+export type HomeLaunch = {
+  readonly systemPrompt?: string | undefined;
+  readonly appendSystemPrompt?: string | undefined;
+  readonly disallowedTools?: readonly string[] | undefined;
+  /** claude's `mcpServers` map, merged from every --mcp-config. */
+  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
 };
 
 /** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */
@@ -99,13 +111,31 @@ export type LaunchOptions = {
   readonly allowedTools?: readonly string[] | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly unattended?: boolean | undefined;
-  /** Launch flags that only claude's TUI takes, by their CLI name, when given. */
-  readonly claudeOnly?: readonly string[] | undefined;
+  /** The optional launch flags given (LAUNCH_FLAGS' CLI names), e.g. `--system-prompt`. */
+  readonly launchFlags?: readonly string[] | undefined;
 };
 
-/** The usage error for claude-only launch flags given to another provider, or null. */
-export function refuseClaudeOnly(provider: string, options: LaunchOptions): string | null {
-  const given = options.claudeOnly ?? [];
+/** Every optional launch flag claude's TUI takes; other providers list the ones they honour. */
+export const LAUNCH_FLAGS = [
+  "--disallowed-tools",
+  "--system-prompt",
+  "--append-system-prompt",
+  "--add-dir",
+  "--settings",
+  "--mcp-config",
+  "--continue",
+] as const;
+export type LaunchFlag = (typeof LAUNCH_FLAGS)[number];
+
+/** The usage error for launch flags given to a provider that does not honour them, or null. */
+export function refuseLaunchFlags(
+  provider: string,
+  options: LaunchOptions,
+  supported: readonly LaunchFlag[],
+): string | null {
+  const given = (options.launchFlags ?? []).filter(
+    (flag) => !(supported as readonly string[]).includes(flag),
+  );
   if (given.length === 0) return null;
   return `${given.join(", ")} ${given.length === 1 ? "is" : "are"} not supported with --provider ${provider}`;
 }
