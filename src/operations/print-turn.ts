@@ -39,15 +39,16 @@ const SAFETY_POLL_MS = 1000;
  * transcript (each new message goes to `onMessage` as it lands, in claude's stream-json shape).
  *
  * --max-turns: claude -p lets the model run N API turns, runs the tools of the Nth, and stops
- * before asking again. The interactive TUIs ignore the flag, so umbel stops the turn itself:
- * - "hook" (claude): once the Nth assistant message appears umbel arms `events/halt.json`, which the
- *   hook prints for the next PostToolUse: `{"continue":false}` stops claude right after that tool
- *   (no Stop hook fires; the transcript ends the turn with system/turn_duration). If the halt came
- *   too late (an N+1th message appears), Escape interrupts the turn instead.
- * - "interrupt" (codex, gemini): once the Nth message's tool results have all landed, the
- *   provider's interrupt keys end the turn (codex turn_aborted, gemini "Request cancelled.") and
- *   the wait sees an interrupted stop. The next request may already be in flight; a message that
- *   still lands is interrupted again.
+ * before asking again. The interactive TUIs ignore the flag, so umbel stops the turn itself, with
+ * the provider's halt hooks (events/halt-<Event>.json, printed by hooks/hook.sh):
+ * - "hook" (claude, gemini): armed once the Nth assistant message appears, the hook after the next
+ *   tool answers `{"continue":false}` and the CLI stops right after that tool (claude: no Stop
+ *   hook, the transcript ends the turn with turn_duration; gemini: no AfterAgent, "Agent execution
+ *   stopped"). If the halt came too late (an N+1th message appears), Escape interrupts instead.
+ * - "interrupt" (codex): once the Nth message's tool results have all landed, umbel arms the halt
+ *   hooks (codex: PreToolUse denies every call, so a next response already on its way runs no
+ *   tool) and presses the interrupt keys; the wait sees an interrupted stop. A message that still
+ *   lands is interrupted again.
  * A turn that ends on its own first keeps its answer (the Nth message was the final one).
  */
 export async function runPrintTurn(
@@ -60,8 +61,12 @@ export async function runPrintTurn(
   const { name } = input;
   const worker = await loadWorker(deps, name);
   const events = deps.store.paths(name).events;
-  const haltPath = join(events, "halt.json");
-  await rm(haltPath, { force: true });
+  const haltFiles = Object.entries(worker.provider.haltHooks?.(haltReason(input.maxTurns ?? 0)) ?? {}).map(
+    ([event, output]) => ({ path: join(events, `halt-${event}.json`), text: `${JSON.stringify(output)}\n` }),
+  );
+  const disarm = () => Promise.all(haltFiles.map((file) => rm(file.path, { force: true })));
+  const arm = () => Promise.all(haltFiles.map((file) => writeFileAtomic(file.path, file.text)));
+  await disarm();
   const transcriptPath = findTranscriptPath(await readEvents(deps, name));
   const offset = transcriptPath ? await fileSize(transcriptPath) : 0;
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
@@ -87,7 +92,7 @@ export async function runPrintTurn(
       if (follow.halted) return;
       if (!follow.armed && s.assistantMessages >= max) {
         follow.armed = true;
-        await writeFileAtomic(haltPath, `${JSON.stringify(haltOutput(max))}\n`);
+        await arm();
       }
       if (follow.armed && (s.complete || s.assistantMessages > max)) {
         follow.halted = true;
@@ -101,6 +106,7 @@ export async function runPrintTurn(
     if (toolsDone || s.assistantMessages > max) {
       follow.halted = true;
       interruptedAt = s.assistantMessages;
+      await arm();
       for (const key of interruptKeys) await deps.tmux.sendKeys(name, [key]).catch(() => undefined);
     }
   }
@@ -131,7 +137,7 @@ export async function runPrintTurn(
     tail?.poke();
     await following.catch(() => undefined);
     tail?.close();
-    await rm(haltPath, { force: true }).catch(() => undefined);
+    await disarm().catch(() => undefined);
   }
   // A stop that came first wins: the Nth message was the final answer (claude -p: success).
   const stoppedByUs =
@@ -151,9 +157,9 @@ export async function runPrintTurn(
   };
 }
 
-/** What the hook prints for PostToolUse while halted (claude: stop after this tool). */
-function haltOutput(maxTurns: number): Record<string, unknown> {
-  return { continue: false, stopReason: `Reached maximum number of turns (${maxTurns})` };
+/** claude -p's own words for the stop (the CLI shows them; the model may see them too). */
+function haltReason(maxTurns: number): string {
+  return `Reached maximum number of turns (${maxTurns})`;
 }
 
 /** Outcomes after which the transcript still gets the turn's last lines. */

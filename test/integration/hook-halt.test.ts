@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** hooks/hook.sh: append every payload; print events/halt.json for PostToolUse(Failure) only. */
+/** hooks/hook.sh: append every payload; print events/halt-<Event>.json for that event only. */
 const HOOK = join(import.meta.dir, "..", "..", "hooks", "hook.sh");
 const HALT = '{"continue":false,"stopReason":"Reached maximum number of turns (1)"}\n';
 
@@ -34,17 +34,31 @@ describe("hook.sh", () => {
   });
 
   test.each([
-    ["PostToolUse", HALT],
-    ["PostToolUseFailure", HALT],
-    ["Stop", ""],
-    ["UserPromptSubmit", ""],
-    ["PreToolUse", ""],
-  ])("with events/halt.json, %s prints %j", async (event, expected) => {
-    await writeFile(join(dir, "halt.json"), HALT);
+    ["PostToolUse", "PostToolUse", HALT],
+    ["PostToolUse", "PostToolUseFailure", ""],
+    ["AfterTool", "AfterTool", HALT],
+    ["PreToolUse", "PreToolUse", HALT],
+    ["PostToolUse", "Stop", ""],
+    ["PostToolUse", "PreToolUse", ""],
+  ])("with events/halt-%s.json, %s prints %j", async (armed, event, expected) => {
+    await writeFile(join(dir, `halt-${armed}.json`), HALT);
     try {
       expect(await fire(event)).toBe(expected);
     } finally {
-      await rm(join(dir, "halt.json"), { force: true });
+      await rm(join(dir, `halt-${armed}.json`), { force: true });
+    }
+  });
+
+  test("a hook_event_name inside a string of the payload is not the event", async () => {
+    await writeFile(join(dir, "halt-PostToolUse.json"), HALT);
+    try {
+      const child = Bun.spawn(["sh", HOOK, join(dir, "hooks.jsonl")], {
+        stdin: new Blob(['{"hook_event_name":"Stop","cmd":"echo \\"hook_event_name\\":\\"PostToolUse\\""}']),
+        stdout: "pipe",
+      });
+      expect(await new Response(child.stdout).text()).toBe("");
+    } finally {
+      await rm(join(dir, "halt-PostToolUse.json"), { force: true });
     }
   });
 });

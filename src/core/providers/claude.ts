@@ -62,6 +62,11 @@ export const claude: Provider = {
   parseAnswer: parseClaudeAnswer,
   trackTurn: trackClaudeTurn,
   maxTurnsHalt: "hook",
+  // Stop right after the tool that just ran (no Stop hook; the transcript ends with turn_duration).
+  haltHooks: (reason) => ({
+    PostToolUse: { continue: false, stopReason: reason },
+    PostToolUseFailure: { continue: false, stopReason: reason },
+  }),
 };
 
 /**

@@ -138,6 +138,8 @@ export const gemini: Provider = {
   parseAnswer: parseGeminiAnswer,
   trackTurn: trackGeminiTurn,
   maxTurnsHalt: "hook",
+  // 0.61.0: the agent stops after that tool ("Agent execution stopped: <reason>"), no AfterAgent.
+  haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
   homeReads: (context) => {
     const dir = userGeminiDir(context.hostEnv);
     return dir === null ? [] : [`${dir}/settings.json`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];

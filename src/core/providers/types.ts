@@ -213,12 +213,17 @@ export type Provider = {
   assessStall?(input: StallInput): Stall;
   readonly interruptKeys?: readonly string[];
   /**
-   * How `umbel -p --max-turns` stops a turn after the Nth API message's tools: "hook" (claude reads
-   * the PostToolUse hook's `{"continue":false}`, so umbel arms events/halt.json) or "interrupt"
-   * (the default: press interruptKeys once the tools are done; codex reads every hook's stdout as
-   * its own protocol, so a halt file must never be armed for it).
+   * How `umbel -p --max-turns` stops a turn after the Nth API message's tools: "hook" (the CLI
+   * stops itself when a hook answers `{"continue":false}` after a tool: claude PostToolUse, gemini
+   * AfterTool; armed at the Nth message) or "interrupt" (the default: press interruptKeys once the
+   * Nth message's tools are done; codex takes `{"continue":false}` as the tool's output and goes on).
    */
   readonly maxTurnsHalt?: "hook" | "interrupt";
+  /**
+   * While --max-turns holds a turn, what each hook event prints (event name → its JSON output):
+   * hooks/hook.sh prints events/halt-<Event>.json. Events a provider does not name print nothing.
+   */
+  haltHooks?(reason: string): Readonly<Record<string, unknown>>;
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
 };
