@@ -53,14 +53,15 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const sessionId = input.resumeSession ?? randomUUID();
   const bin = resolveBinary(deps, provider);
   const unattended = input.unattended === true;
+  const mcpServers = input.mcpConfig ? await readMcpServers(input.mcpConfig, cwd) : undefined;
   const refused = provider.checkLaunchOptions?.({
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
     unattended,
     launchFlags: launchFlagsGiven(input),
+    mcpServers,
   });
   if (refused) throw new UsageError(refused, { provider: provider.id });
-  const mcpServers = input.mcpConfig ? await readMcpServers(input.mcpConfig, cwd) : undefined;
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
   const probeEnv = buildWorkerEnv({
     host: deps.env,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
@@ -85,16 +85,83 @@ describe("a codex worker's life", () => {
     expect(pruned.stdout).toContain("dies");
   });
 
-  test("--allowed-tools and manual mode are usage errors naming codex; nothing is made", async () => {
+  test("--allowed-tools, manual mode, --settings, --disallowed-tools, an SSE MCP server are usage errors naming codex; nothing is made", async () => {
     for (const flags of [
       ["--allowed-tools", "Bash"],
       ["--permission-mode", "manual"],
+      ["--settings", "{}"],
+      ["--disallowed-tools", "Bash"],
+      ["--mcp-config", '{"mcpServers":{"events":{"type":"sse","url":"http://127.0.0.1:9/sse"}}}'],
     ]) {
       const r = await sb.umbel(["spawn", "nope", "--provider", "codex", ...flags]);
       expect(r.stderr).toContain("codex");
       expect(r.code).toBe(2);
+      const p = await sb.umbel(["-p", "--provider", "codex", "hi", ...flags]);
+      expect(p.stdout).toBe("");
+      expect(p.stderr).toContain("codex");
+      expect(p.code).toBe(2);
     }
     expect(existsSync(join(sb.root, "sessions", "nope"))).toBe(false);
+  });
+
+  test("-p --system-prompt --append-system-prompt --add-dir --mcp-config reach codex's config and argv", async () => {
+    const extra = join(sb.dir, "extra dir");
+    mkdirSync(extra);
+    mkdirSync(join(sb.work, "rel"));
+    const mcp = join(sb.dir, "mcp.json");
+    const servers = {
+      umbel: { command: "/usr/bin/umbel", args: ["mcp"] },
+      "web api": { type: "http", url: "http://127.0.0.1:9/mcp", headers: { "X-K": "v" } },
+    };
+    writeFileSync(mcp, JSON.stringify({ mcpServers: servers }));
+    const system = 'SYSTEM "quoted" \\ back\nsecond line ünïcødé ✓';
+    const appended = 'APPENDED\tTAB "q" 🎉\nand more';
+    const keys = "instructions developer_instructions mcp_servers add_dirs";
+    const r = await sb.umbel([
+      "-p",
+      "--provider",
+      "codex",
+      `fake:config ${keys}`,
+      "--system-prompt",
+      system,
+      "--append-system-prompt",
+      appended,
+      "--mcp-config",
+      mcp,
+      "--add-dir",
+      extra,
+      "rel",
+    ]);
+    expect(r.stdout).toBe(
+      [
+        `instructions=${system}`,
+        `developer_instructions=${appended}`,
+        "mcp_servers=umbel=/usr/bin/umbel, web_api=http://127.0.0.1:9/mcp",
+        `add_dirs=${extra}, ${join(sb.work, "rel")}`,
+        "",
+      ].join("\n"),
+    );
+    expect(r.code).toBe(0);
+    // The anonymous worker is purged: its profile and instructions file go with it.
+    const home = readdirSync(join(realpathSync(sb.root), "codex-home"));
+    expect(home.filter((name) => name.startsWith("umbel-p-"))).toEqual([]);
+  });
+
+  test("-c continues the newest codex conversation of its directory; none there: a new one", async () => {
+    const here = join(sb.dir, "here");
+    const there = join(sb.dir, "there");
+    const empty = join(sb.dir, "empty");
+    for (const dir of [here, there, empty]) mkdirSync(dir);
+    const p = (dir: string, ...args: string[]) =>
+      sb.umbel(["-p", "--provider", "codex", "--cwd", dir, ...args]);
+    expect((await p(here, "fake:reply first here")).code).toBe(0);
+    expect((await p(there, "fake:reply newer, elsewhere")).code).toBe(0);
+    const continued = await p(here, "-c", "fake:history");
+    expect(continued.stdout).toBe(`HISTORY n=1 last=${sha12("fake:reply first here")}\n`);
+    expect(continued.code).toBe(0);
+    const fresh = await p(empty, "--continue", "fake:history");
+    expect(fresh.stdout).toBe("HISTORY n=0 last=none\n");
+    expect(fresh.code).toBe(0);
   });
 
   test("umbel -p --provider codex prints the answer", async () => {

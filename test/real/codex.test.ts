@@ -1,16 +1,18 @@
 // The real codex-cli 0.171.0 through dist/umbel against the stub model, with a "user" CODEX_HOME
 // that points codex at the stub: spawn in an untrusted folder, turns, a byte-exact 20 KB prompt,
-// `-p` text/json, a permission answered with `umbel keys`, an API error, kill -9 → dead, kill.
+// `-p` text/json, a permission answered with `umbel keys`, an API error, kill -9 → dead, kill;
+// claude's launch flags on codex (system prompts, --add-dir, --mcp-config with `umbel mcp`, -c).
 // One worker carries every interactive case (one spawn keeps the file fast). Skipped locally when
 // `npm run setup:real` has not run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../helpers/codex-world.ts";
-import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { renderPromptEcho } from "../stub-model/digest.ts";
 import { hang, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
+import type { StubRequest } from "../stub-model/types.ts";
 import { requireRealCodex } from "./real-codex.ts";
 
 const codex = requireRealCodex("test/real/codex.test.ts");
@@ -166,5 +168,89 @@ describe.skipIf(codex === null)("real codex through dist/umbel", () => {
       result: "json answer",
     });
     expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
+  });
+
+  describe("claude's launch flags", () => {
+    type Item = { role?: string; content?: { text?: string }[] };
+    type Tool = { name?: string; type?: string; tools?: { name: string }[] };
+    const texts = (request: StubRequest | undefined, role: string) =>
+      ((request?.body as { input?: Item[] } | undefined)?.input ?? [])
+        .filter((item) => item.role === role)
+        .flatMap((item) => (item.content ?? []).map((part) => part.text ?? ""));
+
+    test("--system-prompt replaces codex's instructions; --append-system-prompt, --add-dir and --mcp-config arrive", async () => {
+      const system = 'You are STUB-SYSTEM. "Quoted", \\ backslash,\nsecond line ünïcødé ✓';
+      const appended = "APPENDED developer text\twith a tab 🎉";
+      const extra = join(sb.dir, "extra dir");
+      mkdirSync(extra);
+      // `umbel mcp` as a stdio server, through sh to record the environment codex gives it.
+      const envFile = join(sb.dir, "mcp-env.txt");
+      const server = {
+        command: "sh",
+        args: ["-c", `env > '${envFile}'; exec "$0" mcp`, UMBEL],
+        env: { OWN: "own" },
+      };
+      stub.script(text("flags answer"));
+      const r = await sb.umbel([
+        "-p",
+        "--provider",
+        "codex",
+        "with every flag",
+        "--system-prompt",
+        system,
+        "--append-system-prompt",
+        appended,
+        "--mcp-config",
+        JSON.stringify({ mcpServers: { umbel: server } }),
+        "--env",
+        "PASSED=yes",
+        "--add-dir",
+        extra,
+      ]);
+      expect(r.stdout).toBe("flags answer\n");
+      expect(r.code).toBe(0);
+      const request = stub.mainRequests().at(-1);
+      const developer = texts(request, "developer");
+      // The system prompt is the first developer message: codex's ~17 KB built-in one is gone.
+      expect(developer[0]).toBe(system);
+      expect(developer.some((t) => t.startsWith("You are a coding agent running in the Codex CLI"))).toBe(
+        false,
+      );
+      expect(developer).toContain(appended);
+      const context = texts(request, "user").find((t) => t.startsWith("<environment_context>")) ?? "";
+      expect(context).toContain(`<root>${realpathSync(extra)}</root>`);
+      const tools = (request?.body as { tools?: Tool[] } | undefined)?.tools ?? [];
+      const umbel = tools.find((tool) => tool.name === "mcp__umbel");
+      expect(umbel?.tools?.map((tool) => tool.name)).toEqual(
+        expect.arrayContaining(["umbel_spawn", "umbel_send", "umbel_wait", "umbel_read", "umbel_kill"]),
+      );
+      // codex hands a stdio server HOME, LANG, PATH, TERM, TMPDIR and its env only; umbel forwards
+      // the worker's environment as claude would (UMBEL_HOME: the server sees this state root).
+      const env = readFileSync(envFile, "utf8");
+      expect(env).toContain(`UMBEL_HOME=${sb.root}\n`);
+      expect(env).toMatch(/^UMBEL_SESSION=p-/m);
+      expect(env).toContain("PASSED=yes\n");
+      expect(env).toContain("OWN=own\n");
+    });
+
+    test("-c continues the newest conversation of its directory (codex resume --last)", async () => {
+      const here = join(sb.dir, "here");
+      const there = join(sb.dir, "there");
+      for (const dir of [here, there]) mkdirSync(dir);
+      const p = (dir: string, ...args: string[]) =>
+        sb.umbel(["-p", "--provider", "codex", "--cwd", dir, ...args]);
+      stub.script(text("noted"), text("other answer"), text("continued"));
+      expect((await p(here, "remember the word pelican")).stdout).toBe("noted\n");
+      expect((await p(there, "a newer thread elsewhere")).stdout).toBe("other answer\n");
+      const r = await p(here, "-c", "what was the word?");
+      expect(r.stdout).toBe("continued\n");
+      expect(r.code).toBe(0);
+      const request = stub.mainRequests().at(-1);
+      expect(texts(request, "user").filter((t) => !t.startsWith("<"))).toEqual([
+        "remember the word pelican",
+        "what was the word?",
+      ]);
+      expect(texts(request, "assistant")).toEqual(["noted"]);
+    });
   });
 });

@@ -7,8 +7,8 @@ import {
   codexHookTrustHash,
   planCodexHome,
   renderCodexProfile,
-  tomlString,
 } from "../../src/core/providers/codex-home.ts";
+import { tomlString } from "../../src/core/providers/codex-toml.ts";
 
 /** The command of every measured hook: quotes, a non-ASCII path, a backslash and a tab. */
 const COMMAND =
@@ -128,5 +128,81 @@ describe("planCodexHome", () => {
     expect(text).toContain(
       '[hooks.state."/p/umbel-w1.config.toml:stop:0:0"]\ntrusted_hash = "sha256:42ced41e093daceb42a7424b8bb33306d57308ee94808ce59c8ae2ea51a1d701"',
     );
+  });
+});
+
+describe("planCodexHome: claude's launch flags in the worker's layer", () => {
+  const base = {
+    home: "/home/u/.umbel/codex-home",
+    userHome: "/home/u/.codex",
+    userConfig: null,
+    worker: "w1",
+    cwd: "/home/u/project",
+    hookCommand: "sh hook.sh",
+    envNames: ["PATH", "HOME"],
+  };
+  const PROFILE = "/home/u/.umbel/codex-home/umbel-w1.config.toml";
+  const INSTRUCTIONS = "/home/u/.umbel/codex-home/umbel-w1.instructions.md";
+  const ODD = 'say "hi" \\ now\nline two\ttab \u0001 ünïcødé ✓ 🎉';
+  const layer = (launch: Record<string, unknown>) => {
+    const plan = planCodexHome({ ...base, launch });
+    const profile = plan.files.find((file) => file.path === PROFILE)?.content ?? "";
+    return { plan, profile, toml: Bun.TOML.parse(profile) as Record<string, unknown> };
+  };
+
+  test.each([
+    ["none", {}, {}],
+    ["--system-prompt", { systemPrompt: ODD }, { model_instructions_file: INSTRUCTIONS }],
+    ["--append-system-prompt", { appendSystemPrompt: ODD }, { developer_instructions: ODD }],
+    [
+      "both",
+      { systemPrompt: "S", appendSystemPrompt: "A" },
+      { model_instructions_file: INSTRUCTIONS, developer_instructions: "A" },
+    ],
+    ["empty strings are not given", { systemPrompt: "", appendSystemPrompt: "" }, {}],
+  ])("%s: top-level keys, read back with a TOML parser", (_name, launch, keys) => {
+    const { toml } = layer(launch);
+    expect(toml.check_for_update_on_startup).toBe(false);
+    expect(toml.model_instructions_file).toBe((keys as Record<string, unknown>).model_instructions_file);
+    expect(toml.developer_instructions).toBe((keys as Record<string, unknown>).developer_instructions);
+    expect(toml.projects).toEqual({ "/home/u/project": { trust_level: "trusted" } });
+  });
+
+  test("--system-prompt: the text in its own 0600 file, removed at kill with the profile", () => {
+    const { plan } = layer({ systemPrompt: ODD });
+    expect(plan.files.find((file) => file.path === INSTRUCTIONS)).toEqual({
+      path: INSTRUCTIONS,
+      content: ODD,
+      mode: 0o600,
+    });
+    expect(plan.removeOnKill).toEqual([PROFILE, INSTRUCTIONS]);
+    expect(layer({}).plan.files.map((file) => file.path)).not.toContain(INSTRUCTIONS);
+  });
+
+  test("--mcp-config: each server a [mcp_servers.*] table; the hooks and their trust stay intact", () => {
+    const { plan, toml } = layer({
+      mcpServers: {
+        umbel: { command: "/usr/bin/umbel", args: ["mcp"] },
+        "web api": { type: "http", url: "http://127.0.0.1:9/mcp", headers: { "X-K": 'v"' } },
+      },
+    });
+    expect(toml.mcp_servers).toEqual({
+      umbel: {
+        command: "/usr/bin/umbel",
+        args: ["mcp"],
+        env_vars: ["HOME", "PATH", "UMBEL_HOME", "UMBEL_SESSION"],
+      },
+      web_api: { url: "http://127.0.0.1:9/mcp", http_headers: { "X-K": 'v"' } },
+    });
+    expect(Object.keys(toml.hooks as object)).toEqual([...CODEX_HOOKS.map((hook) => hook.event), "state"]);
+    expect(plan.warnings).toEqual([]);
+  });
+
+  test("a server codex cannot run is left out, with a warning naming it", () => {
+    const { plan, toml } = layer({ mcpServers: { old: { type: "sse", url: "http://x/sse" } } });
+    expect(toml.mcp_servers).toBeUndefined();
+    expect(plan.warnings).toEqual([
+      'MCP server "old": codex has no SSE transport (stdio and streamable HTTP only)',
+    ]);
   });
 });

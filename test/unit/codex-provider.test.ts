@@ -19,7 +19,7 @@ import {
   readCodexComposer,
   stillCodexScreen,
 } from "../../src/core/providers/codex-screen.ts";
-import type { HookEvent } from "../../src/core/providers/types.ts";
+import type { HookEvent, LaunchOptions } from "../../src/core/providers/types.ts";
 
 const screen = (name: string) =>
   readFileSync(join(import.meta.dir, "..", "fixtures", "codex", "screens", `${name}.txt`), "utf8");
@@ -274,6 +274,25 @@ describe("codex launch", () => {
     [{ permissionMode: "plan" }, ["codex", "--no-daemon", "-p", "umbel-w1", "-s", "read-only"]],
     [{ permissionMode: "auto" }, ["codex", "--no-daemon", "-p", "umbel-w1", "--approve-for-me"]],
     [{ resumeSessionId: "01a2" }, ["codex", "resume", "01a2", "--no-daemon", "-p", "umbel-w1"]],
+    // --continue: the newest thread of this cwd (measured: --last is filtered by cwd).
+    [{ continueSession: true }, ["codex", "resume", "--last", "--no-daemon", "-p", "umbel-w1"]],
+    [
+      { resumeSessionId: "01a2", continueSession: true },
+      ["codex", "resume", "01a2", "--no-daemon", "-p", "umbel-w1"],
+    ],
+    [
+      { addDirs: ["/abs/one", "/abs/two words"], permissionMode: "plan" },
+      [
+        ..."codex --no-daemon -p umbel-w1 -s read-only".split(" "),
+        ..."--add-dir /abs/one --add-dir".split(" "),
+        "/abs/two words",
+      ],
+    ],
+    // The prompts and MCP servers live in the profile (codex-home.ts), never on argv.
+    [
+      { systemPrompt: "S", appendSystemPrompt: "A", mcpServers: { s: { command: "x" } } },
+      ["codex", "--no-daemon", "-p", "umbel-w1"],
+    ],
   ])("%j", (extra, argv) => {
     expect(planCodexLaunch({ ...input, ...extra } as never)).toEqual({
       argv,
@@ -297,6 +316,54 @@ describe("codex launch", () => {
     const result = unsupportedLaunchOption(options as never);
     if (message === null) expect(result).toBeNull();
     else expect(result).toContain(message);
+  });
+
+  test.each([
+    [["--system-prompt", "--append-system-prompt", "--add-dir", "--mcp-config", "--continue"], null],
+    [["--settings"], "--settings is not supported with --provider codex"],
+    [["--disallowed-tools"], "--disallowed-tools is not supported with --provider codex"],
+    [
+      ["--system-prompt", "--disallowed-tools", "--settings"],
+      "--disallowed-tools, --settings are not supported with --provider codex",
+    ],
+  ])("launch flags %j", (launchFlags, message) => {
+    expect(codex.checkLaunchOptions?.({ launchFlags })).toBe(message);
+  });
+
+  test("MCP servers codex cannot run are a usage error naming codex", () => {
+    const check = (options: LaunchOptions) => codex.checkLaunchOptions?.(options) ?? null;
+    expect(check({ launchFlags: ["--mcp-config"], mcpServers: { s: { command: "x" } } })).toBeNull();
+    expect(check({ launchFlags: ["--mcp-config"], mcpServers: { s: { type: "sse", url: "u" } } })).toBe(
+      'MCP server "s": codex has no SSE transport (stdio and streamable HTTP only) (--mcp-config with --provider codex)',
+    );
+  });
+
+  test("planHome lays the launch flags into the worker's profile and reports refused servers", () => {
+    const context = {
+      stateRoot: "/s",
+      sessionDir: "/s/sessions/w1",
+      worker: "w1",
+      cwd: "/w",
+      hookCommand: "sh hook.sh",
+      eventsLog: "/s/sessions/w1/events/hooks.jsonl",
+      hostEnv: { HOME: "/home/u" },
+      workerEnvNames: ["PATH"],
+      launch: { systemPrompt: "S", mcpServers: { a: { command: "x" }, b: { type: "sse", url: "u" } } },
+    };
+    const plan = codex.planHome?.(context, {});
+    expect(plan?.removeOnKill).toEqual([
+      "/s/codex-home/umbel-w1.config.toml",
+      "/s/codex-home/umbel-w1.instructions.md",
+    ]);
+    expect(plan?.warnings).toEqual([
+      'MCP server "b": codex has no SSE transport (stdio and streamable HTTP only)',
+    ]);
+    const profile = plan?.entries.find((entry) => entry.path.endsWith("umbel-w1.config.toml"));
+    const toml = Bun.TOML.parse(profile?.kind === "file" ? profile.content : "") as Record<string, unknown>;
+    expect(toml).toMatchObject({
+      model_instructions_file: "/s/codex-home/umbel-w1.instructions.md",
+      mcp_servers: { a: { command: "x", env_vars: ["PATH", "UMBEL_HOME", "UMBEL_SESSION"] } },
+    });
   });
 
   test("the provider data", () => {

@@ -1,4 +1,6 @@
 import { createHash } from "node:crypto";
+import { planCodexMcpServers } from "./codex-mcp.ts";
+import { tomlString } from "./codex-toml.ts";
 
 /**
  * The umbel-managed CODEX_HOME, as data (measured on codex-cli 0.171.0; ../shared/notes/codex.md §3).
@@ -16,7 +18,14 @@ import { createHash } from "node:crypto";
  *   a profile's `trust_level` and `check_for_update_on_startup` win over the user's
  *   `trust_level = "untrusted"` and `check_for_update_on_startup = true`, and hooks defined in it
  *   run with no review dialog when `hooks.state."<profile path>:<event>:0:0"` holds their hash.
- *   The same keys passed with `-c` are ignored (trust dialog and hook review still appear).
+ *   The same keys passed with `-c` are ignored (trust dialog and hook review still appear);
+ * - claude's launch flags that live in codex's config go into that profile too: `--system-prompt` as
+ *   `model_instructions_file` (`umbel-<worker>.instructions.md`, also removed at kill),
+ *   `--append-system-prompt` as `developer_instructions`, `--mcp-config` as `[mcp_servers.*]`
+ *   (codex-mcp.ts). Measured: the file's text (trimmed) REPLACES codex's built-in base instructions
+ *   as the first developer message of every request (`base_instructions` is ignored with a
+ *   warning); `developer_instructions` is the first part of the next developer message. A user's
+ *   own `developer_instructions` is overridden by the profile's, as any key of a higher layer.
  * Nothing is written into the user's project or their CODEX_HOME.
  */
 
@@ -48,6 +57,17 @@ export type CodexHomeInput = {
   readonly cwd: string;
   /** The shell command each hook runs; it reads the payload on stdin and must print nothing. */
   readonly hookCommand: string;
+  /** claude's launch flags that codex takes in its config (HomeContext.launch). */
+  readonly launch?: CodexHomeLaunch | undefined;
+  /** The names of the worker's environment (forwarded to stdio MCP servers). */
+  readonly envNames?: readonly string[] | undefined;
+};
+
+export type CodexHomeLaunch = {
+  readonly systemPrompt?: string | undefined;
+  readonly appendSystemPrompt?: string | undefined;
+  /** claude's `mcpServers` map, merged from every --mcp-config. */
+  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
 };
 
 export type HomeFile = { readonly path: string; readonly content: string; readonly mode: number };
@@ -62,6 +82,8 @@ export type CodexHomePlan = {
   readonly profile: string;
   /** What kill removes (the shared home stays: it holds every worker's rollouts). */
   readonly removeOnKill: readonly string[];
+  /** MCP servers left out because codex cannot run them as configured (codex-mcp.ts). */
+  readonly warnings: readonly string[];
 };
 
 export function codexProfileName(worker: string): string {
@@ -71,35 +93,63 @@ export function codexProfileName(worker: string): string {
 export function planCodexHome(input: CodexHomeInput): CodexHomePlan {
   const profile = codexProfileName(input.worker);
   const profilePath = `${input.home}/${profile}.config.toml`;
+  const launch = input.launch ?? {};
+  const instructions = launch.systemPrompt ? `${input.home}/${profile}.instructions.md` : undefined;
+  const mcp = planCodexMcpServers(launch.mcpServers ?? {}, input.envNames ?? []);
+  const layer: CodexLayer = {
+    modelInstructionsFile: instructions,
+    developerInstructions: launch.appendSystemPrompt || undefined,
+    mcpServers: mcp.toml,
+  };
+  const files: HomeFile[] = [
+    { path: `${input.home}/config.toml`, content: input.userConfig ?? "", mode: 0o600 },
+    {
+      path: profilePath,
+      content: renderCodexProfile(profilePath, input.cwd, input.hookCommand, layer),
+      mode: 0o600,
+    },
+  ];
+  if (instructions && launch.systemPrompt)
+    files.push({ path: instructions, content: launch.systemPrompt, mode: 0o600 });
   return {
     dirs: [input.home],
-    files: [
-      { path: `${input.home}/config.toml`, content: input.userConfig ?? "", mode: 0o600 },
-      {
-        path: profilePath,
-        content: renderCodexProfile(profilePath, input.cwd, input.hookCommand),
-        mode: 0o600,
-      },
-    ],
+    files,
     links: CODEX_LINKED_FILES.map((name) => ({
       path: `${input.home}/${name}`,
       target: `${input.userHome}/${name}`,
     })),
     profile,
-    removeOnKill: [profilePath],
+    removeOnKill: instructions ? [profilePath, instructions] : [profilePath],
+    warnings: mcp.refused,
   };
 }
 
+/** The launch flags' part of a worker's layer (absent keys are left to the user's config). */
+export type CodexLayer = {
+  readonly modelInstructionsFile?: string | undefined;
+  readonly developerInstructions?: string | undefined;
+  /** Rendered `[mcp_servers.…]` tables. */
+  readonly mcpServers?: readonly string[] | undefined;
+};
+
 /** The worker's config layer: no update check, the cwd trusted, umbel's hooks and their trust. */
-export function renderCodexProfile(profilePath: string, cwd: string, hookCommand: string): string {
+export function renderCodexProfile(
+  profilePath: string,
+  cwd: string,
+  hookCommand: string,
+  layer: CodexLayer = {},
+): string {
   const lines = [
     "# Written by umbel for one worker (codex -p); removed when the worker is killed.",
     "check_for_update_on_startup = false",
-    "",
-    `[projects.${tomlString(cwd)}]`,
-    'trust_level = "trusted"',
-    "",
   ];
+  // Top-level keys must come before the first table.
+  if (layer.modelInstructionsFile !== undefined)
+    lines.push(`model_instructions_file = ${tomlString(layer.modelInstructionsFile)}`);
+  if (layer.developerInstructions !== undefined)
+    lines.push(`developer_instructions = ${tomlString(layer.developerInstructions)}`);
+  lines.push("", `[projects.${tomlString(cwd)}]`, 'trust_level = "trusted"', "");
+  for (const server of layer.mcpServers ?? []) lines.push(server, "");
   for (const hook of CODEX_HOOKS) {
     lines.push(
       `[[hooks.${hook.event}]]`,
@@ -160,22 +210,4 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
-}
-
-/** A TOML basic string (also a quoted key): backslash, quote and control characters escaped. */
-export function tomlString(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
-  const escaped = text.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => {
-    const named: Record<string, string> = {
-      "\\": "\\\\",
-      '"': '\\"',
-      "\b": "\\b",
-      "\t": "\\t",
-      "\n": "\\n",
-      "\f": "\\f",
-      "\r": "\\r",
-    };
-    return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
-  });
-  return `"${escaped}"`;
 }

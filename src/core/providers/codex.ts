@@ -1,6 +1,7 @@
 import { normalisePrompt } from "../prompt.ts";
 import type { PermissionMode } from "../schemas.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, planCodexHome } from "./codex-home.ts";
+import { refuseCodexMcpServers } from "./codex-mcp.ts";
 import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./codex-screen.ts";
 import { trackCodexTurn } from "./codex-stream.ts";
 import { type CodexTurnEnd, findCodexTurnEnd, parseCodexAnswer } from "./codex-transcript.ts";
@@ -9,6 +10,7 @@ import type {
   HomePlan,
   HookEvent,
   LaunchInput,
+  LaunchOptions,
   LaunchPlan,
   Provider,
   TurnSignal,
@@ -61,9 +63,9 @@ import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
  * 10. `Provider.screenShowsStreaming: boolean` (codex false): no busy marker while text streams,
  *    so status/idle must come from hooks and the transcript. `findCodexScreenError` gives the
  *    `■ …` line as evidence for provider-error.
- * 11. hooks/hook.sh prints halt.json on PostToolUse when armed (claude's -p --max-turns); codex
- *    takes `{"continue":false}` there as "replace the tool's output" and goes on (measured), so
- *    --max-turns interrupts a codex turn instead and never arms the file.
+ * 11. hooks/hook.sh prints events/halt-<Event>.json while -p --max-turns holds a turn; codex
+ *    takes PostToolUse's `{"continue":false}` as "replace the tool's output" and goes on
+ *    (measured), so its turn is interrupted and PreToolUse denies any call meanwhile (haltHooks).
  * 12. Resuming a thread that a live worker holds shows a lock screen (dialog "thread-locked",
  *    fatal): kill (or refuse) the holder before `--resume`.
  */
@@ -90,8 +92,19 @@ export const CODEX_PERMISSION_MODES: Partial<Record<PermissionMode, readonly str
 
 export type CodexSignal = TurnSignal;
 
-/** The optional launch flags codex honours (the rest are usage errors naming codex). */
-export const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [];
+/**
+ * The optional launch flags codex honours (the rest are usage errors naming codex): the prompts and
+ * MCP servers go into the worker's profile (codex-home.ts), `--add-dir` and `--continue` onto argv.
+ * `--disallowed-tools` (codex has no per-tool deny list) and `--settings` (claude's settings JSON)
+ * have no codex equivalent.
+ */
+export const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
+  "--system-prompt",
+  "--append-system-prompt",
+  "--add-dir",
+  "--mcp-config",
+  "--continue",
+];
 
 export const codex: Provider = {
   id: "codex",
@@ -111,6 +124,17 @@ export const codex: Provider = {
   interpretEvent: interpretCodexEvent,
   parseAnswer: parseCodexAnswer,
   trackTurn: trackCodexTurn,
+  // --max-turns interrupts a codex turn (the default); meanwhile PreToolUse refuses every call, so a
+  // response already on its way runs no tool ("Blocked by hook", measured on 0.171.0).
+  haltHooks: (reason) => ({
+    PreToolUse: {
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: reason,
+      },
+    },
+  }),
   homeReads: (context) => {
     const user = userCodexHome(context.hostEnv);
     return [`${user}/config.toml`, ...CODEX_LINKED_FILES.map((name) => `${user}/${name}`)];
@@ -119,8 +143,10 @@ export const codex: Provider = {
   sessionStartAtLaunch: false,
   screenShowsStreaming: false,
   clearInputKeys: clearCodexComposerKeys,
-  checkLaunchOptions: (options) =>
-    refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ?? unsupportedLaunchOption(options),
+  checkLaunchOptions: (options: LaunchOptions) =>
+    refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??
+    unsupportedLaunchOption(options) ??
+    refuseCodexMcpServers(options.mcpServers),
   transcriptTurnEnd: (transcript, promptId) => turnEndSignal(findCodexTurnEnd(transcript, promptId)),
 };
 
@@ -142,6 +168,8 @@ export function planCodexHomeEntries(
     worker: context.worker,
     cwd: context.cwd,
     hookCommand: context.hookCommand,
+    launch: context.launch,
+    envNames: context.workerEnvNames,
   });
   return {
     home: `${context.stateRoot}/codex-home`,
@@ -151,7 +179,7 @@ export function planCodexHomeEntries(
       ...plan.links.map((link) => ({ kind: "link" as const, ...link })),
     ],
     removeOnKill: plan.removeOnKill,
-    warnings: [],
+    warnings: plan.warnings,
   };
 }
 
@@ -161,11 +189,14 @@ export function planCodexLaunch(input: CodexLaunchInput): LaunchPlan {
   }
   const argv: string[] = [input.bin];
   if (input.resumeSessionId) argv.push("resume", input.resumeSessionId);
+  // Measured: --last takes the newest session recorded in this cwd (`--all` lifts that filter).
+  else if (input.continueSession) argv.push("resume", "--last");
   // The default daemon copies ~424 MB into every fresh CODEX_HOME and outlives /quit.
   argv.push("--no-daemon", "-p", `umbel-${input.worker}`);
   if (input.model) argv.push("-m", input.model);
   const mode: PermissionMode | undefined = input.unattended ? "bypassPermissions" : input.permissionMode;
   argv.push(...(CODEX_PERMISSION_MODES[mode ?? "default"] ?? []));
+  for (const dir of input.addDirs ?? []) argv.push("--add-dir", dir);
   return { argv, env: { CODEX_HOME: input.providerHome } };
 }
 

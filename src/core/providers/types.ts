@@ -113,6 +113,8 @@ export type LaunchOptions = {
   readonly unattended?: boolean | undefined;
   /** The optional launch flags given (LAUNCH_FLAGS' CLI names), e.g. `--system-prompt`. */
   readonly launchFlags?: readonly string[] | undefined;
+  /** claude's `mcpServers` map from --mcp-config (a provider may refuse servers it cannot run). */
+  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
 };
 
 /** Every optional launch flag claude's TUI takes; other providers list the ones they honour. */
