@@ -47,6 +47,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const started = deps.clock.now();
   const provider = getProvider(input.provider);
   const cwd = await resolveCwd(deps, input.cwd);
+  const addDirs = await resolveAddDirs(input.addDir, cwd);
   const root = deps.store.root;
   const paths = deps.store.paths(input.name);
   // claude --resume keeps the session id it resumes.
@@ -118,7 +119,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       disallowedTools: input.disallowedTools,
       systemPrompt: input.systemPrompt,
       appendSystemPrompt: input.appendSystemPrompt,
-      addDirs: input.addDir?.map((dir) => (isAbsolute(dir) ? dir : resolve(cwd, dir))),
+      addDirs,
       settings: input.settings,
       mcpConfig: input.mcpConfig,
       mcpServers,
@@ -211,6 +212,22 @@ async function readMcpServers(values: readonly string[], cwd: string): Promise<R
     configs.push({ source: path, text });
   }
   return mergeMcpConfigs(configs);
+}
+
+/** --add-dir folders, absolute (relative to the worker's cwd); a missing one is a usage error. */
+async function resolveAddDirs(
+  dirs: readonly string[] | undefined,
+  cwd: string,
+): Promise<string[] | undefined> {
+  if (dirs === undefined) return undefined;
+  const out: string[] = [];
+  for (const dir of dirs) {
+    const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isDirectory()) throw new UsageError(`--add-dir ${path} is not a directory`, { path });
+    out.push(path);
+  }
+  return out;
 }
 
 async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chmod } from "node:fs/promises";
 import { join } from "node:path";
-import { AbortedError, SpawnFailedError } from "../../src/core/errors.ts";
+import { AbortedError, SpawnFailedError, UsageError } from "../../src/core/errors.ts";
 import { SpawnInput } from "../../src/core/schemas.ts";
 import { createDeps } from "../../src/operations/context.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
@@ -80,5 +80,17 @@ describe("a tmux server that is shutting down", () => {
     } finally {
       await own.dispose();
     }
+  });
+});
+
+describe("spawn refuses bad input before it makes anything", () => {
+  test("an --add-dir folder that does not exist is a usage error naming it", async () => {
+    const missing = join(sb.dir, "no-such-dir");
+    const spawning = spawnWorker(sb.deps(), SpawnInput.parse({ name: "adddir", addDir: [missing] }));
+    await expect(spawning).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      spawnWorker(sb.deps(), SpawnInput.parse({ name: "adddir", addDir: [missing] })),
+    ).rejects.toThrow(`--add-dir ${missing} is not a directory`);
+    expect(await leftovers("adddir")).toEqual({ dir: false, session: false });
   });
 });
