@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
@@ -117,16 +117,62 @@ describe("a gemini worker's life", () => {
     expect(readFileSync(join(userGemini, "oauth_creds.json"), "utf8")).toBe(CREDS);
   });
 
-  test("a permission mode gemini lacks, or a claude-only flag, is a usage error naming gemini", async () => {
+  test("a permission mode gemini lacks, a claude-only flag or an MCP server it cannot run: usage error naming gemini", async () => {
+    mkdirSync(join(sb.dir, "a,b"), { recursive: true }); // exists, but gemini splits the flag at commas
     for (const flags of [
       ["--permission-mode", "dontAsk"],
-      ["--system-prompt", "be terse"],
+      ["--settings", "{}"],
+      ["--continue-session"],
+      ["--mcp-config", JSON.stringify({ mcpServers: { ide: { type: "ws", url: "ws://127.0.0.1:1" } } })],
+      ["--add-dir", join(sb.dir, "a,b")],
     ]) {
       const r = await sb.umbel(["spawn", "nope", "--provider", "gemini", ...flags]);
       expect(r.stderr).toContain("gemini");
       expect(r.code).toBe(2);
     }
     expect(existsSync(join(sb.root, "sessions", "nope"))).toBe(false);
+  });
+
+  test("claude's launch flags reach gemini: system prompt, append, --add-dir, MCP servers, excluded tools", async () => {
+    const extra = join(sb.dir, "extra");
+    mkdirSync(extra);
+    writeFileSync(join(userGemini, "GEMINI.md"), "# the user's memory\n");
+    const mcp = JSON.stringify({ mcpServers: { tools: { command: "umbel", args: ["mcp"] } } });
+    try {
+      const r = await sb.umbel([
+        "-p",
+        "fake:config",
+        "--provider",
+        "gemini",
+        "--system-prompt",
+        "SYSTEM TEXT",
+        "--append-system-prompt",
+        "APPENDED, see @notes.md",
+        "--add-dir",
+        extra,
+        "--mcp-config",
+        mcp,
+        "--disallowed-tools",
+        "run_shell_command",
+        "web_fetch",
+      ]);
+      const sha = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+      // GEMINI.md: the user's text, then the append (its `@notes.md` kept from gemini's import).
+      const memory = "# the user's memory\n\nAPPENDED, see \u2060@notes.md\n";
+      expect(r.stdout).toBe(
+        `CONFIG system=${sha("SYSTEM TEXT")} memory=${sha(memory)} dirs=${extra} mcp=tools exclude=run_shell_command,web_fetch\n`,
+      );
+      expect(r.code).toBe(0);
+    } finally {
+      rmSync(join(userGemini, "GEMINI.md"));
+    }
+    const spawned = await spawn("dirs", "--add-dir", extra);
+    expect(spawned.dialogsAnswered).toEqual(["include-trust"]);
+    expect((await turn("dirs", "fake:config")).outcome.reason).toBe("stop");
+    expect((await sb.umbel(["read", "dirs"])).stdout).toBe(
+      `CONFIG system=unset memory=none dirs=${extra} mcp=none exclude=none\n`,
+    );
+    expect((await sb.umbel(["kill", "dirs", "--purge"])).code).toBe(0);
   });
 
   test("umbel -p --provider gemini prints the answer", async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { UsageError } from "../../src/core/errors.ts";
 import {
   GEMINI_APPROVAL_MODES,
+  GEMINI_LAUNCH_FLAGS,
   gemini,
   geminiLaunchProblems,
   planGeminiLaunch,
@@ -48,6 +50,11 @@ describe("gemini screens (real 0.61.0 captures)", () => {
     ["thinking", S.BUSY_THINKING, { kind: "busy" }],
     ["shell mode", S.SHELL_MODE, { kind: "dialog", dialog: "shell-mode", keys: ["Escape"] }],
     ["folder trust: the digit of 'Trust folder'", S.TRUST, { kind: "dialog", dialog: "trust", keys: ["1"] }],
+    [
+      "--add-dir's folders: Yes (this session)",
+      S.INCLUDE_TRUST,
+      { kind: "dialog", dialog: "include-trust", keys: ["1"] },
+    ],
     ["loop detection", LOOP, { kind: "dialog", dialog: "loop-detection", keys: ["1"] }],
   ])("%s", (_name, screen, expected) => {
     expect(classifyGeminiScreen(screen)).toEqual(expected as ReturnType<typeof classifyGeminiScreen>);
@@ -336,6 +343,71 @@ describe("gemini launch", () => {
   ])("%o → %o", (extra, args) => {
     const { argv } = planGeminiLaunch({ ...base, ...extra });
     expect(argv.join(" ")).toContain(args.join(" "));
+  });
+
+  test.each([
+    [{ addDirs: ["/a/b", "/c d"] }, ["--include-directories", "/a/b", "--include-directories", "/c d"], {}],
+    [{ systemPrompt: "be terse" }, [], { GEMINI_SYSTEM_MD: "/u/sessions/w/gemini/system-prompt.md" }],
+    // These live in the home (gemini-launch.test.ts): nothing on the argv, nothing in the env.
+    [
+      {
+        appendSystemPrompt: "x",
+        disallowedTools: ["run_shell_command"],
+        mcpServers: { s: { command: "s" } },
+      },
+      [],
+      {},
+    ],
+  ])("launch flags %o → argv %o, env %o", (extra, args, env) => {
+    const plan = planGeminiLaunch({ ...base, ...extra });
+    expect(plan.argv.slice(3)).toEqual(args);
+    expect(plan.env).toEqual({
+      GEMINI_CLI_HOME: "/u/sessions/w/gemini",
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      GEMINI_CLI_NO_RELAUNCH: "true",
+      ...env,
+    });
+  });
+
+  test.each(["/a,b", " /lead", "/trail "])(
+    "--add-dir %j: gemini would split or trim it → usage error",
+    (dir) => {
+      expect(() => planGeminiLaunch({ ...base, addDirs: [dir] })).toThrow(UsageError);
+      expect(() => planGeminiLaunch({ ...base, addDirs: [dir] })).toThrow(
+        "gemini splits directories at commas",
+      );
+    },
+  );
+
+  test.each([
+    [["--system-prompt", "--append-system-prompt", "--add-dir", "--mcp-config", "--disallowed-tools"], null],
+    [["--settings"], "--settings is not supported with --provider gemini"],
+    [
+      ["--add-dir", "--continue", "--settings"],
+      "--continue, --settings are not supported with --provider gemini",
+    ],
+  ])("launch flags %o → %p", (launchFlags, refused) => {
+    expect(gemini.checkLaunchOptions?.({ launchFlags })).toBe(refused);
+  });
+
+  test.each([
+    [{ s: { command: "umbel", args: ["mcp"] }, h: { type: "http", url: "http://h/mcp" } }, null],
+    [
+      { s: { type: "ws", url: "ws://h" } },
+      '--mcp-config: server "s" has type "ws"; gemini takes stdio, http and sse',
+    ],
+  ])("--mcp-config servers %o are checked before anything is made → %p", (mcpServers, refused) => {
+    expect(gemini.checkLaunchOptions?.({ launchFlags: ["--mcp-config"], mcpServers })).toBe(refused);
+  });
+
+  test("the honoured flags", () => {
+    expect<readonly string[]>(GEMINI_LAUNCH_FLAGS).toEqual([
+      "--system-prompt",
+      "--append-system-prompt",
+      "--add-dir",
+      "--mcp-config",
+      "--disallowed-tools",
+    ]);
   });
 
   test("without a umbel-owned home it refuses (its hooks would never fire)", () => {

@@ -447,3 +447,20 @@ export const TURN_KEYS = {
   denied: "2026-11-29T22:46:01.850Z",
   lastPlain: "2026-11-29T22:46:06.951Z",
 } as const;
+
+/** `--include-directories <dir>` in the TUI: the box before SessionStart (0.61.0, trimmed). */
+export const INCLUDE_TRUST = `
+⚠  Warning: True color (24-bit) support not detected. Using a terminal with true color enabled will result in a better visual experience.
+ ╭────────────────────────────────────────╮
+ │  │
+ │ Do you trust the following folders being added to this workspace?  │
+ │ - /tmp/umbel-gemini-74jlIh/extra-dir  │
+ │ Trusting a folder allows Gemini to read and perform auto-edits when in auto-approval mode. This is a security feature to prevent accidental execution in   │
+ │ untrusted directories.  │
+ │  │
+ │ ● 1. Yes  │
+ │   2. Yes, and remember the directories as trusted  │
+ │   3. No  │
+ │  │
+ ╰────────────────────────────────────────╯
+`;

@@ -1,5 +1,6 @@
 import { shellQuote } from "../shell.ts";
-import type { HomeEntry } from "./types.ts";
+import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./gemini-launch.ts";
+import type { HomeEntry, HomeLaunch } from "./types.ts";
 
 /**
  * The umbel-owned home a gemini worker runs in (`GEMINI_CLI_HOME=<home>`: gemini-cli 0.61.0 then
@@ -58,6 +59,10 @@ export type GeminiHomeInput = {
   readonly eventsLog: string;
   /** The worker env's names (values are not needed): picks selectedType when the user has none. */
   readonly envNames: readonly string[];
+  /** The text of the user's global context file (`GEMINI.md` in userDir), or null. */
+  readonly userMemory?: string | null | undefined;
+  /** The launch flags that live in the home (gemini-launch.ts). */
+  readonly launch?: HomeLaunch | undefined;
 };
 
 export type { HomeEntry };
@@ -78,7 +83,8 @@ export function planGeminiHome(input: GeminiHomeInput): GeminiHomePlan {
   const warnings: string[] = [];
   const dir = `${input.home}/.gemini`;
   const user = parseSettings(input.userSettings, warnings);
-  const settings = applyUmbelSettings(user, input);
+  const launch = input.launch ?? {};
+  const settings = applyLaunchSettings(applyUmbelSettings(user, input), launch);
   if (readSelectedType(settings) === null) {
     warnings.push("no gemini auth method: sign in once with `gemini` or pass GEMINI_API_KEY");
   }
@@ -101,6 +107,23 @@ export function planGeminiHome(input: GeminiHomeInput): GeminiHomePlan {
         mode: 0o600,
       },
       ...links,
+      ...planGeminiMemory({
+        dir,
+        userDir: input.userDir,
+        userMemory: input.userMemory ?? null,
+        settings,
+        append: launch.appendSystemPrompt,
+      }),
+      ...(launch.systemPrompt === undefined
+        ? []
+        : [
+            {
+              kind: "file" as const,
+              path: geminiSystemPromptPath(input.home),
+              content: launch.systemPrompt,
+              mode: 0o600,
+            },
+          ]),
     ],
     warnings,
   };

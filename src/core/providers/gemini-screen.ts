@@ -30,6 +30,12 @@ export function classifyGeminiScreen(screen: string): GeminiScreenState {
   if (text.includes("Do you trust the files in this folder?")) {
     return pick("trust", lines, "Trust folder");
   }
+  // --add-dir (`--include-directories`): "1. Yes" trusts them for this session only. Measured: the
+  // box comes ~0.3 s after the composer and ~0.4 s before SessionStart (which waits for gemini's
+  // config to load), so spawn answers it before it calls the worker ready.
+  if (text.includes("Do you trust the following folders being added to this workspace?")) {
+    return pick("include-trust", lines, "Yes");
+  }
   if (text.includes("Do you want to connect IDE to Gemini CLI?")) {
     return { kind: "dialog", dialog: "ide-nudge", keys: ["Escape"] };
   }

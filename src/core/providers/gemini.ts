@@ -1,3 +1,4 @@
+import { UsageError } from "../errors.ts";
 import { normalisePrompt } from "../prompt.ts";
 import type { PermissionMode } from "../schemas.ts";
 import { assessRetryStall, interpretGeminiEvent } from "./gemini-events.ts";
@@ -8,6 +9,7 @@ import {
   planGeminiHome,
   userGeminiDir,
 } from "./gemini-home.ts";
+import { geminiMcpProblem, geminiSystemPromptPath } from "./gemini-launch.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "./gemini-screen.ts";
 import { trackGeminiTurn } from "./gemini-stream.ts";
 import { parseGeminiAnswer } from "./gemini-transcript.ts";
@@ -97,8 +99,18 @@ export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-n
 
 export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
 
-/** The optional launch flags gemini honours (the rest are usage errors naming gemini). */
-export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [];
+/**
+ * The optional launch flags gemini honours (gemini-launch.ts says how); the rest are usage errors
+ * naming gemini. Not --settings (claude's settings mean nothing to gemini) nor --continue (gemini's
+ * `--resume latest` looks only in the worker's own home, which is new for every worker).
+ */
+export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [
+  "--system-prompt",
+  "--append-system-prompt",
+  "--add-dir",
+  "--mcp-config",
+  "--disallowed-tools",
+];
 
 export const gemini: Provider = {
   id: "gemini",
@@ -142,7 +154,9 @@ export const gemini: Provider = {
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
   homeReads: (context) => {
     const dir = userGeminiDir(context.hostEnv);
-    return dir === null ? [] : [`${dir}/settings.json`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];
+    return dir === null
+      ? []
+      : [`${dir}/settings.json`, `${dir}/GEMINI.md`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];
   },
   planHome: planGeminiHomeEntries,
   delivery: GEMINI_DELIVERY,
@@ -169,9 +183,11 @@ export function planGeminiHomeEntries(
     userDir,
     userSettings: userDir === null ? null : (files[`${userDir}/settings.json`] ?? null),
     userFiles: GEMINI_AUTH_FILES.filter((name) => userDir !== null && files[`${userDir}/${name}`] != null),
+    userMemory: userDir === null ? null : (files[`${userDir}/GEMINI.md`] ?? null),
     hookCommand: context.hookCommand,
     eventsLog: context.eventsLog,
     envNames: context.workerEnvNames,
+    launch: context.launch,
   });
   const links = plan.entries.flatMap((entry) => (entry.kind === "link" ? [entry.path] : []));
   return { home, entries: plan.entries, removeOnKill: links, warnings: plan.warnings };
@@ -197,6 +213,7 @@ export function geminiTurnEnd(transcript: string, promptId: string | null): Turn
  * trusts the cwd (hooks, user-level ones included, are silently off in an untrusted folder; the
  * `--skip-trust` flag comes too late for project settings). GEMINI_CLI_NO_RELAUNCH keeps gemini in
  * one process: its relaunching parent ignores SIGHUP/SIGTERM/SIGINT and outlives the pane.
+ * --system-prompt's text is a file of the home (planGeminiHome writes it): GEMINI_SYSTEM_MD.
  */
 export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
   if (!input.providerHome) throw new Error("gemini needs a umbel-owned home: LaunchInput.providerHome");
@@ -209,21 +226,44 @@ export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
     : input.permissionMode && GEMINI_APPROVAL_MODES[input.permissionMode];
   if (mode) argv.push("--approval-mode", mode);
   for (const tool of input.allowedTools ?? []) argv.push("--allowed-tools", tool);
-  const env = {
+  for (const dir of input.addDirs ?? []) argv.push("--include-directories", includeDirectory(dir));
+  const env: Record<string, string> = {
     GEMINI_CLI_HOME: input.providerHome,
     GEMINI_CLI_TRUST_WORKSPACE: "true",
     GEMINI_CLI_NO_RELAUNCH: "true",
   };
+  if (input.systemPrompt !== undefined) env.GEMINI_SYSTEM_MD = geminiSystemPromptPath(input.providerHome);
   return { argv, env };
 }
 
-/** Usage errors for a launch gemini cannot honour (E7); empty when it can. */
-export function geminiLaunchProblems(input: Pick<LaunchInput, "permissionMode">): string[] {
+/**
+ * --add-dir as `--include-directories`: gemini splits its values at commas and trims them (0.61.0
+ * coerceCommaSeparated), so such a path would name other directories. Its TUI then asks "Do you
+ * trust the following folders being added to this workspace?"; spawn answers Yes (this session
+ * only) like claude's own --add-dir question (gemini-screen.ts).
+ */
+function includeDirectory(dir: string): string {
+  if (dir.includes(",") || dir.trim() !== dir) {
+    throw new UsageError(
+      `--add-dir ${JSON.stringify(dir)}: gemini splits directories at commas and trims spaces, so it cannot take this path`,
+      { provider: "gemini", dir },
+    );
+  }
+  return dir;
+}
+
+/** Usage errors for a launch gemini cannot honour (E7: permission modes; MCP servers); empty when it can. */
+export function geminiLaunchProblems(input: Pick<LaunchOptions, "permissionMode" | "mcpServers">): string[] {
   // (unattended maps to --approval-mode yolo; --allowed-tools to gemini's own --allowed-tools)
+  const problems: string[] = [];
   const mode = input.permissionMode;
-  if (mode === undefined || GEMINI_APPROVAL_MODES[mode] !== undefined) return [];
-  const known = Object.keys(GEMINI_APPROVAL_MODES).join(", ");
-  return [`--permission-mode ${mode} is not supported by gemini (use one of ${known})`];
+  if (mode !== undefined && GEMINI_APPROVAL_MODES[mode] === undefined) {
+    const known = Object.keys(GEMINI_APPROVAL_MODES).join(", ");
+    problems.push(`--permission-mode ${mode} is not supported by gemini (use one of ${known})`);
+  }
+  const mcp = geminiMcpProblem(input.mcpServers);
+  if (mcp) problems.push(mcp);
+  return problems;
 }
 
 /**
