@@ -88,30 +88,38 @@ export const SpawnInput = z
     disallowedTools: z
       .array(z.string().min(1))
       .optional()
-      .describe("Tools the worker may not use (claude: --disallowedTools)"),
+      .describe(
+        "Tools the worker may not use, in the CLI's tool names (claude --disallowedTools, gemini tools.exclude; not codex)",
+      ),
     systemPrompt: z
       .string()
       .min(1)
       .optional()
-      .describe("Replace the CLI's system prompt (claude: --system-prompt)"),
+      .describe(
+        "Replace the CLI's system prompt (claude --system-prompt, codex model_instructions_file, gemini GEMINI_SYSTEM_MD)",
+      ),
     appendSystemPrompt: z
       .string()
       .min(1)
       .optional()
-      .describe("Add this to the end of the system prompt (claude: --append-system-prompt)"),
+      .describe(
+        "Add this to the end of the system prompt (claude --append-system-prompt, codex developer_instructions, gemini GEMINI.md)",
+      ),
     addDir: z
       .array(z.string().min(1))
       .optional()
       .describe(
-        "More directories the worker may use (claude: --add-dir; its trust question is answered yes)",
+        "More directories the worker may use (claude/codex --add-dir, gemini --include-directories; trust questions answered yes)",
       ),
     settings: JsonObjectText.optional().describe(
-      "Settings as JSON object text, merged into umbel's own (claude: --settings; your hooks run beside umbel's)",
+      "claude settings as JSON object text, merged into umbel's own (claude only; your hooks run beside umbel's)",
     ),
     mcpConfig: z
       .array(z.string().min(1))
       .optional()
-      .describe("MCP server configs, JSON text or file paths (claude: --mcp-config)"),
+      .describe(
+        "MCP server configs in claude's --mcp-config format, JSON text or file paths (translated for codex and gemini)",
+      ),
     resumeSession: z
       .string()
       .min(1)
@@ -120,7 +128,9 @@ export const SpawnInput = z
     continueSession: z
       .boolean()
       .optional()
-      .describe("Start by continuing the CLI's most recent conversation in cwd (claude: --continue)"),
+      .describe(
+        "Start by continuing the CLI's most recent conversation in cwd (claude --continue, codex resume --last; not gemini)",
+      ),
   })
   .strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
