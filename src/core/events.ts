@@ -1,3 +1,4 @@
+import { parseJsonObject } from "./json.ts";
 import type { HookEvent } from "./providers/types.ts";
 
 /**
@@ -24,15 +25,11 @@ function completeLines(log: string): string[] {
 }
 
 function parseEventLine(line: string, index: number): HookEvent {
-  try {
-    const payload: unknown = JSON.parse(line);
-    if (payload && typeof payload === "object" && !Array.isArray(payload)) {
-      const record = payload as Record<string, unknown>;
-      const name = typeof record.hook_event_name === "string" ? record.hook_event_name : "unknown";
-      return { index, name, payload: record };
-    }
-  } catch {
-    // fall through: a hook that wrote something that is not JSON is kept as evidence
+  const record = parseJsonObject(line);
+  if (record !== null) {
+    const name = typeof record.hook_event_name === "string" ? record.hook_event_name : "unknown";
+    return { index, name, payload: record };
   }
+  // A hook that wrote something that is not a JSON object is kept as evidence.
   return { index, name: "invalid", payload: { raw: line.slice(0, 2000) } };
 }

@@ -1,4 +1,5 @@
 import { UsageError } from "./errors.ts";
+import { isRecord as isObject } from "./json.ts";
 
 /**
  * claude's `--mcp-config` values (each JSON text or a file's text: `{"mcpServers":{name: server}}`)
@@ -25,8 +26,4 @@ export function mergeMcpConfigs(
     }
   }
   return servers;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.ts";
+import { parseJsonObject } from "./json.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
@@ -54,12 +55,7 @@ export type PermissionMode = z.infer<typeof PermissionMode>;
 export const JsonObjectText = z.string().refine(isJsonObjectText, "must be the text of a JSON object");
 
 export function isJsonObjectText(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === "object" && !Array.isArray(value);
-  } catch {
-    return false;
-  }
+  return parseJsonObject(text) !== null;
 }
 
 export const SpawnInput = z

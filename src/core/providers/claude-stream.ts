@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../json.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "./types.ts";
 
@@ -191,13 +192,7 @@ type MessageSeen = {
 };
 
 function parseLine(line: string): Entry | null {
-  if (line.trim() === "") return null;
-  try {
-    const value: unknown = JSON.parse(line);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Entry) : null;
-  } catch {
-    return null;
-  }
+  return parseJsonObject(line) as Entry | null;
 }
 
 function isHuman(e: Entry): boolean {

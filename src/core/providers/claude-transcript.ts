@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../json.ts";
 import type { TranscriptAnswer } from "./types.ts";
 
 type Entry = Record<string, unknown> & {
@@ -42,17 +43,11 @@ export function parseClaudeAnswer(transcript: string, promptId: string | null): 
 }
 
 function parseLines(transcript: string): Entry[] {
-  const out: Entry[] = [];
-  for (const line of transcript.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const value: unknown = JSON.parse(line);
-      if (value && typeof value === "object" && !Array.isArray(value)) out.push(value as Entry);
-    } catch {
-      // A line being written while we read; the next read sees it whole.
-    }
-  }
-  return out;
+  // A line being written while we read is skipped; the next read sees it whole.
+  return transcript.split("\n").flatMap((line): Entry[] => {
+    const value = parseJsonObject(line);
+    return value === null ? [] : [value as Entry];
+  });
 }
 
 function findTurnStart(entries: Entry[], promptId: string | null): number {

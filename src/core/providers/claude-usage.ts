@@ -1,3 +1,5 @@
+import { isRecord as isObject } from "../json.ts";
+
 /**
  * claude -p's `usage` and `modelUsage`, rebuilt from the usage records on the transcript's assistant
  * lines (2.1.332 writes the API's final usage there). claude -p sums the turn's API messages; the
@@ -65,8 +67,4 @@ export function modelUsageOf(
     };
   }
   return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

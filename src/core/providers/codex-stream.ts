@@ -1,3 +1,4 @@
+import { isRecord as isObject, parseJsonObject } from "../json.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
 import {
   apiErrorLine,
@@ -268,19 +269,12 @@ function textsOf(parts: unknown, type: string): string[] {
   return parts.flatMap((part) => (isObject(part) && part.type === type ? [String(part.text ?? "")] : []));
 }
 
+/** A rollout line, or null (a line still being appended, or the tail of one cut by the read offset). */
 function parseLine(raw: string): Line | null {
-  if (raw.trim() === "") return null;
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (!isObject(value) || !isObject(value.payload)) return null;
-    const timestamp = str(value.timestamp);
-    return { type: value.type, timestamp, at: timeOfIso(timestamp), payload: value.payload };
-  } catch {
-    return null; // a line still being appended, or the tail of one cut by the read offset
-  }
+  const value = parseJsonObject(raw);
+  if (value === null || !isObject(value.payload)) return null;
+  const timestamp = str(value.timestamp);
+  return { type: value.type, timestamp, at: timeOfIso(timestamp), payload: value.payload };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);

@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../json.ts";
 import type { TranscriptAnswer } from "./types.ts";
 
 /**
@@ -114,17 +115,11 @@ function findSessionId(lines: readonly Line[]): string | null {
 }
 
 function parseLines(transcript: string): Line[] {
-  const out: Line[] = [];
-  for (const raw of transcript.split("\n")) {
-    if (raw.trim() === "") continue;
-    try {
-      const value: unknown = JSON.parse(raw);
-      if (value && typeof value === "object" && !Array.isArray(value)) out.push(value as Line);
-    } catch {
-      // a line being appended while we read
-    }
-  }
-  return out;
+  // a line being appended while we read is skipped
+  return transcript.split("\n").flatMap((raw): Line[] => {
+    const value = parseJsonObject(raw);
+    return value === null ? [] : [value as Line];
+  });
 }
 
 function str(value: unknown): string | null {

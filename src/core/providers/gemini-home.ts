@@ -1,3 +1,4 @@
+import { isRecord, asRecord as record } from "../json.ts";
 import { shellQuote } from "../shell.ts";
 import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./gemini-launch.ts";
 import type { HomeEntry, HomeLaunch } from "./types.ts";
@@ -203,12 +204,4 @@ function parseSettings(text: string | null, warnings: string[]): Record<string, 
 
 function stripComments(text: string): string {
   return text.replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (_match, string) => string ?? "");
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { UsageError } from "../errors.ts";
+import { isRecord, asRecord as record } from "../json.ts";
 import type { HomeEntry, HomeLaunch } from "./types.ts";
 
 /**
@@ -168,12 +169,4 @@ function contextFileNames(settings: Record<string, unknown>): string[] {
 
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,12 +1,6 @@
+import { isRecord, parseJsonObject as parseLine } from "../json.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
-import {
-  CANCELLED,
-  type GeminiMessage,
-  isRealPrompt,
-  isRecord,
-  parseLine,
-  textOf,
-} from "./gemini-transcript.ts";
+import { CANCELLED, type GeminiMessage, isRealPrompt, textOf } from "./gemini-transcript.ts";
 import {
   apiErrorLine,
   assistantLine,

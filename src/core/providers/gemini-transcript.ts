@@ -1,3 +1,4 @@
+import { isRecord, parseJsonObject as parseLine } from "../json.ts";
 import type { TranscriptAnswer } from "./types.ts";
 
 /**
@@ -158,18 +159,4 @@ function hasCalls(message: GeminiMessage | undefined): boolean {
   return (
     Array.isArray(message.content) && message.content.some((part) => isRecord(part) && "functionCall" in part)
   );
-}
-
-export function parseLine(text: string): Record<string, unknown> | null {
-  if (text.trim() === "") return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : null;
-  } catch {
-    return null; // a line being written while we read
-  }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,0 +1,23 @@
+/** A plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The JSON object in `text`, or null: blank text, invalid JSON (a JSONL line still being appended
+ * while we read, or cut by a read offset) and any other JSON value all read as null.
+ */
+export function parseJsonObject(text: string): Record<string, unknown> | null {
+  if (text.trim() === "") return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `value` when it is a JSON object, else an empty one (to read optional nested settings). */
+export function asRecord(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {};
+}
