@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { isJsonObjectText } from "../core/schemas.ts";
 
 /** Temp file + rename in the same directory: readers see the old or the new file, never half. */
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
@@ -25,4 +26,17 @@ export function isNotFound(error: unknown): boolean {
 
 export function isExists(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "EEXIST";
+}
+
+/**
+ * A flag that takes JSON object text or a file path (claude's --settings, --mcp-config): inline
+ * text as is (path null), else the file resolved against `base` (text null when it is missing).
+ */
+export async function readJsonOrFile(
+  value: string,
+  base: string,
+): Promise<{ path: string | null; text: string | null }> {
+  if (isJsonObjectText(value)) return { path: null, text: value };
+  const path = isAbsolute(value) ? value : resolve(base, value);
+  return { path, text: await readTextOrNull(path) };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { installAssets } from "../adapters/assets.ts";
-import { readTextOrNull } from "../adapters/files.ts";
+import { readJsonOrFile } from "../adapters/files.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "../adapters/provider-home.ts";
 import { watchDir } from "../adapters/watch.ts";
 import {
@@ -16,8 +16,8 @@ import {
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import { getProvider } from "../core/providers/registry.ts";
-import type { Provider } from "../core/providers/types.ts";
-import { isJsonObjectText, type SpawnInput } from "../core/schemas.ts";
+import type { LaunchFlag, Provider } from "../core/providers/types.ts";
+import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import type { Deps } from "./context.ts";
@@ -185,8 +185,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
 }
 
 /** The optional launch flags given (a provider that does not honour one refuses it: never dropped silently). */
-function launchFlagsGiven(input: SpawnInput): string[] {
-  const given: [string, unknown][] = [
+function launchFlagsGiven(input: SpawnInput): LaunchFlag[] {
+  const given: [LaunchFlag, unknown][] = [
     ["--disallowed-tools", input.disallowedTools?.length],
     ["--system-prompt", input.systemPrompt],
     ["--append-system-prompt", input.appendSystemPrompt],
@@ -202,14 +202,9 @@ function launchFlagsGiven(input: SpawnInput): string[] {
 async function readMcpServers(values: readonly string[], cwd: string): Promise<Record<string, unknown>> {
   const configs = [];
   for (const value of values) {
-    if (isJsonObjectText(value)) {
-      configs.push({ source: "(inline JSON)", text: value });
-      continue;
-    }
-    const path = isAbsolute(value) ? value : resolve(cwd, value);
-    const text = await readTextOrNull(path);
+    const { path, text } = await readJsonOrFile(value, cwd);
     if (text === null) throw new UsageError(`--mcp-config ${path}: file not found`, { path });
-    configs.push({ source: path, text });
+    configs.push({ source: path ?? "(inline JSON)", text });
   }
   return mergeMcpConfigs(configs);
 }
@@ -222,18 +217,20 @@ async function resolveAddDirs(
   if (dirs === undefined) return undefined;
   const out: string[] = [];
   for (const dir of dirs) {
-    const path = isAbsolute(dir) ? dir : resolve(cwd, dir);
-    const info = await stat(path).catch(() => null);
-    if (!info?.isDirectory()) throw new UsageError(`--add-dir ${path} is not a directory`, { path });
-    out.push(path);
+    out.push(await requireDirectory("--add-dir", isAbsolute(dir) ? dir : resolve(cwd, dir), "path"));
   }
   return out;
 }
 
 async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
   const path = cwd === undefined ? deps.cwd : isAbsolute(cwd) ? cwd : resolve(deps.cwd, cwd);
+  return requireDirectory("--cwd", path, "cwd");
+}
+
+/** `path` when it is a directory; else a usage error naming the flag (its data keyed by `key`). */
+async function requireDirectory(flag: string, path: string, key: string): Promise<string> {
   const info = await stat(path).catch(() => null);
-  if (!info?.isDirectory()) throw new UsageError(`--cwd ${path} is not a directory`, { cwd: path });
+  if (!info?.isDirectory()) throw new UsageError(`${flag} ${path} is not a directory`, { [key]: path });
   return path;
 }
 

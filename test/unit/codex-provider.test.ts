@@ -19,7 +19,7 @@ import {
   readCodexComposer,
   stillCodexScreen,
 } from "../../src/core/providers/codex-screen.ts";
-import type { HookEvent, LaunchOptions } from "../../src/core/providers/types.ts";
+import type { HookEvent, LaunchFlag, LaunchOptions } from "../../src/core/providers/types.ts";
 
 const screen = (name: string) =>
   readFileSync(join(import.meta.dir, "..", "fixtures", "codex", "screens", `${name}.txt`), "utf8");
@@ -318,7 +318,7 @@ describe("codex launch", () => {
     else expect(result).toContain(message);
   });
 
-  test.each([
+  test.each<[LaunchFlag[], string | null]>([
     [["--system-prompt", "--append-system-prompt", "--add-dir", "--mcp-config", "--continue"], null],
     [["--settings"], "--settings is not supported with --provider codex"],
     [["--disallowed-tools"], "--disallowed-tools is not supported with --provider codex"],

@@ -11,7 +11,7 @@ import {
 import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini-events.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "../../src/core/providers/gemini-screen.ts";
 import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini-transcript.ts";
-import type { HookEvent } from "../../src/core/providers/types.ts";
+import type { HookEvent, LaunchFlag } from "../../src/core/providers/types.ts";
 import * as S from "./gemini-samples.ts";
 
 const TRANSCRIPT = `${S.TRANSCRIPT_LINES.join("\n")}\n`;
@@ -379,7 +379,7 @@ describe("gemini launch", () => {
     },
   );
 
-  test.each([
+  test.each<[LaunchFlag[], string | null]>([
     [["--system-prompt", "--append-system-prompt", "--add-dir", "--mcp-config", "--disallowed-tools"], null],
     [["--settings"], "--settings is not supported with --provider gemini"],
     [

@@ -1,5 +1,6 @@
 import { parseJsonObject } from "../json.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
+import { timeOfIso } from "./stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "./types.ts";
 
 type Entry = Record<string, unknown> & {
@@ -225,9 +226,7 @@ function isDenial(
 }
 
 function timeOf(e: Entry): number | null {
-  if (typeof e.timestamp !== "string") return null;
-  const t = Date.parse(e.timestamp);
-  return Number.isNaN(t) ? null : t;
+  return timeOfIso(e.timestamp);
 }
 
 /** "API Error: 500 …" → 500 (an error line without apiErrorStatus). */

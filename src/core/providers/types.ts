@@ -111,23 +111,21 @@ export type LaunchOptions = {
   readonly allowedTools?: readonly string[] | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly unattended?: boolean | undefined;
-  /** The optional launch flags given (LAUNCH_FLAGS' CLI names), e.g. `--system-prompt`. */
-  readonly launchFlags?: readonly string[] | undefined;
+  /** The optional launch flags given, e.g. `--system-prompt`. */
+  readonly launchFlags?: readonly LaunchFlag[] | undefined;
   /** claude's `mcpServers` map from --mcp-config (a provider may refuse servers it cannot run). */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
 };
 
 /** Every optional launch flag claude's TUI takes; other providers list the ones they honour. */
-export const LAUNCH_FLAGS = [
-  "--disallowed-tools",
-  "--system-prompt",
-  "--append-system-prompt",
-  "--add-dir",
-  "--settings",
-  "--mcp-config",
-  "--continue",
-] as const;
-export type LaunchFlag = (typeof LAUNCH_FLAGS)[number];
+export type LaunchFlag =
+  | "--disallowed-tools"
+  | "--system-prompt"
+  | "--append-system-prompt"
+  | "--add-dir"
+  | "--settings"
+  | "--mcp-config"
+  | "--continue";
 
 /** The usage error for launch flags given to a provider that does not honour them, or null. */
 export function refuseLaunchFlags(

@@ -1,5 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
-import { readTextOrNull } from "../../adapters/files.ts";
+import { resolve } from "node:path";
+import { readJsonOrFile } from "../../adapters/files.ts";
 import { EXIT, UsageError } from "../../core/errors.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import { checkPrintInput, PrintInput, parseStreamInput } from "../../core/print-input.ts";
@@ -143,10 +143,8 @@ async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): 
 
 /** claude's --settings: JSON text, or else a file path (resolved where the worker runs). */
 async function readSettings(value: string, cwd: unknown, here: string): Promise<string> {
-  if (isJsonObjectText(value)) return value;
-  const base = typeof cwd === "string" ? resolve(here, cwd) : here;
-  const path = isAbsolute(value) ? value : resolve(base, value);
-  const text = await readTextOrNull(path);
+  const { path, text } = await readJsonOrFile(value, typeof cwd === "string" ? resolve(here, cwd) : here);
+  if (path === null) return value;
   if (text === null) throw new UsageError(`Settings file not found: ${path}`, { path });
   if (!isJsonObjectText(text)) throw new UsageError(`--settings ${path}: not a JSON object`, { path });
   return text;
