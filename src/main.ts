@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
     controller.abort();
   });
   process.on("SIGTERM", () => controller.abort());
-  const { createDeps } = await import("./operations/context.ts");
+  const { createDeps } = await import("./adapters/deps.ts");
   const deps = createDeps(process.env, { signal: controller.signal });
   const out = (text: string) => void process.stdout.write(text);
   const readStdin = () => Bun.stdin.text();

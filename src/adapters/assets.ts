@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import hookScript from "../../hooks/hook.sh" with { type: "text" };
 import launchScript from "../../hooks/launch.sh" with { type: "text" };
+import type { Assets } from "../core/ports.ts";
 import { readTextOrNull, writeFileAtomic } from "./files.ts";
-
-export type Assets = { readonly launch: string; readonly hook: string };
 
 /**
  * The scripts are embedded in the binary and written under the state root on use, named by content

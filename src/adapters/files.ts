@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname, isAbsolute, resolve } from "node:path";
-import { isJsonObjectText } from "../core/schemas.ts";
+import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { FilesPort } from "../core/ports.ts";
 
 /** Temp file + rename in the same directory: readers see the old or the new file, never half. */
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
@@ -28,15 +28,31 @@ export function isExists(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "EEXIST";
 }
 
-/**
- * A flag that takes JSON object text or a file path (claude's --settings, --mcp-config): inline
- * text as is (path null), else the file resolved against `base` (text null when it is missing).
- */
-export async function readJsonOrFile(
-  value: string,
-  base: string,
-): Promise<{ path: string | null; text: string | null }> {
-  if (isJsonObjectText(value)) return { path: null, text: value };
-  const path = isAbsolute(value) ? value : resolve(base, value);
-  return { path, text: await readTextOrNull(path) };
+/** The size in bytes, or null when the file does not exist. */
+export async function sizeOrNull(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
 }
+
+export async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (error) {
+    if (isNotFound(error) || (error as { code?: unknown }).code === "ENOTDIR") return false;
+    throw error;
+  }
+}
+
+/** The real filesystem as the FilesPort. */
+export const fileSystem: FilesPort = {
+  readText: readTextOrNull,
+  size: sizeOrNull,
+  writeAtomic: writeFileAtomic,
+  remove: (path) => rm(path, { force: true }),
+  realpath: (path) => realpath(path),
+  isDirectory,
+};

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { NameTakenError, StateError, WorkerNotFoundError } from "../core/errors.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
+import type { StorePort } from "../core/ports.ts";
 import { isExists, isNotFound, readTextOrNull, writeFileAtomic } from "./files.ts";
 
 /**
@@ -14,9 +15,7 @@ export function resolveStateRoot(env: Readonly<Record<string, string | undefined
   return resolve(env.UMBEL_HOME || join(env.HOME || homedir(), ".umbel"));
 }
 
-export type Store = ReturnType<typeof createStore>;
-
-export function createStore(root: string) {
+export function createStore(root: string): StorePort & { ensureRoot(): Promise<void> } {
   const sessions = join(root, "sessions");
   const dir = (name: string) => join(sessions, name);
   const paths = (name: string) => ({
@@ -104,6 +103,14 @@ export function createStore(root: string) {
     async remove(name: string): Promise<void> {
       await rm(dir(name), { recursive: true, force: true });
     },
+
+    async dirChangedAt(name: string): Promise<number | null> {
+      return changedAt(dir(name));
+    },
+
+    async eventsChangedAt(name: string): Promise<number | null> {
+      return changedAt(paths(name).hooksLog);
+    },
   };
 }
 
@@ -112,5 +119,14 @@ function safeJson(text: string): unknown {
     return JSON.parse(text);
   } catch {
     return null;
+  }
+}
+
+async function changedAt(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).mtimeMs;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
   }
 }

@@ -1,17 +1,8 @@
 import { type FSWatcher, watch } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { FileTail } from "../core/ports.ts";
 import { createWakeup } from "./watch.ts";
-
-export type FileTail = {
-  /** The complete lines appended since the last call; a line still being written waits. */
-  read(): Promise<string[]>;
-  /** Resolves at the next change in a watched folder, after `maxMs`, or on abort. */
-  next(maxMs: number, signal?: AbortSignal): Promise<void>;
-  /** Wakes a pending `next` now (the caller learned something from elsewhere). */
-  poke(): void;
-  close(): void;
-};
 
 /** The file's size in bytes, 0 when it does not exist yet: the offset a tail starts from. */
 export async function fileSize(path: string): Promise<number> {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import type { NewSession, PaneInfo, TmuxPort } from "../core/ports.ts";
 import { type RunResult, runProcess } from "./process.ts";
 
 /**
@@ -15,25 +16,6 @@ export type TmuxOptions = {
   readonly timeoutMs?: number;
   readonly bin?: string;
 };
-
-export type PaneInfo = {
-  readonly dead: boolean;
-  readonly deadStatus: number | null;
-  readonly pid: number | null;
-};
-
-export type NewSession = {
-  readonly name: string;
-  readonly cwd: string;
-  readonly width: number;
-  readonly height: number;
-  readonly command: readonly string[];
-  /** Loaded into `buffer` from stdin in the same invocation: the worker env, never on argv. */
-  readonly bufferName: string;
-  readonly bufferContent: string;
-};
-
-export type Tmux = ReturnType<typeof createTmux>;
 
 /** The socket name for a state root: two roots never share a tmux server. */
 export function deriveSocket(stateRoot: string, override: string | undefined): string {
@@ -55,7 +37,7 @@ const NO_SERVER =
 const SERVER_GONE = /server exited unexpectedly|lost server|no server running|error connecting to/;
 const NO_SESSION = /can't find (session|pane|window)|session not found|no current (session|client)/;
 
-export function createTmux(options: TmuxOptions) {
+export function createTmux(options: TmuxOptions): TmuxPort {
   const env = clientEnv(options.hostEnv);
   const bin = options.bin ?? "tmux";
   const timeoutMs = options.timeoutMs ?? 10_000;

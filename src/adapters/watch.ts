@@ -1,10 +1,5 @@
 import { type FSWatcher, watch } from "node:fs";
-
-export type Waker = {
-  /** Resolves at the next change in the directory, after `maxMs`, or on abort: whichever is first. */
-  next(maxMs: number, signal?: AbortSignal): Promise<void>;
-  close(): void;
-};
+import type { Waker } from "../core/ports.ts";
 
 /** A one-slot wake-up: `notify` wakes the pending `next`, or the next one to come (never lost). */
 export type Wakeup = {

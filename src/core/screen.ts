@@ -32,3 +32,14 @@ export function answerDialog(screen: string, target: string): string[] | null {
 function optionText(line: string): string {
   return line.replace(MARKER, "").trim();
 }
+
+/** The last non-empty lines of a screen: evidence that fits in a message. */
+export function screenTail(screen: string | null, lines = 15): string {
+  if (!screen) return "";
+  // tmux's own remain-on-exit banner is not the CLI's screen.
+  const kept = screen
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== "" && !/^Pane is dead \(/.test(l));
+  return kept.slice(-lines).join("\n");
+}

@@ -147,6 +147,16 @@ export function applyTranscriptEnd(turn: TurnState, signal: TurnSignal | null): 
   return turn;
 }
 
+/**
+ * The turn after the baseline as every verb sees it: the hooks' view corrected by the transcript
+ * (a codex turn that failed fires no hook; gemini's AfterAgent ends answers and errors alike).
+ */
+export function correctTurn(provider: Provider, hooked: TurnState, transcript: string | null): TurnState {
+  const read = provider.transcriptTurnEnd;
+  if (!read || transcript === null || hooked.status === "none") return hooked;
+  return applyTranscriptEnd(hooked, read(transcript, hooked.promptId));
+}
+
 /** The index of the last human prompt submission, the default baseline for `wait` and `read`. */
 export function lastSubmitIndex(provider: Provider, events: readonly HookEvent[]): number | null {
   for (let i = events.length - 1; i >= 0; i--) {

@@ -1,5 +1,5 @@
+import type { Deps } from "../core/ports.ts";
 import type { CaptureInput } from "../core/schemas.ts";
-import type { Deps } from "./context.ts";
 import { loadWorker } from "./worker.ts";
 
 export type CaptureResult = {

@@ -1,5 +1,4 @@
-import { stat } from "node:fs/promises";
-import type { Deps } from "./context.ts";
+import type { Deps } from "../core/ports.ts";
 import { listWorkers, type StatusResult } from "./status.ts";
 
 /** A live worker that holds this provider session id (`umbel -p --resume <session id>`). */
@@ -21,8 +20,7 @@ export async function findRecentWorker(
   );
   let best: { worker: StatusResult; at: number } | null = null;
   for (const worker of candidates) {
-    const info = await stat(deps.store.paths(worker.name).hooksLog).catch(() => null);
-    const at = info?.mtimeMs ?? 0;
+    const at = (await deps.store.eventsChangedAt(worker.name)) ?? 0;
     if (!best || at > best.at) best = { worker, at };
   }
   return best?.worker ?? null;

@@ -1,6 +1,6 @@
 import { WorkerDeadError } from "../core/errors.ts";
+import type { Deps } from "../core/ports.ts";
 import type { KeysInput } from "../core/schemas.ts";
-import type { Deps } from "./context.ts";
 import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
 
 export type KeysResult = { name: string; sent: string[] };

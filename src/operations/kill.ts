@@ -1,7 +1,5 @@
-import { stat } from "node:fs/promises";
-import { removeHomePaths } from "../adapters/provider-home.ts";
+import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
-import type { Deps } from "./context.ts";
 import { checkLiveness, deadPaneScreen, loadWorker } from "./worker.ts";
 
 export type KillResult = { name: string; state: "killed" | "purged"; wasAlive: boolean };
@@ -21,7 +19,7 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
     if (screen !== null) await deps.store.writeLastScreen(name, screen);
     await deps.tmux.killSession(name);
     // The worker's own files in its provider's home (codex: its profile; gemini: the credential links).
-    await removeHomePaths(worker.meta.providerFiles ?? []);
+    await deps.home.remove(worker.meta.providerFiles ?? []);
     await deps.store.writeMeta({
       ...worker.meta,
       state: "killed",
@@ -49,8 +47,12 @@ export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
     try {
       worker = await loadWorker(deps, name);
     } catch {
-      const info = await stat(deps.store.paths(name).dir).catch(() => null);
-      if (info && deps.clock.now() - info.mtimeMs > ORPHAN_AGE_MS && !(await deps.tmux.hasSession(name))) {
+      const changedAt = await deps.store.dirChangedAt(name);
+      if (
+        changedAt !== null &&
+        deps.clock.now() - changedAt > ORPHAN_AGE_MS &&
+        !(await deps.tmux.hasSession(name))
+      ) {
         await deps.store.remove(name);
         removed.push(name);
       } else kept.push(name);

@@ -1,8 +1,7 @@
-import { watchDir } from "../adapters/watch.ts";
 import { parseEvents } from "../core/events.ts";
+import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
 import type { LogsInput } from "../core/schemas.ts";
-import type { Deps } from "./context.ts";
 import { checkLiveness, loadWorker } from "./worker.ts";
 
 /**
@@ -23,7 +22,7 @@ export async function streamLogs(
   };
   await drain();
   if (!input.follow) return seen;
-  const waker = watchDir(deps.store.paths(input.name).events);
+  const waker = deps.watch.dir(deps.store.paths(input.name).events);
   try {
     while (!deps.signal?.aborted) {
       await waker.next(1000, deps.signal);

@@ -1,11 +1,8 @@
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../adapters/files.ts";
-import { type FileTail, fileSize, tailFile } from "../adapters/tail.ts";
 import type { Outcome } from "../core/outcome.ts";
+import type { Deps, FileTail } from "../core/ports.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/types.ts";
 import { findTranscriptPath } from "../core/turn.ts";
-import type { Deps } from "./context.ts";
 import { readAnswer } from "./read.ts";
 import { sendPrompt } from "./send.ts";
 import { waitForTurn } from "./wait.ts";
@@ -64,17 +61,17 @@ export async function runPrintTurn(
   const haltFiles = Object.entries(worker.provider.haltHooks?.(haltReason(input.maxTurns ?? 0)) ?? {}).map(
     ([event, output]) => ({ path: join(events, `halt-${event}.json`), text: `${JSON.stringify(output)}\n` }),
   );
-  const disarm = () => Promise.all(haltFiles.map((file) => rm(file.path, { force: true })));
-  const arm = () => Promise.all(haltFiles.map((file) => writeFileAtomic(file.path, file.text)));
+  const disarm = () => Promise.all(haltFiles.map((file) => deps.files.remove(file.path)));
+  const arm = () => Promise.all(haltFiles.map((file) => deps.files.writeAtomic(file.path, file.text)));
   await disarm();
   const transcriptPath = findTranscriptPath(await readEvents(deps, name));
-  const offset = transcriptPath ? await fileSize(transcriptPath) : 0;
+  const offset = transcriptPath ? ((await deps.files.size(transcriptPath)) ?? 0) : 0;
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
   await onSent();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
   // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
   const path = transcriptPath ?? findTranscriptPath(await readEvents(deps, name));
-  const tail = path && tracker ? tailFile(path, transcriptPath ? offset : 0, [events]) : null;
+  const tail = path && tracker ? deps.watch.tail(path, transcriptPath ? offset : 0, [events]) : null;
   const halt = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
   const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };

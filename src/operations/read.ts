@@ -1,15 +1,8 @@
-import { readTextOrNull } from "../adapters/files.ts";
 import { parseEvents } from "../core/events.ts";
+import type { Deps } from "../core/ports.ts";
 import type { ReadInput } from "../core/schemas.ts";
-import {
-  applyTranscriptEnd,
-  assessTurn,
-  findSessionId,
-  findTranscriptPath,
-  lastSubmitIndex,
-} from "../core/turn.ts";
-import type { Deps } from "./context.ts";
-import { loadWorker } from "./worker.ts";
+import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import { currentTurn, loadWorker } from "./worker.ts";
 
 export type ReadResult = {
   name: string;
@@ -39,14 +32,8 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
   const worker = await loadWorker(deps, input.name);
   const events = parseEvents(await deps.store.readHooksLog(input.name));
   const baseline = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
-  const transcriptPath = findTranscriptPath(events);
-  const hooked = assessTurn(worker.provider, events, baseline);
-  const transcript = transcriptPath ? await readTextOrNull(transcriptPath) : null;
   // A turn the transcript says failed (codex fires no hook; gemini's AfterAgent looks like a stop).
-  const turn =
-    transcript !== null && worker.provider.transcriptTurnEnd && hooked.status !== "none"
-      ? applyTranscriptEnd(hooked, worker.provider.transcriptTurnEnd(transcript, hooked.promptId))
-      : hooked;
+  const { turn, transcriptPath, transcript } = await currentTurn(deps, worker, events, baseline);
   const promptId = turn.status === "none" ? null : turn.promptId;
   const base = {
     name: input.name,
@@ -57,10 +44,10 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
   };
   const hookMessage = turn.status === "stop" || turn.status === "failure" ? turn.message : null;
   const parse = async () => {
-    const text = transcriptPath ? await readTextOrNull(transcriptPath) : null;
+    const text = transcriptPath ? await deps.files.readText(transcriptPath) : null;
     return text === null ? null : worker.provider.parseAnswer(text, promptId);
   };
-  let parsed = await parse();
+  let parsed = transcript === null ? null : worker.provider.parseAnswer(transcript, promptId);
   if (turn.status === "failure") {
     const text = hookMessage ?? `provider error: ${turn.error}`;
     return {

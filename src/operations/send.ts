@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { watchDir } from "../adapters/watch.ts";
 import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
+import type { Deps, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
 import type { SendInput } from "../core/schemas.ts";
-import { assessTurn, lastSubmitIndex } from "../core/turn.ts";
-import type { Deps } from "./context.ts";
-import { assessTurnNow, checkLiveness, loadWorker, readEvents, screenTail, type Worker } from "./worker.ts";
+import { screenTail } from "../core/screen.ts";
+import { lastSubmitIndex } from "../core/turn.ts";
+import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 export type SendResult = {
   name: string;
@@ -44,7 +43,7 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
     // prompt sent now would steer that turn, not start one).
     const events = await readEvents(deps, name);
     const last = lastSubmitIndex(worker.provider, events);
-    if (last !== null && (await assessTurnNow(worker, events, last)).status === "running") {
+    if (last !== null && (await currentTurn(deps, worker, events, last)).turn.status === "running") {
       throw new WorkerBusyError(`worker ${name} is busy with a turn; wait for it before sending`, {
         name,
         screen: screenTail(screen),
@@ -68,9 +67,9 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
   // C-u stops at the line start, so the provider names its own keys.
   const clear = worker.provider.clearInputKeys?.(screen) ?? ["C-u", "C-u", "C-u"];
   if (clear.length > 0) await deps.tmux.sendKeys(name, [...clear]);
-  await deps.tmux.paste(name, text, `umbel-send-${randomUUID().slice(0, 8)}`);
+  await deps.tmux.paste(name, text, `umbel-send-${deps.system.uuid().slice(0, 8)}`);
   await deps.clock.sleep(delivery.enterDelayMs, deps.signal);
-  const waker = watchDir(deps.store.paths(name).events);
+  const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
     for (let enters = 1; enters <= delivery.maxEnters; enters++) {
       await deps.tmux.sendKeys(name, ["Enter"]);
@@ -106,7 +105,7 @@ async function awaitSubmit(
   deps: Deps,
   worker: Worker,
   baseline: number,
-  waker: ReturnType<typeof watchDir>,
+  waker: Waker,
   windowMs: number,
 ): Promise<string | null | undefined> {
   const until = deps.clock.now() + windowMs;
@@ -140,7 +139,7 @@ async function settledScreen(deps: Deps, worker: Worker): Promise<string> {
   if (first === "busy") {
     const events = await readEvents(deps, name);
     const last = lastSubmitIndex(worker.provider, events);
-    const turn = last === null ? null : assessTurn(worker.provider, events, last).status;
+    const turn = last === null ? null : (await currentTurn(deps, worker, events, last)).turn.status;
     if (turn !== "stop" && turn !== "failure") return screen;
   }
   // A screen mid-redraw reads "unknown" (gemini under load redraws its whole frame for a moment).

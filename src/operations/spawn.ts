@@ -1,27 +1,16 @@
-import { randomUUID } from "node:crypto";
-import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import { installAssets } from "../adapters/assets.ts";
-import { readJsonOrFile } from "../adapters/files.ts";
-import { layOutHome, readHomeSources, removeHomePaths } from "../adapters/provider-home.ts";
-import { watchDir } from "../adapters/watch.ts";
-import {
-  AbortedError,
-  BinaryNotFoundError,
-  InputRequiredError,
-  SpawnFailedError,
-  UmbelError,
-  UsageError,
-} from "../core/errors.ts";
+import { BinaryNotFoundError, SpawnFailedError, UmbelError, UsageError } from "../core/errors.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
+import type { Deps, Waker } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { LaunchFlag, Provider } from "../core/providers/types.ts";
+import { type ReadyCommand, type ReadyObservation, startReady, stepReady } from "../core/ready.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
-import type { Deps } from "./context.ts";
-import { deadPaneScreen, readEvents, screenTail } from "./worker.ts";
+import { readJsonOrFile } from "./json-or-file.ts";
+import { DEAD_SCROLLBACK } from "./worker.ts";
 
 export type SpawnResult = {
   name: string;
@@ -34,9 +23,6 @@ export type SpawnResult = {
 };
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
-/** Keys sent less than ~0.15 s after claude's trust dialog appears are dropped; wait a bit more. */
-const DIALOG_SETTLE_MS = 300;
-const DIALOG_RETRY_MS = 1500;
 const PANE = { width: 160, height: 50 } as const;
 
 /**
@@ -47,14 +33,14 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const started = deps.clock.now();
   const provider = getProvider(input.provider);
   const cwd = await resolveCwd(deps, input.cwd);
-  const addDirs = await resolveAddDirs(input.addDir, cwd);
+  const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
   const root = deps.store.root;
   const paths = deps.store.paths(input.name);
   // claude --resume keeps the session id it resumes.
-  const sessionId = input.resumeSession ?? randomUUID();
+  const sessionId = input.resumeSession ?? deps.system.uuid();
   const bin = resolveBinary(deps, provider);
   const unattended = input.unattended === true;
-  const mcpServers = input.mcpConfig ? await readMcpServers(input.mcpConfig, cwd) : undefined;
+  const mcpServers = input.mcpConfig ? await readMcpServers(deps, input.mcpConfig, cwd) : undefined;
   const refused = provider.checkLaunchOptions?.({
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
@@ -73,19 +59,19 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   });
 
   await deps.store.claim(input.name);
-  const bufferName = `umbel-env-${input.name}-${randomUUID().slice(0, 8)}`;
+  const bufferName = `umbel-env-${input.name}-${deps.system.uuid().slice(0, 8)}`;
   const homeMade: string[] = [];
   try {
-    const assets = await installAssets(root);
+    const assets = await deps.system.installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
     let providerHome: string | undefined;
     let providerFiles: readonly string[] = [];
     if (provider.planHome) {
       const context = {
-        stateRoot: await realpath(root),
-        sessionDir: await realpath(paths.dir),
+        stateRoot: await deps.files.realpath(root),
+        sessionDir: await deps.files.realpath(paths.dir),
         worker: input.name,
-        cwd: await realpath(cwd),
+        cwd: await deps.files.realpath(cwd),
         hookCommand,
         eventsLog: paths.hooksLog,
         hostEnv: deps.env,
@@ -97,9 +83,9 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
           mcpServers,
         },
       };
-      const reads = provider.homeReads ? await readHomeSources(provider.homeReads(context)) : {};
+      const reads = provider.homeReads ? await deps.home.read(provider.homeReads(context)) : {};
       const home = provider.planHome(context, reads);
-      homeMade.push(...(await layOutHome(home.entries)));
+      homeMade.push(...(await deps.home.layOut(home.entries)));
       providerHome = home.home;
       providerFiles = home.removeOnKill;
     }
@@ -179,7 +165,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
     };
   } catch (error) {
     await unwind(deps, input.name, bufferName);
-    await removeHomePaths(homeMade);
+    await deps.home.remove(homeMade);
     throw error;
   }
 }
@@ -199,10 +185,14 @@ function launchFlagsGiven(input: SpawnInput): LaunchFlag[] {
 }
 
 /** Each --mcp-config is JSON text or a file (relative to the worker's cwd); read and merged. */
-async function readMcpServers(values: readonly string[], cwd: string): Promise<Record<string, unknown>> {
+async function readMcpServers(
+  deps: Deps,
+  values: readonly string[],
+  cwd: string,
+): Promise<Record<string, unknown>> {
   const configs = [];
   for (const value of values) {
-    const { path, text } = await readJsonOrFile(value, cwd);
+    const { path, text } = await readJsonOrFile(deps.files, value, cwd);
     if (text === null) throw new UsageError(`--mcp-config ${path}: file not found`, { path });
     configs.push({ source: path ?? "(inline JSON)", text });
   }
@@ -211,32 +201,33 @@ async function readMcpServers(values: readonly string[], cwd: string): Promise<R
 
 /** --add-dir folders, absolute (relative to the worker's cwd); a missing one is a usage error. */
 async function resolveAddDirs(
+  deps: Deps,
   dirs: readonly string[] | undefined,
   cwd: string,
 ): Promise<string[] | undefined> {
   if (dirs === undefined) return undefined;
   const out: string[] = [];
   for (const dir of dirs) {
-    out.push(await requireDirectory("--add-dir", isAbsolute(dir) ? dir : resolve(cwd, dir), "path"));
+    out.push(await requireDirectory(deps, "--add-dir", isAbsolute(dir) ? dir : resolve(cwd, dir), "path"));
   }
   return out;
 }
 
 async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
   const path = cwd === undefined ? deps.cwd : isAbsolute(cwd) ? cwd : resolve(deps.cwd, cwd);
-  return requireDirectory("--cwd", path, "cwd");
+  return requireDirectory(deps, "--cwd", path, "cwd");
 }
 
 /** `path` when it is a directory; else a usage error naming the flag (its data keyed by `key`). */
-async function requireDirectory(flag: string, path: string, key: string): Promise<string> {
-  const info = await stat(path).catch(() => null);
-  if (!info?.isDirectory()) throw new UsageError(`${flag} ${path} is not a directory`, { [key]: path });
+async function requireDirectory(deps: Deps, flag: string, path: string, key: string): Promise<string> {
+  if (!(await deps.files.isDirectory(path)))
+    throw new UsageError(`${flag} ${path} is not a directory`, { [key]: path });
   return path;
 }
 
 function resolveBinary(deps: Deps, provider: Provider): string {
   const wanted = deps.env[provider.binEnv] || provider.defaultBin;
-  const found = Bun.which(wanted, { PATH: deps.env.PATH ?? "", cwd: deps.cwd });
+  const found = deps.system.which(wanted, { PATH: deps.env.PATH ?? "", cwd: deps.cwd });
   if (!found) {
     throw new BinaryNotFoundError(
       `${provider.displayName} CLI not found: ${wanted} (install it, or set ${provider.binEnv} to its path)`,
@@ -253,91 +244,21 @@ async function unwind(deps: Deps, name: string, bufferName: string): Promise<voi
 }
 
 /**
- * Polls the screen (tmux has no change notification) and wakes early on hook events. Ready means the
- * provider's idle screen AND its SessionStart hook: a TUI whose hooks do not fire cannot prove
- * delivery, so that is a failure, not a ready worker.
+ * Drives the readiness machine (core/ready.ts): polls the screen (tmux has no change notification)
+ * and wakes early on hook events. Ready means the provider's idle screen AND its SessionStart hook: a
+ * TUI whose hooks do not fire cannot prove delivery, so that is a failure, not a ready worker.
  */
 async function waitReady(deps: Deps, provider: Provider, name: string, timeoutMs: number): Promise<string[]> {
-  const deadline = deps.clock.now() + timeoutMs;
-  const waker = watchDir(deps.store.paths(name).events);
-  const answered: string[] = [];
-  let dialogSeen = null as DialogSeen | null;
-  let readySince: number | null = null;
-  let screen: string | null = "";
+  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs });
+  const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
+    let seen = observe(deps, { kind: "tick" });
     for (;;) {
-      if (deps.signal?.aborted)
-        throw new AbortedError("spawn was interrupted; the worker was removed", { name });
-      const exit = await deps.store.readExit(name);
-      if (exit) throw await deadOnStart(deps, provider, name, exit.exitCode ?? null);
-      const pane = await deps.tmux.paneInfo(name);
-      if (pane === null || pane.dead) throw await deadOnStart(deps, provider, name, pane?.deadStatus ?? null);
-      screen = await deps.tmux.capture(name);
-      const now = deps.clock.now();
-      const state = provider.classifyScreen(screen ?? "");
-      if (state.kind === "dialog") {
-        readySince = null;
-        if (state.fatal)
-          throw new SpawnFailedError(`${state.fatal}:\n${screenTail(screen)}`, {
-            name,
-            screen: screenTail(screen),
-          });
-        if (dialogSeen?.dialog !== state.dialog)
-          dialogSeen = { dialog: state.dialog, at: now, answeredAt: null, tries: 0 };
-        const due =
-          dialogSeen.answeredAt === null
-            ? now - dialogSeen.at >= DIALOG_SETTLE_MS
-            : now - dialogSeen.answeredAt >= DIALOG_RETRY_MS;
-        if (due) {
-          if (dialogSeen.tries >= 3) {
-            throw new SpawnFailedError(`the ${state.dialog} dialog did not accept umbel's answer`, {
-              name,
-              screen: screenTail(screen),
-            });
-          }
-          await deps.tmux.sendKeys(name, state.keys);
-          dialogSeen.answeredAt = now;
-          dialogSeen.tries++;
-          if (!answered.includes(state.dialog)) answered.push(state.dialog);
-        }
-      } else if (state.kind === "sign-in") {
-        throw new InputRequiredError(
-          `${provider.displayName} is not signed in; run it once by hand to log in`,
-          {
-            name,
-            screen: state.text,
-          },
-        );
-      } else if (state.kind === "exited") {
-        throw new SpawnFailedError(`${provider.displayName} refused to start:\n${state.text}`, {
-          name,
-          screen: state.text,
-        });
-      } else if (state.kind === "ready") {
-        readySince ??= now;
-        // codex fires SessionStart at the first prompt: its status line is all there is to see.
-        if (provider.sessionStartAtLaunch === false) return answered;
-        const events = await readEvents(deps, name);
-        if (events.some((e) => provider.interpretEvent(e).kind === "session-start")) return answered;
-        if (now - readySince > 10_000) {
-          throw new SpawnFailedError(
-            `${provider.displayName} is up but its hooks never fired; umbel cannot follow it`,
-            {
-              name,
-              screen: screenTail(screen),
-            },
-          );
-        }
-      } else {
-        readySince = null;
-      }
-      if (now >= deadline) {
-        throw new SpawnFailedError(`${provider.displayName} was not ready within ${timeoutMs} ms`, {
-          name,
-          screen: screenTail(screen),
-        });
-      }
-      await waker.next(100, deps.signal);
+      const step = stepReady(state, seen);
+      state = step.state;
+      if (step.next.kind === "ready") return [...step.next.dialogsAnswered];
+      if (step.next.kind === "fail") throw step.next.error;
+      seen = await performReady(deps, name, waker, step.next);
     }
   } catch (error) {
     if (error instanceof UmbelError) throw error;
@@ -347,20 +268,46 @@ async function waitReady(deps: Deps, provider: Provider, name: string, timeoutMs
   }
 }
 
-type DialogSeen = { dialog: string; at: number; answeredAt: number | null; tries: number };
+type ReadySeen = ReadyObservation extends infer O
+  ? O extends ReadyObservation
+    ? Omit<O, "now" | "aborted">
+    : never
+  : never;
 
-async function deadOnStart(
+function observe(deps: Deps, seen: ReadySeen): ReadyObservation {
+  return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as ReadyObservation;
+}
+
+async function performReady(
   deps: Deps,
-  provider: Provider,
   name: string,
-  exitCode: number | null,
-): Promise<UmbelError> {
-  const screen = screenTail(await deadPaneScreen(deps, name));
-  // tmux marks a pane dead at the pty's EOF, before it reaps the child: its status can still be
-  // blank. The wrapper wrote exit.json before it exited, so by now the record is there.
-  exitCode ??= (await deps.store.readExit(name).catch(() => null))?.exitCode ?? null;
-  return new SpawnFailedError(
-    `${provider.displayName} exited during startup${exitCode === null ? "" : ` with status ${exitCode}`}${screen ? `:\n${screen}` : ""}`,
-    { name, exitCode, screen },
-  );
+  waker: Waker,
+  command: Exclude<ReadyCommand, { kind: "ready" | "fail" }>,
+): Promise<ReadyObservation> {
+  switch (command.kind) {
+    case "read-exit":
+      return observe(deps, { kind: "exit", exit: await deps.store.readExit(name) });
+    case "read-log":
+      return observe(deps, { kind: "log", log: await deps.store.readHooksLog(name) });
+    case "probe": {
+      const pane = deps.tmux.paneInfo(name);
+      return observe(deps, {
+        kind: "pane",
+        pane: command.tolerant ? await pane.catch(() => null) : await pane,
+      });
+    }
+    case "capture": {
+      if (!command.scrollback)
+        return observe(deps, { kind: "screen", screen: await deps.tmux.capture(name) });
+      const screen = await deps.tmux.capture(name, { lines: DEAD_SCROLLBACK }).catch(() => null);
+      return observe(deps, { kind: "screen", screen });
+    }
+    case "keys":
+      await deps.tmux.sendKeys(name, command.keys);
+      return observe(deps, { kind: "keys" });
+    case "sleep":
+      if (command.wake) await waker.next(command.ms, deps.signal);
+      else await deps.clock.sleep(command.ms);
+      return observe(deps, { kind: "tick" });
+  }
 }

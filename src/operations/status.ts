@@ -1,7 +1,7 @@
+import type { Deps } from "../core/ports.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
-import type { Deps } from "./context.ts";
-import { assessTurnNow, checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
+import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 export type StatusResult = {
   name: string;
@@ -57,7 +57,8 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
   if (meta.state === "starting")
     return { ...base, state: "starting", pid: live.pid, exit: null, reason: null, prompt: null };
   const last = lastSubmitIndex(provider, events);
-  const turn = last === null ? { status: "none" as const } : await assessTurnNow(worker, events, last);
+  const turn =
+    last === null ? { status: "none" as const } : (await currentTurn(deps, worker, events, last)).turn;
   let state: WorkerState =
     turn.status === "running" ? "busy" : turn.status === "input" ? "needs-input" : "idle";
   if (state !== "idle" && !(turn.status === "running" && turn.sawStop)) {

@@ -1,11 +1,10 @@
-import { readTextOrNull } from "../adapters/files.ts";
 import { parseEvents } from "../core/events.ts";
 import type { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
+import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { HookEvent, Provider } from "../core/providers/types.ts";
-import { applyTranscriptEnd, assessTurn, findTranscriptPath, type TurnState } from "../core/turn.ts";
-import type { Deps } from "./context.ts";
+import { assessTurn, correctTurn, findTranscriptPath, type TurnState } from "../core/turn.ts";
 
 export type Worker = { readonly meta: Meta; readonly provider: Provider };
 
@@ -39,17 +38,6 @@ export async function checkLiveness(deps: Deps, worker: Worker): Promise<Livenes
   return { alive: true, pid: pane.pid };
 }
 
-/** The last non-empty lines of a screen: evidence that fits in a message. */
-export function screenTail(screen: string | null, lines = 15): string {
-  if (!screen) return "";
-  // tmux's own remain-on-exit banner is not the CLI's screen.
-  const kept = screen
-    .split("\n")
-    .map((l) => l.trimEnd())
-    .filter((l) => l !== "" && !/^Pane is dead \(/.test(l));
-  return kept.slice(-lines).join("\n");
-}
-
 /** The screen of a live or dead pane, or the tombstone's last screen. */
 export async function lastScreen(deps: Deps, name: string): Promise<string | null> {
   const live = await deps.tmux.capture(name, { lines: DEAD_SCROLLBACK }).catch(() => null);
@@ -74,18 +62,20 @@ export async function deadPaneScreen(deps: Deps, name: string, boundMs = 1000): 
  * tmux 3.3 writes "Pane is dead" by scrolling the whole screen up, so a short-lived CLI's output
  * moves into the history: capture some scrollback too (screenTail keeps the last lines).
  */
-const DEAD_SCROLLBACK = 60;
+export const DEAD_SCROLLBACK = 60;
 
-/** The turn after the baseline from its hooks, corrected by the transcript (a codex turn that failed fires no hook). */
-export async function assessTurnNow(
+/**
+ * The turn after the baseline as every verb sees it (status, send, read): its hooks, corrected by the
+ * transcript (`correctTurn`). `wait` keeps the same correction in its state machine.
+ */
+export async function currentTurn(
+  deps: Deps,
   worker: Worker,
   events: readonly HookEvent[],
   baseline: number,
-): Promise<TurnState> {
-  const turn = assessTurn(worker.provider, events, baseline);
-  const read = worker.provider.transcriptTurnEnd;
-  const path = findTranscriptPath(events);
-  if (!read || !path || turn.status === "none") return turn;
-  const text = await readTextOrNull(path).catch(() => null);
-  return text === null ? turn : applyTranscriptEnd(turn, read(text, turn.promptId));
+): Promise<{ turn: TurnState; transcriptPath: string | null; transcript: string | null }> {
+  const hooked = assessTurn(worker.provider, events, baseline);
+  const transcriptPath = findTranscriptPath(events);
+  const transcript = transcriptPath ? await deps.files.readText(transcriptPath) : null;
+  return { turn: correctTurn(worker.provider, hooked, transcript), transcriptPath, transcript };
 }

@@ -3,8 +3,9 @@
 // way umbel's spawn/send do (src/operations; this driver tests the provider's pure parts directly).
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTmux, type Tmux } from "../../src/adapters/tmux.ts";
+import { createTmux } from "../../src/adapters/tmux.ts";
 import { parseEvents } from "../../src/core/events.ts";
+import type { TmuxPort as Tmux } from "../../src/core/ports.ts";
 import { planCodexLaunch, prepareCodexPrompt } from "../../src/core/providers/codex.ts";
 import { type CodexHomePlan, planCodexHome } from "../../src/core/providers/codex-home.ts";
 import { classifyCodexScreen } from "../../src/core/providers/codex-screen.ts";

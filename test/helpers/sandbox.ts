@@ -2,8 +2,9 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createDeps } from "../../src/adapters/deps.ts";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
-import { createDeps, type Deps } from "../../src/operations/context.ts";
+import type { Deps } from "../../src/core/ports.ts";
 
 export const REPO = join(import.meta.dir, "..", "..");
 export const UMBEL = join(REPO, "dist", "umbel");

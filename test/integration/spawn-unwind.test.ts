@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chmod } from "node:fs/promises";
 import { join } from "node:path";
+import { createDeps } from "../../src/adapters/deps.ts";
 import { AbortedError, SpawnFailedError, UsageError } from "../../src/core/errors.ts";
 import { SpawnInput } from "../../src/core/schemas.ts";
-import { createDeps } from "../../src/operations/context.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 

@@ -2,48 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { classifyScreen, claude } from "../../src/core/providers/claude.ts";
 import { parseClaudeAnswer } from "../../src/core/providers/claude-transcript.ts";
 import { answerDialog } from "../../src/core/screen.ts";
-
-const TRUST = `
- Accessing workspace:
-
- /tmp/project
-
- Quick safety check: Is this a project you created or one you trust?
-
- ❯ No, exit
-   Yes, I trust this folder
-
- Enter to confirm · Esc to cancel
-`;
-
-const IDLE = `
- ▐▛███▛█   Claude Code v2.1.332
-▝▜██████▀  Opus 5.5 · API Usage Billing
-
-────────────────────────────────────────────────────────────────────────────────
-❯\u00a0
-────────────────────────────────────────────────────────────────────────────────
-  ⏵⏵ auto mode on                                                      ◐ medium · /effort
-`;
-
-const BUSY = IDLE.replace(
-  "⏵⏵ auto mode on",
-  "⏵⏵ auto mode on (shift+tab to cycle) · esc to interrupt",
-).replace("────", "✢ Puttering… (1s · ↓ 1 tokens)\n────");
-
-const PERMISSION = `
-● Bash(echo hi > x.txt)
-  ⎿  Waiting…
-────────────────────────────────────────────────────────────────────────────────
- Bash command
- echo hi > x.txt
- Do you want to proceed?
- ❯ 1. Yes
-   2. Yes, and always allow access to /tmp/p from this project
-   4. No
-
- Esc to cancel · Tab to amend
-`;
+import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
 
 describe("claude screens", () => {
   test("the trust dialog is answered by moving to 'Yes', never a blind Enter", () => {

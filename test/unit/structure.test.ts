@@ -80,4 +80,23 @@ describe("structure", () => {
         expect({ file, re: re.source, hit: re.test(text) }).toEqual({ file, re: re.source, hit: false });
     }
   });
+
+  test("operations import no adapter and read no clock, randomness or system directly (ports only)", () => {
+    const direct = [
+      /from\s+["'][./]*adapters\//,
+      /from\s+["']node:(fs|fs\/promises|child_process|os|crypto|net|http)["']/,
+      /\bBun\./,
+      /process\.(env|pid|cwd|getuid|kill)/,
+      /Date\.now\(/,
+      /new Date\(\)/,
+      /Math\.random\(/,
+      /crypto\.randomUUID/,
+      /\bsetTimeout\(/,
+    ];
+    for (const file of files("src/operations", [".ts"])) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const re of direct)
+        expect({ file, re: re.source, hit: re.test(text) }).toEqual({ file, re: re.source, hit: false });
+    }
+  });
 });

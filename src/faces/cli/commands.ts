@@ -1,6 +1,7 @@
 import { type ArgsDef, type CommandDef, defineCommand } from "citty";
 import type { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
 import {
   CaptureInput,
   EmptyInput,
@@ -15,7 +16,6 @@ import {
 } from "../../core/schemas.ts";
 import { attachWorker } from "../../operations/attach.ts";
 import { captureScreen } from "../../operations/capture.ts";
-import type { Deps } from "../../operations/context.ts";
 import { sendKeys } from "../../operations/keys.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { streamLogs } from "../../operations/logs.ts";

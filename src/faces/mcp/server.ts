@@ -3,7 +3,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { UsageError } from "../../core/errors.ts";
-import type { Deps } from "../../operations/context.ts";
+import type { Deps } from "../../core/ports.ts";
 import { SERVER_INSTRUCTIONS, toolDescription } from "./help.ts";
 import { type Extra, progressReporter } from "./progress.ts";
 import { TOOLS } from "./tools.ts";

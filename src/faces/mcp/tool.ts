@@ -1,6 +1,6 @@
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import type { Deps } from "../../operations/context.ts";
+import type { Deps } from "../../core/ports.ts";
 import type { Extra, Report } from "./progress.ts";
 import { errorResult, toolResult } from "./render.ts";
 

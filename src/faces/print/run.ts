@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { readJsonOrFile } from "../../adapters/files.ts";
 import { EXIT, UsageError } from "../../core/errors.ts";
 import type { Outcome } from "../../core/outcome.ts";
+import type { Deps, FilesPort } from "../../core/ports.ts";
 import { checkPrintInput, PrintInput, parseStreamInput } from "../../core/print-input.ts";
 import {
   addModelUsage,
@@ -14,7 +14,7 @@ import {
 import { getProvider } from "../../core/providers/registry.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/turn.ts";
-import type { Deps } from "../../operations/context.ts";
+import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
 import { formatIssues } from "../cli/args.ts";
@@ -134,7 +134,7 @@ async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): 
     : [args.argvPrompt, stdin.replace(/\n$/, "")].filter((p) => p !== "").join("\n");
   const raw: Record<string, unknown> = { ...args.raw, prompt };
   if (args.settings !== undefined)
-    raw.settings = await readSettings(args.settings, args.raw.cwd, io.deps.cwd);
+    raw.settings = await readSettings(io.deps.files, args.settings, args.raw.cwd, io.deps.cwd);
   const parsed = PrintInput.safeParse(raw);
   if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
   checkPrintInput(parsed.data);
@@ -142,8 +142,12 @@ async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): 
 }
 
 /** claude's --settings: JSON text, or else a file path (resolved where the worker runs). */
-async function readSettings(value: string, cwd: unknown, here: string): Promise<string> {
-  const { path, text } = await readJsonOrFile(value, typeof cwd === "string" ? resolve(here, cwd) : here);
+async function readSettings(files: FilesPort, value: string, cwd: unknown, here: string): Promise<string> {
+  const { path, text } = await readJsonOrFile(
+    files,
+    value,
+    typeof cwd === "string" ? resolve(here, cwd) : here,
+  );
   if (path === null) return value;
   if (text === null) throw new UsageError(`Settings file not found: ${path}`, { path });
   if (!isJsonObjectText(text)) throw new UsageError(`--settings ${path}: not a JSON object`, { path });

@@ -2,14 +2,15 @@ import { isAbsolute, resolve } from "node:path";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import type { Meta } from "../../core/meta.ts";
 import type { ExitRecord } from "../../core/outcome.ts";
+import type { Deps } from "../../core/ports.ts";
 import { isSessionId, LAUNCH_FLAGS, type PrintInput } from "../../core/print-input.ts";
 import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
-import type { Deps } from "../../operations/context.ts";
+import { screenTail } from "../../core/screen.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
 import { killWorker } from "../../operations/kill.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
 import { statusOf } from "../../operations/status.ts";
-import { lastScreen, loadWorker, screenTail } from "../../operations/worker.ts";
+import { lastScreen, loadWorker } from "../../operations/worker.ts";
 
 export type PrintWorker =
   | { kind: "ready"; name: string; anonymous: boolean }
@@ -72,7 +73,7 @@ async function create(
   how: { resumeSession?: string; continueSession?: boolean },
 ): Promise<PrintWorker> {
   const anonymous = input.name === undefined;
-  const name = input.name ?? `p-${crypto.randomUUID().slice(0, 8)}`;
+  const name = input.name ?? `p-${deps.system.uuid().slice(0, 8)}`;
   const spawn: SpawnInput = { name, provider: input.provider, ...how };
   for (const key of [...LAUNCH_FLAGS, "cwd", "env"] as const) {
     if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });

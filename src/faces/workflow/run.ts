@@ -1,8 +1,8 @@
 import { type ArgsDef, parseArgs } from "citty";
 import { UsageError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
 import { RunWorkflowInput, workflowJsonSchema } from "../../core/workflow/schema.ts";
 import type { WorkflowEvent } from "../../core/workflow/state.ts";
-import type { Deps } from "../../operations/context.ts";
 import { runWorkflow } from "../../operations/workflow/run.ts";
 import { formatIssues, rejectUnknownFlags } from "../cli/args.ts";
 import { createLiveView } from "./live.ts";

@@ -1,6 +1,7 @@
-import { readFile, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { throwIfAborted } from "../../core/abort.ts";
 import { UsageError } from "../../core/errors.ts";
+import type { Deps, RunStore } from "../../core/ports.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
 import type { WorkflowIssue } from "../../core/workflow/positions.ts";
 import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
@@ -17,8 +18,6 @@ import {
   loadWorkflow,
   throwIssues,
 } from "../../core/workflow/validate.ts";
-import { type Deps, throwIfAborted } from "../context.ts";
-import { createRunStore, newRunId, openRunStore, type RunStore } from "./run-store.ts";
 import { executeRun } from "./runner.ts";
 import { killQuietly } from "./workers.ts";
 
@@ -38,13 +37,13 @@ export async function runWorkflow(
   // The schema's refine says this too, but a face that registers only the shape would lose it.
   if ((input.file === undefined) === (input.resume === undefined))
     throw new UsageError("give a workflow file, or resume a run by its id (not both)", {});
-  const source = input.resume ? await openRunStore(deps.store.root, input.resume) : null;
+  const source = input.resume ? await deps.runs.open(input.resume) : null;
   const path = source ? source.store.copyPath : resolve(deps.cwd, input.file ?? "");
-  const text = source ? source.text : await readWorkflowFile(path, input.file ?? "");
+  const text = source ? source.text : await readWorkflowFile(deps, path, input.file ?? "");
   const baseDir = source ? source.state.baseDir : dirname(path);
   const loaded = loadWorkflow(text, source ? path : (input.file ?? path));
   throwIssues(loaded, checkEnvironment(loaded.workflow, deps.env));
-  throwIssues(loaded, await checkCwds(loaded, baseDir));
+  throwIssues(loaded, await checkCwds(deps, loaded, baseDir));
   const declared = Object.fromEntries(loaded.workflow.steps.map((s) => [s.id, Object.keys(s.outputs ?? {})]));
   const resume = source ? planResume(loaded.plan.order, declared, source.state) : null;
 
@@ -73,13 +72,13 @@ export async function runWorkflow(
       ...previous,
       status: "running",
       attempt: previous.attempt + 1,
-      pid: process.pid,
+      pid: deps.pid,
       updatedAt: now,
     };
     state.steps = freshRecords(loaded, (id) => (id in resume.reused ? previous.steps[id] : undefined));
   } else {
-    const runId = newRunId(deps.clock.now());
-    store = await createRunStore(deps.store.root, runId, text);
+    const runId = deps.runs.newRunId(deps.clock.now());
+    store = await deps.runs.create(runId, text);
     await store.lock();
     state = {
       version: 1,
@@ -88,7 +87,7 @@ export async function runWorkflow(
       baseDir,
       status: "running",
       attempt: 1,
-      pid: process.pid,
+      pid: deps.pid,
       createdAt: now,
       updatedAt: now,
       sessions: [],
@@ -121,22 +120,26 @@ function freshRecords(
   );
 }
 
-async function readWorkflowFile(path: string, given: string): Promise<string> {
+async function readWorkflowFile(deps: Deps, path: string, given: string): Promise<string> {
+  let text: string | null;
   try {
-    return await readFile(path, "utf8");
+    text = await deps.files.readText(path);
   } catch (error) {
-    const why = (error as { code?: string }).code === "ENOENT" ? "no such file" : (error as Error).message;
-    throw new UsageError(`cannot read workflow ${given || path}: ${why}`, { file: path });
+    throw new UsageError(`cannot read workflow ${given || path}: ${(error as Error).message}`, {
+      file: path,
+    });
   }
+  if (text === null)
+    throw new UsageError(`cannot read workflow ${given || path}: no such file`, { file: path });
+  return text;
 }
 
 /** Every worker's cwd must be a directory before anything is spawned. */
-async function checkCwds(loaded: LoadedWorkflow, baseDir: string): Promise<WorkflowIssue[]> {
+async function checkCwds(deps: Deps, loaded: LoadedWorkflow, baseDir: string): Promise<WorkflowIssue[]> {
   const issues: WorkflowIssue[] = [];
   for (const [key, worker] of Object.entries(loaded.workflow.workers)) {
     const cwd = resolveWorkerCwd(baseDir, worker.cwd);
-    const info = await stat(cwd).catch(() => null);
-    if (!info?.isDirectory())
+    if (!(await deps.files.isDirectory(cwd)))
       issues.push({
         path: worker.cwd === undefined ? ["workers", key] : ["workers", key, "cwd"],
         message: `${cwd} is not a directory`,

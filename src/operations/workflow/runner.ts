@@ -1,4 +1,5 @@
 import { EXIT } from "../../core/errors.ts";
+import type { Deps, RunStore } from "../../core/ports.ts";
 import type {
   RunState,
   RunSummary,
@@ -8,8 +9,6 @@ import type {
 } from "../../core/workflow/state.ts";
 import { parseTemplate, renderTemplate } from "../../core/workflow/template.ts";
 import type { LoadedWorkflow } from "../../core/workflow/validate.ts";
-import type { Deps } from "../context.ts";
-import type { RunStore } from "./run-store.ts";
 import { executeStep } from "./step.ts";
 import { createWorkerPool } from "./workers.ts";
 

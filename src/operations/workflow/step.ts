@@ -1,10 +1,9 @@
 import { resolve } from "node:path";
-import { readTextOrNull } from "../../adapters/files.ts";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
-import type { Deps } from "../context.ts";
 import { readAnswer } from "../read.ts";
 import { sendPrompt } from "../send.ts";
 import { waitForTurn } from "../wait.ts";
@@ -58,7 +57,7 @@ export async function executeStep(args: {
         continue;
       }
       const path = resolve(args.cwd, spec.slice("file:".length));
-      const text = await readTextOrNull(path);
+      const text = await deps.files.readText(path);
       if (text === null)
         return fail("missing-output", EXIT.failure, `output ${key}: ${path} was not written`, { path, key });
       outputs[key] = text;

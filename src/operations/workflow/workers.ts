@@ -1,6 +1,6 @@
+import type { Deps } from "../../core/ports.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
-import type { Deps } from "../context.ts";
 import { killWorker } from "../kill.ts";
 import { spawnWorker } from "../spawn.ts";
 

@@ -1,36 +1,32 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { isExists, readTextOrNull, writeFileAtomic } from "../../adapters/files.ts";
-import { StateError } from "../../core/errors.ts";
-import { RunBusyError, RunNotFoundError } from "../../core/workflow/errors.ts";
-import { RunState } from "../../core/workflow/state.ts";
+import { StateError } from "../core/errors.ts";
+import type { RunStore, RunsPort } from "../core/ports.ts";
+import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
+import { RunState } from "../core/workflow/state.ts";
+import { isExists, readTextOrNull, writeFileAtomic } from "./files.ts";
 
-/**
- * $UMBEL_HOME/workflows/<run-id>/ holds workflow.yaml (the file as it was when the run began; a
- * resume runs this copy, not the file as edited since), state.json (atomic writes, in order) and,
- * while a process runs it, a lock file with that process's pid.
- */
-export type RunStore = {
-  readonly dir: string;
-  readonly copyPath: string;
-  /** Queues an atomic write of this snapshot; writes land in call order. */
-  save(state: RunState): Promise<void>;
-  lock(): Promise<void>;
-  unlock(): Promise<void>;
-};
+/** The workflow runs of a state root (see RunsPort). */
+export function createRuns(root: string): RunsPort {
+  return {
+    newRunId,
+    create: (runId, text) => createRunStore(root, runId, text),
+    open: (runId) => openRunStore(root, runId),
+  };
+}
 
 /** 20250101-120000-a1b2c3: sorts by start time (UTC), and the random part keeps runs apart. */
-export function newRunId(now: number): string {
+function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-export function runDir(root: string, runId: string): string {
+function runDir(root: string, runId: string): string {
   return join(root, "workflows", runId);
 }
 
-export async function createRunStore(root: string, runId: string, text: string): Promise<RunStore> {
+async function createRunStore(root: string, runId: string, text: string): Promise<RunStore> {
   const dir = runDir(root, runId);
   await mkdir(join(root, "workflows"), { recursive: true, mode: 0o700 });
   await mkdir(dir, { mode: 0o700 });
@@ -39,7 +35,7 @@ export async function createRunStore(root: string, runId: string, text: string):
   return store;
 }
 
-export async function openRunStore(
+async function openRunStore(
   root: string,
   runId: string,
 ): Promise<{ store: RunStore; state: RunState; text: string }> {

@@ -1,27 +1,16 @@
-import { createStore, resolveStateRoot, type Store } from "../adapters/state.ts";
-import { createTmux, deriveSocket, type Tmux } from "../adapters/tmux.ts";
 import { parseDuration } from "../core/duration.ts";
-import { AbortedError } from "../core/errors.ts";
+import type { Clock, Deps } from "../core/ports.ts";
+import { installAssets } from "./assets.ts";
+import { fileSystem } from "./files.ts";
+import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
+import { createRuns } from "./run-store.ts";
+import { createStore, resolveStateRoot } from "./state.ts";
+import { tailFile } from "./tail.ts";
+import { createTmux, deriveSocket } from "./tmux.ts";
+import { watchDir } from "./watch.ts";
 
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
 const DEFAULT_TMUX_TIMEOUT_MS = 10_000;
-
-export type Clock = {
-  now(): number;
-  /** Resolves after ms, or early (without throwing) when the signal aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-};
-
-/** Everything an operation touches, passed in so tests can swap any piece. */
-export type Deps = {
-  readonly store: Store;
-  readonly tmux: Tmux;
-  readonly clock: Clock;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  readonly uid: number;
-  readonly signal?: AbortSignal | undefined;
-};
 
 export const systemClock: Clock = {
   now: () => Date.now(),
@@ -38,6 +27,7 @@ export const systemClock: Clock = {
     }),
 };
 
+/** The real ports, built once by main.ts (and by tests that drive real tmux). */
 export function createDeps(
   env: Readonly<Record<string, string | undefined>>,
   options: { cwd?: string; signal?: AbortSignal } = {},
@@ -50,14 +40,20 @@ export function createDeps(
       hostEnv: env,
       timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
     }),
+    files: fileSystem,
+    watch: { dir: watchDir, tail: tailFile },
+    home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
+    runs: createRuns(root),
+    system: {
+      which: (bin, where) => Bun.which(bin, where),
+      uuid: () => crypto.randomUUID(),
+      installAssets,
+    },
     clock: systemClock,
     env,
     cwd: options.cwd ?? process.cwd(),
     uid: typeof process.getuid === "function" ? process.getuid() : 1000,
+    pid: process.pid,
     signal: options.signal,
   };
-}
-
-export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
-  if (signal?.aborted) throw new AbortedError(`${what} was interrupted`);
 }

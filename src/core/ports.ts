@@ -1,0 +1,184 @@
+import type { Meta } from "./meta.ts";
+import type { ExitRecord } from "./outcome.ts";
+import type { HomeEntry } from "./providers/types.ts";
+import type { RunState } from "./workflow/state.ts";
+
+/**
+ * The contracts of everything an operation touches outside its arguments. `src/main.ts` builds the
+ * real ones once (`src/adapters/deps.ts`); tests pass in-memory fakes (`test/helpers/fake-*.ts`).
+ * Operations import these types and no adapter, and never read the system clock or randomness.
+ */
+
+export type Clock = {
+  now(): number;
+  /** Resolves after ms, or early (without throwing) when the signal aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+};
+
+export type PaneInfo = {
+  readonly dead: boolean;
+  readonly deadStatus: number | null;
+  readonly pid: number | null;
+};
+
+export type NewSession = {
+  readonly name: string;
+  readonly cwd: string;
+  readonly width: number;
+  readonly height: number;
+  readonly command: readonly string[];
+  /** Loaded into `buffer` from stdin in the same invocation: the worker env, never on argv. */
+  readonly bufferName: string;
+  readonly bufferContent: string;
+};
+
+export type CaptureOptions = { lines?: number | undefined; escapes?: boolean | undefined };
+
+/**
+ * The private tmux server. Every call is bounded in time: a call past the bound throws a
+ * TmuxTimeoutError, never reads as "no such session" (null / false mean exactly that).
+ */
+export type TmuxPort = {
+  readonly socket: string;
+  hasSession(name: string): Promise<boolean>;
+  listSessions(): Promise<string[]>;
+  /** One invocation: load the env buffer from stdin, keep dead panes, start the session. */
+  newSession(session: NewSession): Promise<void>;
+  deleteBuffer(bufferName: string): Promise<void>;
+  capture(name: string, options?: CaptureOptions): Promise<string | null>;
+  paneInfo(name: string): Promise<PaneInfo | null>;
+  /** Bracketed paste through a one-shot buffer. */
+  paste(name: string, text: string, bufferName: string): Promise<boolean>;
+  sendKeys(name: string, keys: readonly string[]): Promise<boolean>;
+  sendLiteral(name: string, text: string): Promise<boolean>;
+  killSession(name: string): Promise<void>;
+  showEnvironment(name?: string): Promise<string>;
+  killServer(): Promise<void>;
+  /** The one interactive call: the caller's terminal is handed to tmux. */
+  attach(name: string): Promise<number>;
+};
+
+export type WorkerPaths = {
+  readonly dir: string;
+  readonly meta: string;
+  readonly events: string;
+  readonly hooksLog: string;
+  readonly exit: string;
+  readonly lastScreen: string;
+};
+
+/** $UMBEL_HOME/sessions/<name>/: the state of each worker. */
+export type StorePort = {
+  readonly root: string;
+  paths(name: string): WorkerPaths;
+  /** mkdir is atomic: of two claims of one name, exactly one succeeds (NameTakenError). */
+  claim(name: string): Promise<void>;
+  writeMeta(meta: Meta): Promise<void>;
+  readMeta(name: string): Promise<Meta>;
+  exists(name: string): Promise<boolean>;
+  listNames(): Promise<string[]>;
+  readHooksLog(name: string): Promise<string>;
+  readExit(name: string): Promise<ExitRecord | null>;
+  writeLastScreen(name: string, screen: string): Promise<void>;
+  readLastScreen(name: string): Promise<string | null>;
+  remove(name: string): Promise<void>;
+  /** When the session directory last changed (ms), or null when it is gone. */
+  dirChangedAt(name: string): Promise<number | null>;
+  /** When the events log last changed (ms), or null before the first event. */
+  eventsChangedAt(name: string): Promise<number | null>;
+};
+
+/** Files outside the store: transcripts, the caller's config files, halt files. */
+export type FilesPort = {
+  /** The text, or null when the file does not exist (any other fault throws). */
+  readText(path: string): Promise<string | null>;
+  /** The size in bytes, or null when the file does not exist. */
+  size(path: string): Promise<number | null>;
+  /** Temp file + rename (0600 unless told): readers see the old or the new file, never half. */
+  writeAtomic(path: string, content: string, mode?: number): Promise<void>;
+  remove(path: string): Promise<void>;
+  realpath(path: string): Promise<string>;
+  isDirectory(path: string): Promise<boolean>;
+};
+
+/** A one-shot wake-up on changes in a folder. */
+export type Waker = {
+  /** Resolves at the next change, after `maxMs`, or on abort: whichever is first. */
+  next(maxMs: number, signal?: AbortSignal): Promise<void>;
+  close(): void;
+};
+
+export type FileTail = {
+  /** The complete lines appended since the last call; a line still being written waits. */
+  read(): Promise<string[]>;
+  next(maxMs: number, signal?: AbortSignal): Promise<void>;
+  /** Wakes a pending `next` now (the caller learned something from elsewhere). */
+  poke(): void;
+  close(): void;
+};
+
+/** fs.watch is the event bus: hooks and the wrapper write files, waiters wake on each write. */
+export type WatchPort = {
+  dir(path: string): Waker;
+  /** Follows a file another process appends to, from a byte offset, waking on its folder and `alsoWatch`. */
+  tail(path: string, offset: number, alsoWatch: readonly string[]): FileTail;
+};
+
+/** A provider's umbel-owned home (codex CODEX_HOME, gemini GEMINI_CLI_HOME). */
+export type HomePort = {
+  /** The text of each path (null when missing or unreadable). */
+  read(paths: readonly string[]): Promise<Record<string, string | null>>;
+  /** Makes the entries; returns what it created, for an unwind. */
+  layOut(entries: readonly HomeEntry[]): Promise<string[]>;
+  /** Removes paths without following links; directories only when empty. */
+  remove(paths: readonly string[]): Promise<void>;
+};
+
+/** The hook script and the launch wrapper, written under the state root by content hash. */
+export type Assets = { readonly launch: string; readonly hook: string };
+
+/** What comes from the operating system: programs on PATH and randomness. */
+export type SystemPort = {
+  /** The absolute path of a program (PATH lookup relative to cwd), or null. */
+  which(bin: string, where: { PATH: string; cwd: string }): string | null;
+  uuid(): string;
+  installAssets(root: string): Promise<Assets>;
+};
+
+/**
+ * $UMBEL_HOME/workflows/<run-id>/: workflow.yaml (the file as it was when the run began; a resume
+ * runs this copy), state.json (atomic writes, in order) and, while a process runs it, a lock file.
+ */
+export type RunStore = {
+  readonly dir: string;
+  readonly copyPath: string;
+  /** Queues an atomic write of this snapshot; writes land in call order. */
+  save(state: RunState): Promise<void>;
+  lock(): Promise<void>;
+  unlock(): Promise<void>;
+};
+
+export type RunsPort = {
+  /** Sorts by start time; a random part keeps runs apart. */
+  newRunId(now: number): string;
+  create(runId: string, text: string): Promise<RunStore>;
+  open(runId: string): Promise<{ store: RunStore; state: RunState; text: string }>;
+};
+
+/** Everything an operation touches, passed in so tests can swap any piece. */
+export type Deps = {
+  readonly store: StorePort;
+  readonly tmux: TmuxPort;
+  readonly files: FilesPort;
+  readonly watch: WatchPort;
+  readonly home: HomePort;
+  readonly runs: RunsPort;
+  readonly system: SystemPort;
+  readonly clock: Clock;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly uid: number;
+  /** This process's pid (recorded by a workflow run's lock and state). */
+  readonly pid: number;
+  readonly signal?: AbortSignal | undefined;
+};

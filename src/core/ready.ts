@@ -1,0 +1,257 @@
+import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError } from "./errors.ts";
+import { parseEvents } from "./events.ts";
+import type { ExitRecord } from "./outcome.ts";
+import type { PaneInfo } from "./ports.ts";
+import type { Provider } from "./providers/types.ts";
+import { screenTail } from "./screen.ts";
+
+/**
+ * spawn's readiness as a pure state machine, driven by `src/operations/spawn.ts` like `wait`'s:
+ * answer startup dialogs by their highlighted option, refuse a sign-in screen, report a CLI that
+ * died while starting with its status and last screen, and end once the TUI is ready.
+ */
+
+/** Keys sent less than ~0.15 s after claude's trust dialog appears are dropped; wait a bit more. */
+const DIALOG_SETTLE_MS = 300;
+const DIALOG_RETRY_MS = 1500;
+const DIALOG_TRIES = 3;
+/** tmux has no change notification: look this often (a hook event wakes the driver earlier). */
+const POLL_MS = 100;
+/** The idle screen without the SessionStart hook this long: the hooks do not fire. */
+const HOOKLESS_READY_MS = 10_000;
+/** A pane the wrapper reported exited is marked dead by tmux within this (then its screen is final). */
+const DEAD_SETTLE_MS = 1000;
+const DEAD_POLL_MS = 25;
+
+export type ReadyConfig = {
+  readonly provider: Provider;
+  readonly name: string;
+  readonly deadline: number;
+  readonly timeoutMs: number;
+};
+
+export type ReadyCommand =
+  | { readonly kind: "read-exit" }
+  | { readonly kind: "read-log" }
+  /** `tolerant`: a failing tmux reads as a gone pane (the worker is being reported dead anyway). */
+  | { readonly kind: "probe"; readonly tolerant: boolean }
+  | { readonly kind: "capture"; readonly scrollback: boolean }
+  | { readonly kind: "keys"; readonly keys: readonly string[] }
+  | { readonly kind: "sleep"; readonly ms: number; readonly wake: boolean }
+  | { readonly kind: "ready"; readonly dialogsAnswered: readonly string[] }
+  | { readonly kind: "fail"; readonly error: UmbelError };
+
+export type ReadyObservation = { readonly now: number; readonly aborted: boolean } & (
+  | { readonly kind: "tick" }
+  | { readonly kind: "exit"; readonly exit: ExitRecord | null }
+  | { readonly kind: "log"; readonly log: string }
+  | { readonly kind: "pane"; readonly pane: PaneInfo | null }
+  | { readonly kind: "screen"; readonly screen: string | null }
+  | { readonly kind: "keys" }
+);
+
+type DialogSeen = {
+  readonly dialog: string;
+  readonly at: number;
+  readonly answeredAt: number | null;
+  readonly tries: number;
+};
+
+export type ReadyState =
+  | {
+      readonly phase: "starting";
+      readonly config: ReadyConfig;
+      readonly answered: readonly string[];
+      readonly dialog: DialogSeen | null;
+      readonly readySince: number | null;
+      readonly screen: string | null;
+    }
+  /** The CLI exited while starting: wait for tmux to mark the pane dead, then take its screen. */
+  | {
+      readonly phase: "dead";
+      readonly config: ReadyConfig;
+      readonly exitCode: number | null;
+      readonly until: number | null;
+      readonly screen: string | null;
+    };
+
+export type ReadyStep = { readonly state: ReadyState; readonly next: ReadyCommand };
+
+export function startReady(config: ReadyConfig): ReadyState {
+  return { phase: "starting", config, answered: [], dialog: null, readySince: null, screen: "" };
+}
+
+export function stepReady(state: ReadyState, o: ReadyObservation): ReadyStep {
+  return state.phase === "starting" ? stepStarting(state, o) : stepDead(state, o);
+}
+
+type Starting = Extract<ReadyState, { phase: "starting" }>;
+type Dead = Extract<ReadyState, { phase: "dead" }>;
+
+function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
+  const { provider, name } = s.config;
+  switch (o.kind) {
+    case "tick":
+      if (o.aborted)
+        return fail(s, new AbortedError("spawn was interrupted; the worker was removed", { name }));
+      return { state: s, next: { kind: "read-exit" } };
+    case "exit":
+      if (o.exit) return dying(s, o.exit.exitCode ?? null);
+      return { state: s, next: { kind: "probe", tolerant: false } };
+    case "pane":
+      if (o.pane === null || o.pane.dead) return dying(s, o.pane?.deadStatus ?? null);
+      return { state: s, next: { kind: "capture", scrollback: false } };
+    case "screen":
+      return onScreen({ ...s, screen: o.screen }, o.now);
+    case "keys":
+      return untilDeadline(s, o.now);
+    case "log": {
+      const started = parseEvents(o.log).some((e) => provider.interpretEvent(e).kind === "session-start");
+      if (started) return { state: s, next: { kind: "ready", dialogsAnswered: s.answered } };
+      if (o.now - (s.readySince ?? o.now) > HOOKLESS_READY_MS)
+        return fail(
+          s,
+          new SpawnFailedError(
+            `${provider.displayName} is up but its hooks never fired; umbel cannot follow it`,
+            {
+              name,
+              screen: screenTail(s.screen),
+            },
+          ),
+        );
+      return untilDeadline(s, o.now);
+    }
+  }
+}
+
+function onScreen(s: Starting, now: number): ReadyStep {
+  const { provider, name } = s.config;
+  const screen = s.screen;
+  const state = provider.classifyScreen(screen ?? "");
+  switch (state.kind) {
+    case "dialog": {
+      if (state.fatal)
+        return fail(
+          s,
+          new SpawnFailedError(`${state.fatal}:\n${screenTail(screen)}`, {
+            name,
+            screen: screenTail(screen),
+          }),
+        );
+      const seen: DialogSeen =
+        s.dialog?.dialog === state.dialog
+          ? s.dialog
+          : { dialog: state.dialog, at: now, answeredAt: null, tries: 0 };
+      const due =
+        seen.answeredAt === null
+          ? now - seen.at >= DIALOG_SETTLE_MS
+          : now - seen.answeredAt >= DIALOG_RETRY_MS;
+      const base: Starting = { ...s, readySince: null, dialog: seen };
+      if (!due) return untilDeadline(base, now);
+      if (seen.tries >= DIALOG_TRIES)
+        return fail(
+          base,
+          new SpawnFailedError(`the ${state.dialog} dialog did not accept umbel's answer`, {
+            name,
+            screen: screenTail(screen),
+          }),
+        );
+      const answered = s.answered.includes(state.dialog) ? s.answered : [...s.answered, state.dialog];
+      const next: Starting = {
+        ...base,
+        answered,
+        dialog: { ...seen, answeredAt: now, tries: seen.tries + 1 },
+      };
+      return { state: next, next: { kind: "keys", keys: state.keys } };
+    }
+    case "sign-in":
+      return fail(
+        s,
+        new InputRequiredError(`${provider.displayName} is not signed in; run it once by hand to log in`, {
+          name,
+          screen: state.text,
+        }),
+      );
+    case "exited":
+      return fail(
+        s,
+        new SpawnFailedError(`${provider.displayName} refused to start:\n${state.text}`, {
+          name,
+          screen: state.text,
+        }),
+      );
+    case "ready": {
+      const ready: Starting = { ...s, readySince: s.readySince ?? now };
+      // codex fires SessionStart at the first prompt: its status line is all there is to see.
+      if (provider.sessionStartAtLaunch === false)
+        return { state: ready, next: { kind: "ready", dialogsAnswered: s.answered } };
+      return { state: ready, next: { kind: "read-log" } };
+    }
+    default:
+      return untilDeadline({ ...s, readySince: null }, now);
+  }
+}
+
+function untilDeadline(s: Starting, now: number): ReadyStep {
+  const { provider, name, deadline, timeoutMs } = s.config;
+  if (now >= deadline)
+    return fail(
+      s,
+      new SpawnFailedError(`${provider.displayName} was not ready within ${timeoutMs} ms`, {
+        name,
+        screen: screenTail(s.screen),
+      }),
+    );
+  return { state: s, next: { kind: "sleep", ms: POLL_MS, wake: true } };
+}
+
+function dying(s: Starting, exitCode: number | null): ReadyStep {
+  const dead: Dead = { phase: "dead", config: s.config, exitCode, until: null, screen: null };
+  return { state: dead, next: { kind: "probe", tolerant: true } };
+}
+
+/**
+ * tmux marks a pane dead at the pty's EOF, before it reaps the child: its status can still be blank.
+ * The wrapper wrote exit.json before it exited, so once the screen is taken the record is there.
+ */
+function stepDead(s: Dead, o: ReadyObservation): ReadyStep {
+  switch (o.kind) {
+    case "pane": {
+      const until = s.until ?? o.now + DEAD_SETTLE_MS;
+      if (o.pane === null || o.pane.dead || o.now >= until)
+        return { state: { ...s, until }, next: { kind: "capture", scrollback: true } };
+      return { state: { ...s, until }, next: { kind: "sleep", ms: DEAD_POLL_MS, wake: false } };
+    }
+    case "tick":
+      return { state: s, next: { kind: "probe", tolerant: true } };
+    case "screen": {
+      const state = { ...s, screen: o.screen };
+      return s.exitCode === null ? { state, next: { kind: "read-exit" } } : died(state);
+    }
+    case "exit":
+      return died({ ...s, exitCode: s.exitCode ?? o.exit?.exitCode ?? null });
+    default:
+      return died(s);
+  }
+}
+
+function died(s: Dead): ReadyStep {
+  const { provider, name } = s.config;
+  const screen = screenTail(s.screen);
+  const status = s.exitCode === null ? "" : ` with status ${s.exitCode}`;
+  return fail(
+    s,
+    new SpawnFailedError(
+      `${provider.displayName} exited during startup${status}${screen ? `:\n${screen}` : ""}`,
+      {
+        name,
+        exitCode: s.exitCode,
+        screen,
+      },
+    ),
+  );
+}
+
+function fail(state: ReadyState, error: UmbelError): ReadyStep {
+  return { state, next: { kind: "fail", error } };
+}

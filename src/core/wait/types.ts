@@ -1,0 +1,123 @@
+import type { ExitRecord, OutcomeEvidence } from "../outcome.ts";
+import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
+import type { OutcomeReason } from "../schemas.ts";
+import type { TurnState } from "../turn.ts";
+
+/**
+ * `wait` as a pure state machine: `step(state, observation) → { state, next }`. The driver
+ * (`src/operations/wait.ts`) performs `next` (read the events, the transcript, probe tmux, capture
+ * the screen, press keys, sleep until a file event or a poll) and feeds back what it saw, stamped
+ * with the clock. Every rule about time — holding for the transcript, prompt-draw polling, the
+ * idle composer, retry stalls, the idle timeout, the deadline, tmux hangs — lives here.
+ */
+
+export type WaitConfig = {
+  readonly provider: Provider;
+  /** Events before this line of the events log belong to earlier turns. */
+  readonly baseline: number;
+  readonly startedAt: number;
+  /** The wait's deadline (ms, same clock): timeout at it, whatever tmux does. */
+  readonly deadline: number;
+  readonly idleTimeoutMs: number | null;
+  /** UMBEL_RETRY_STALL_MS: overrides the provider's retry-stall bound. */
+  readonly stallMs?: number | undefined;
+  /** meta.json says the worker was killed: probe tmux at every wake. */
+  readonly killed: boolean;
+};
+
+/** What the driver does next. `bound` is when a tmux call is abandoned (a hung tmux). */
+export type WaitCommand =
+  /** The events log and the wrapper's exit record. */
+  | { readonly kind: "read" }
+  /** The transcript's size, and its text when `wantText` and the size is not `knownSize`. */
+  | {
+      readonly kind: "read-transcript";
+      readonly path: string;
+      readonly wantText: boolean;
+      readonly knownSize: number | null;
+    }
+  | { readonly kind: "probe"; readonly bound: number }
+  /** `orRecorded`: the live pane with some scrollback, else the tombstone's last screen. */
+  | { readonly kind: "capture"; readonly bound: number; readonly orRecorded?: boolean }
+  | { readonly kind: "keys"; readonly keys: readonly string[]; readonly bound: number }
+  /** `wake`: a file event in the worker's events folder ends the sleep early. */
+  | { readonly kind: "sleep"; readonly ms: number; readonly wake: boolean; readonly progress?: WaitProgress }
+  | { readonly kind: "done"; readonly reason: OutcomeReason; readonly evidence: OutcomeEvidence };
+
+export type WaitProgress = { readonly elapsedMs: number; readonly turn: TurnState["status"] };
+
+/** How the tmux pane looked: `unknown` when tmux failed or did not answer (never read as dead). */
+export type PaneSeen = "alive" | "dead" | "gone" | "unknown";
+
+/** What the driver saw, stamped with the clock and the abort signal. */
+export type WaitObservation = { readonly now: number; readonly aborted: boolean } & (
+  | { readonly kind: "tick" }
+  | { readonly kind: "read"; readonly log: string; readonly exit: ExitRecord | null }
+  | { readonly kind: "transcript"; readonly size: number | null; readonly text: string | null }
+  | { readonly kind: "pane"; readonly pane: PaneSeen }
+  /** null: tmux failed, did not answer by the bound, or the session is gone. */
+  | { readonly kind: "screen"; readonly screen: string | null }
+  | { readonly kind: "keys" }
+);
+
+export type Step = { readonly state: WaitState; readonly next: WaitCommand };
+
+/** Memory across wakes while the turn is watched. */
+export type Watch = {
+  readonly events: readonly HookEvent[];
+  readonly logLength: number;
+  readonly exit: ExitRecord | null;
+  /** The hooks' view of the turn (before the transcript corrects it). */
+  readonly hooked: TurnState;
+  /** The corrected turn this wake decides on. */
+  readonly turn: TurnState;
+  readonly transcript: {
+    readonly size: number | null;
+    /** What the provider read in the transcript, for `endFor` (the turn's prompt id). */
+    readonly end: TurnSignal | null;
+    readonly endFor: string | null;
+  };
+  readonly pane: { readonly dead: boolean; readonly gone: boolean; readonly checkedAt: number };
+  /** When screen, events or transcript last changed (the idle timeout). */
+  readonly activity: { readonly at: number; readonly fingerprint: string };
+  /** The prompt the last input event asked about: when it was first seen, and whether it is answered. */
+  readonly input: { readonly index: number; readonly seenAt: number; readonly answered: boolean };
+  /** Since when the screen has shown the idle composer while the hooks say the turn is on. */
+  readonly composer: { readonly since: number | null; readonly checkedAt: number };
+  /** When the end-of-turn hook came while the transcript had not yet said how the turn ended. */
+  readonly stopSeenAt: number | null;
+  /** The error box's own keys were pressed (once). */
+  readonly stopChosen: boolean;
+  /** The last progress of a retrying turn (stall detection). */
+  readonly progress: { readonly at: number; readonly key: string };
+  /** This wake probed tmux (the idle fingerprint is taken then). */
+  readonly probed: boolean;
+  /** The last screen captured: the evidence when a final capture does not answer in time. */
+  readonly screen: string | null;
+};
+
+export type Decided = { readonly reason: OutcomeReason; readonly evidence: OutcomeEvidence };
+
+export type WaitState =
+  | { readonly phase: "watch"; readonly config: WaitConfig; readonly watch: Watch }
+  /** The outcome is decided; the screen that shows it is being captured as evidence. */
+  | {
+      readonly phase: "evidence";
+      readonly config: WaitConfig;
+      readonly watch: Watch;
+      readonly decided: Decided;
+      readonly until: number;
+      readonly bound: number;
+      readonly screen: string | null;
+      readonly needExit: boolean;
+    }
+  /** A retry stall: screen kept, interrupt keys pressed, the provider's end-of-turn hook awaited. */
+  | {
+      readonly phase: "stall";
+      readonly config: WaitConfig;
+      readonly watch: Watch;
+      readonly stall: Extract<Stall, { stalled: true }>;
+      readonly seen: number;
+      readonly screen: string | null;
+      readonly until: number | null;
+    };

@@ -1,0 +1,243 @@
+import { parseEvents } from "../events.ts";
+import { decideOutcome } from "../outcome.ts";
+import type { ScreenState } from "../providers/types.ts";
+import { applyTranscriptEnd, assessTurn, findTranscriptPath } from "../turn.ts";
+import { beginEvidence, beginStall } from "./finish.ts";
+import type { Step, WaitObservation, WaitState, Watch } from "./types.ts";
+
+/** Safety-net poll: tmux liveness (an external kill writes no file), the screen, the idle fingerprint. */
+export const POLL_MS = 1000;
+/**
+ * claude's PermissionRequest hook fires 50-150 ms before the prompt is drawn, while the screen still
+ * reads busy; no hook follows it. Re-check the screen this often for a while, not once a second.
+ */
+export const PROMPT_DRAW = { pollMs: 50, forMs: 1500 } as const;
+/**
+ * After the end-of-turn hook, how long the transcript may take to say how the turn ended (codex
+ * writes task_complete 15-75 ms after Stop; gemini its error or "Request cancelled." around AfterAgent).
+ */
+export const TRANSCRIPT_SETTLE_MS = 3000;
+/** While holding for the transcript, look this often. */
+const HOLD_POLL_MS = 100;
+/**
+ * A tmux call while watching is abandoned after this (or at the deadline): a hung tmux then reads as
+ * "unknown" and the next wake still reads the events, so a Stop that lands meanwhile is not missed.
+ */
+const TMUX_BOUND_MS = 2000;
+
+type Obs<K extends WaitObservation["kind"]> = Extract<WaitObservation, { kind: K }>;
+type Watching = Extract<WaitState, { phase: "watch" }>;
+
+export function initialWatch(startedAt: number): Watch {
+  return {
+    events: [],
+    logLength: 0,
+    exit: null,
+    hooked: { status: "none" },
+    turn: { status: "none" },
+    transcript: { size: null, end: null, endFor: null },
+    pane: { dead: false, gone: false, checkedAt: Number.NEGATIVE_INFINITY },
+    activity: { at: startedAt, fingerprint: "" },
+    input: { index: -1, seenAt: 0, answered: false },
+    composer: { since: null, checkedAt: Number.NEGATIVE_INFINITY },
+    stopSeenAt: null,
+    stopChosen: false,
+    progress: { at: startedAt, key: "" },
+    probed: false,
+    screen: null,
+  };
+}
+
+/** One wake: read the files, correct the turn by the transcript, probe tmux and look at the screen when due. */
+export function stepWatch(s: Watching, o: WaitObservation): Step {
+  const { config } = s;
+  switch (o.kind) {
+    case "tick":
+      if (o.aborted) return done(s, "aborted");
+      return { state: { ...s, watch: { ...s.watch, probed: false } }, next: { kind: "read" } };
+    case "read":
+      return afterRead(s, o);
+    case "transcript":
+      return corrected(s, o.now, {
+        size: o.size,
+        end:
+          o.size === null
+            ? null
+            : o.text !== null
+              ? (config.provider.transcriptTurnEnd?.(o.text, promptOf(s.watch)) ?? null)
+              : s.watch.transcript.end,
+        endFor: o.text !== null || o.size === null ? promptOf(s.watch) : s.watch.transcript.endFor,
+      });
+    case "pane": {
+      const pane = { dead: o.pane === "dead", gone: o.pane === "gone", checkedAt: o.now };
+      const next: Watching = { ...s, watch: { ...s.watch, pane, probed: true } };
+      // tmux just failed or hung: a capture now would only wait out its bound again.
+      return o.pane === "unknown" ? decide(next, o.now) : lookAtScreen(next, o.now);
+    }
+    case "screen":
+      return afterScreen(s, o);
+    case "keys":
+      return afterKeys(s, o.now);
+  }
+}
+
+function afterRead(s: Watching, o: Obs<"read">): Step {
+  const { provider, baseline } = s.config;
+  const events = parseEvents(o.log);
+  const hooked = assessTurn(provider, events, baseline);
+  const watch: Watch = { ...s.watch, events, logLength: o.log.length, exit: o.exit, hooked };
+  const path = findTranscriptPath(events);
+  const wantText = provider.transcriptTurnEnd !== undefined && hooked.status !== "none";
+  // The size alone feeds the idle fingerprint and the stall rule's progress.
+  const wantSize = s.config.idleTimeoutMs !== null || provider.assessStall !== undefined;
+  const next = { ...s, watch };
+  if (path === null || !(wantText || wantSize)) return corrected(next, o.now, watch.transcript);
+  // A known size is enough only while the turn (its prompt id) is the one the end was read for.
+  const knownSize = watch.transcript.endFor === promptOf(watch) ? watch.transcript.size : null;
+  return { state: next, next: { kind: "read-transcript", path, wantText, knownSize } };
+}
+
+function promptOf(watch: Watch): string | null {
+  return watch.hooked.status === "none" ? null : watch.hooked.promptId;
+}
+
+/** The hooks' turn corrected by the transcript, held open while the transcript has not spoken yet. */
+function corrected(s: Watching, now: number, transcript: Watch["transcript"]): Step {
+  const { provider } = s.config;
+  const { hooked } = s.watch;
+  const ended = provider.transcriptTurnEnd && hooked.status !== "none" ? transcript.end : null;
+  let turn = applyTranscriptEnd(hooked, ended);
+  let stopSeenAt = s.watch.stopSeenAt;
+  const holding =
+    turn === hooked &&
+    hooked.status === "stop" &&
+    !hooked.interrupted &&
+    ended === null &&
+    provider.transcriptTurnEnd !== undefined;
+  if (holding) stopSeenAt ??= now;
+  if (holding && now - (stopSeenAt ?? now) < TRANSCRIPT_SETTLE_MS)
+    turn = {
+      status: "running",
+      promptId: hooked.promptId,
+      submittedAt: null,
+      outstanding: [],
+      sawStop: true,
+    };
+  const watch: Watch = { ...s.watch, transcript, turn, stopSeenAt };
+  const next: Watching = { ...s, watch };
+  // An ended turn or an exit record decides without tmux (and so without a hung tmux's delay).
+  if (turn.status === "stop" || turn.status === "failure" || watch.exit) return decide(next, now);
+  if (now - watch.pane.checkedAt >= POLL_MS || s.config.killed)
+    return { state: next, next: { kind: "probe", bound: tmuxBound(s.config, now) } };
+  return lookAtScreen(next, now);
+}
+
+/** One capture serves every rule that needs the screen this wake. */
+function lookAtScreen(s: Watching, now: number): Step {
+  const { turn, probed, composer } = s.watch;
+  const on = turn.status === "running" || turn.status === "input";
+  const due =
+    (s.config.idleTimeoutMs !== null && probed) ||
+    turn.status === "input" ||
+    (on && now - composer.checkedAt >= POLL_MS);
+  if (due) return { state: s, next: { kind: "capture", bound: tmuxBound(s.config, now) } };
+  return decide(on ? s : { ...s, watch: { ...s.watch, composer: { ...composer, since: null } } }, now);
+}
+
+function afterScreen(s: Watching, o: Obs<"screen">): Step {
+  const { config } = s;
+  const { provider } = config;
+  const screen = o.screen === null ? null : provider.classifyScreen(o.screen);
+  let watch = o.screen === null ? s.watch : { ...s.watch, screen: o.screen };
+  const { turn } = watch;
+  if (config.idleTimeoutMs !== null && watch.probed) {
+    const still = o.screen === null ? "null" : provider.stillScreen(o.screen);
+    const fingerprint = `${watch.logLength}|${watch.exit ? 1 : 0}|${watch.transcript.size ?? -1}|${still}`;
+    if (fingerprint !== watch.activity.fingerprint)
+      watch = { ...watch, activity: { at: o.now, fingerprint } };
+  }
+  // The CLI is past the prompt its last event asked about: it shows its working or composer screen
+  // again (claude 2.1.332: the allowed tool runs under "esc to interrupt"). An unknown prompt stays input.
+  const answered = turn.status === "input" && (screen?.kind === "busy" || screen?.kind === "ready");
+  watch = { ...watch, input: { ...watch.input, answered } };
+  const on = turn.status === "running" || turn.status === "input";
+  if (!on) return decide({ ...s, watch: { ...watch, composer: { ...watch.composer, since: null } } }, o.now);
+  if (o.now - watch.composer.checkedAt < POLL_MS) return decide({ ...s, watch }, o.now);
+  // codex streams with no busy marker, so its composer proves nothing (its Interrupt hook fires).
+  const composerMeansIdle = provider.screenShowsStreaming !== false;
+  const since = composerMeansIdle && screen?.kind === "ready" ? (watch.composer.since ?? o.now) : null;
+  watch = { ...watch, composer: { since, checkedAt: o.now } };
+  // gemini's "Keep trying / Stop" box (quota, model not found) fires no hook and waits for ever:
+  // choose Stop once; gemini then records the error and fires AfterAgent (provider-error).
+  if (screen?.kind === "error" && screen.keys && screen.keys.length > 0 && !watch.stopChosen) {
+    const next: Watching = { ...s, watch: { ...watch, stopChosen: true } };
+    return { state: next, next: { kind: "keys", keys: [...screen.keys], bound: tmuxBound(config, o.now) } };
+  }
+  return checkStall({ ...s, watch }, o.now, screen);
+}
+
+function afterKeys(s: Watching, now: number): Step {
+  // The box the keys answered was not busy: the stall rule sees this wake as not busy.
+  return checkStall(s, now, null);
+}
+
+function checkStall(s: Watching, now: number, screen: ScreenState | null): Step {
+  const { provider, baseline, stallMs } = s.config;
+  const assess = provider.assessStall;
+  const { turn } = s.watch;
+  if (!assess || turn.status !== "running") return decide(s, now);
+  const own = s.watch.events.filter((e) => e.index >= baseline);
+  const markers = provider.markerEvents ?? [];
+  const key = `${own.filter((e) => !markers.includes(e.name)).length}|${s.watch.transcript.size ?? -1}`;
+  const progress = key !== s.watch.progress.key ? { at: now, key } : s.watch.progress;
+  const stall = assess({
+    events: own,
+    lastProgressAt: progress.at,
+    now,
+    busy: screen?.kind === "busy",
+    ...(stallMs === undefined ? {} : { stallMs }),
+  });
+  const next: Watching = { ...s, watch: { ...s.watch, progress } };
+  if (stall.stalled) return beginStall(next, now, stall, own.length);
+  return decide(next, now);
+}
+
+function decide(s: Watching, now: number): Step {
+  const { config, watch } = s;
+  const { turn } = watch;
+  const decided = decideOutcome({
+    turn,
+    inputAnswered: turn.status === "input" && watch.input.answered,
+    exit: watch.exit,
+    paneDead: watch.pane.dead,
+    sessionGone: watch.pane.gone || config.killed,
+    now,
+    startedAt: config.startedAt,
+    deadline: config.deadline,
+    lastActivityAt: watch.activity.at,
+    idleTimeoutMs: config.idleTimeoutMs,
+    readyForMs: watch.composer.since === null ? null : now - watch.composer.since,
+  });
+  if (decided) return beginEvidence(s, now, decided);
+  let input = watch.input;
+  if (turn.status === "input" && turn.at !== input.index) input = { ...input, index: turn.at, seenAt: now };
+  const drawing = turn.status === "input" && now - input.seenAt < PROMPT_DRAW.forMs;
+  const pollMs = drawing ? PROMPT_DRAW.pollMs : watch.stopSeenAt !== null ? HOLD_POLL_MS : POLL_MS;
+  return {
+    state: { ...s, watch: { ...watch, input } },
+    next: {
+      kind: "sleep",
+      ms: Math.max(1, Math.min(pollMs, config.deadline - now)),
+      wake: true,
+      progress: { elapsedMs: now - config.startedAt, turn: turn.status },
+    },
+  };
+}
+
+function tmuxBound(config: Watching["config"], now: number): number {
+  return Math.min(config.deadline, now + TMUX_BOUND_MS);
+}
+
+function done(s: Watching, reason: "aborted"): Step {
+  return { state: s, next: { kind: "done", reason, evidence: {} } };
+}

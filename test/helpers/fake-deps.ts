@@ -1,0 +1,203 @@
+import { join } from "node:path";
+import { NameTakenError, StateError, WorkerNotFoundError } from "../../src/core/errors.ts";
+import type { Meta } from "../../src/core/meta.ts";
+import type { ExitRecord } from "../../src/core/outcome.ts";
+import type { Deps, FilesPort, FileTail, RunsPort, StorePort, Waker } from "../../src/core/ports.ts";
+import { createFakeClock, type FakeClock } from "./fake-clock.ts";
+import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";
+
+/** One worker's state as the fake store holds it. */
+export type FakeSession = {
+  meta: Meta | null;
+  /** Not JSON: meta.json is corrupt. */
+  metaText?: string;
+  hooksLog: string;
+  exit: ExitRecord | null;
+  lastScreen: string | null;
+  changedAt: number;
+};
+
+export type FakeWorld = {
+  readonly deps: Deps;
+  readonly clock: FakeClock;
+  readonly tmux: FakeTmux;
+  readonly sessions: Map<string, FakeSession>;
+  /** Files outside the store (transcripts, configs), by absolute path. */
+  readonly files: Map<string, string>;
+  readonly dirs: Set<string>;
+  /** Appends hook payloads to a worker's events log (as hooks/hook.sh does). */
+  hook(name: string, ...payloads: object[]): void;
+};
+
+const ROOT = "/state";
+
+/**
+ * Every port in memory: operations run against it in microseconds, on a virtual clock. The store
+ * keeps sessions in a map, files are a map of paths, watchers wake on the clock's scheduled changes.
+ */
+export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clock">> = {}): FakeWorld {
+  const clock = createFakeClock(1_000_000);
+  const tmux = createFakeTmux();
+  const sessions = new Map<string, FakeSession>();
+  const files = new Map<string, string>();
+  const dirs = new Set<string>(["/work", "/"]);
+  const session = (name: string): FakeSession => {
+    const s = sessions.get(name);
+    if (!s) throw new WorkerNotFoundError(`no worker named ${name}`, { name });
+    return s;
+  };
+  const paths = (name: string) => {
+    const dir = join(ROOT, "sessions", name);
+    const events = join(dir, "events");
+    return {
+      dir,
+      meta: join(dir, "meta.json"),
+      events,
+      hooksLog: join(events, "hooks.jsonl"),
+      exit: join(events, "exit.json"),
+      lastScreen: join(dir, "last-screen.txt"),
+    };
+  };
+  const store: StorePort = {
+    root: ROOT,
+    paths,
+    async claim(name) {
+      if (sessions.has(name)) throw new NameTakenError(`a worker named ${name} already exists`, { name });
+      sessions.set(name, { meta: null, hooksLog: "", exit: null, lastScreen: null, changedAt: clock.now() });
+    },
+    async writeMeta(meta) {
+      session(meta.name).meta = meta;
+    },
+    async readMeta(name) {
+      const s = session(name);
+      if (s.metaText !== undefined) throw new StateError(`meta.json of ${name} is unreadable`, { name });
+      if (!s.meta) throw new StateError(`worker ${name} is being created or was left half-made`, { name });
+      return s.meta;
+    },
+    async exists(name) {
+      return sessions.get(name)?.meta != null;
+    },
+    async listNames() {
+      return [...sessions.keys()].sort();
+    },
+    async readHooksLog(name) {
+      return sessions.get(name)?.hooksLog ?? "";
+    },
+    async readExit(name) {
+      return sessions.get(name)?.exit ?? null;
+    },
+    async writeLastScreen(name, screen) {
+      session(name).lastScreen = screen;
+    },
+    async readLastScreen(name) {
+      return sessions.get(name)?.lastScreen ?? null;
+    },
+    async remove(name) {
+      sessions.delete(name);
+    },
+    async dirChangedAt(name) {
+      return sessions.get(name)?.changedAt ?? null;
+    },
+    async eventsChangedAt(name) {
+      return sessions.get(name)?.changedAt ?? null;
+    },
+  };
+  const fileSystem: FilesPort = {
+    async readText(path) {
+      return files.get(path) ?? null;
+    },
+    async size(path) {
+      const text = files.get(path);
+      return text === undefined ? null : Buffer.byteLength(text);
+    },
+    async writeAtomic(path, content) {
+      files.set(path, content);
+    },
+    async remove(path) {
+      files.delete(path);
+    },
+    async realpath(path) {
+      return path;
+    },
+    async isDirectory(path) {
+      return dirs.has(path);
+    },
+  };
+  const waker = (): Waker => ({ next: (ms) => clock.advance(ms, true), close: () => undefined });
+  const tail = (): FileTail => ({
+    read: async () => [],
+    next: (ms) => clock.advance(ms, true),
+    poke: () => undefined,
+    close: () => undefined,
+  });
+  const runs: RunsPort = {
+    newRunId: (now) => `run-${now}`,
+    create: () => Promise.reject(new Error("workflow runs are not faked")),
+    open: () => Promise.reject(new Error("workflow runs are not faked")),
+  };
+  let ids = 0;
+  const deps: Deps = {
+    store,
+    tmux,
+    files: fileSystem,
+    watch: { dir: waker, tail },
+    home: {
+      read: async (list) => Object.fromEntries(list.map((p) => [p, files.get(p) ?? null])),
+      layOut: async () => [],
+      remove: async () => undefined,
+    },
+    runs,
+    system: {
+      which: (bin) => (bin.startsWith("/") ? bin : `/usr/bin/${bin}`),
+      uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
+      installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
+    },
+    clock,
+    env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
+    cwd: "/work",
+    uid: 1000,
+    pid: 4242,
+    ...over,
+  };
+  return {
+    deps,
+    clock,
+    tmux,
+    sessions,
+    files,
+    dirs,
+    hook(name, ...payloads) {
+      const s = session(name);
+      s.hooksLog += payloads.map((p) => `${JSON.stringify(p)}\n`).join("");
+      s.changedAt = clock.now();
+    },
+  };
+}
+
+/** A ready worker in the fake world: meta written, a live pane showing `screen`. */
+export function addWorker(
+  world: FakeWorld,
+  name: string,
+  options: { provider?: Meta["provider"]; screen?: string; state?: Meta["state"] } = {},
+): void {
+  const meta: Meta = {
+    version: 1,
+    name,
+    provider: options.provider ?? "claude",
+    cwd: "/work",
+    bin: "/usr/bin/claude",
+    sessionId: "11111111-1111-4111-8111-111111111111",
+    socket: world.tmux.socket,
+    createdAt: new Date(world.clock.now()).toISOString(),
+    envNames: [],
+    state: options.state ?? "ready",
+  };
+  world.sessions.set(name, {
+    meta,
+    hooksLog: "",
+    exit: null,
+    lastScreen: null,
+    changedAt: world.clock.now(),
+  });
+  world.tmux.panes.set(name, { screen: options.screen ?? "", dead: false, deadStatus: null, pid: 5000 });
+}

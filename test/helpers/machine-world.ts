@@ -1,0 +1,201 @@
+import type { ExitRecord } from "../../src/core/outcome.ts";
+import type { PaneInfo } from "../../src/core/ports.ts";
+import {
+  type ReadyCommand,
+  type ReadyConfig,
+  type ReadyObservation,
+  startReady,
+  stepReady,
+} from "../../src/core/ready.ts";
+import { startWait, stepWait } from "../../src/core/wait/machine.ts";
+import type { PaneSeen, WaitCommand, WaitConfig, WaitObservation } from "../../src/core/wait/types.ts";
+
+/**
+ * A scripted world for the pure state machines (wait, spawn readiness) on a virtual clock: what the
+ * events log, the exit record, the screen, the pane and the transcript hold at each millisecond.
+ * File reads cost 1 ms, tmux calls 2 ms; a hung tmux answers only at the command's bound.
+ */
+export type World = {
+  /** Hook payload lines, each appended to the events log at its time. */
+  readonly events?: readonly (readonly [number, object])[];
+  readonly exit?: readonly [number, ExitRecord];
+  /** The screen from each time on (null: capture fails). */
+  readonly screens?: readonly (readonly [number, string | null])[];
+  readonly pane?: readonly (readonly [number, PaneSeen])[];
+  /** The transcript's whole text from each time on. */
+  readonly transcript?: readonly (readonly [number, string])[];
+  /** From this time on, tmux never answers. */
+  readonly tmuxHangsFrom?: number;
+  readonly abortAt?: number;
+};
+
+export type Trace = { readonly at: number; readonly command: string };
+
+function valueAt<T>(script: readonly (readonly [number, T])[] | undefined, t: number, initial: T): T {
+  let value = initial;
+  for (const [at, v] of script ?? []) if (at <= t) value = v;
+  return value;
+}
+
+export function logAt(world: Pick<World, "events">, t: number): string {
+  return (world.events ?? [])
+    .filter(([at]) => at <= t)
+    .map(([, payload]) => `${JSON.stringify(payload)}\n`)
+    .join("");
+}
+
+/** The next time after `t` at which a file in events/ changes (a watcher wakes then). */
+function nextFileEvent(world: Pick<World, "events" | "exit">, t: number): number {
+  const times = [...(world.events ?? []).map(([at]) => at), ...(world.exit ? [world.exit[0]] : [])];
+  return Math.min(...times.filter((at) => at > t), Number.POSITIVE_INFINITY);
+}
+
+function hung(world: World, t: number): boolean {
+  return world.tmuxHangsFrom !== undefined && t >= world.tmuxHangsFrom;
+}
+
+export type WaitRun = {
+  readonly reason: string;
+  readonly evidence: Record<string, unknown>;
+  readonly at: number;
+  readonly trace: readonly Trace[];
+  readonly keys: readonly (readonly string[])[];
+};
+
+/** Runs the wait machine against the world from its config's startedAt, to its `done`. */
+export function runWait(config: WaitConfig, world: World, maxSteps = 100_000): WaitRun {
+  let now = config.startedAt;
+  let state = startWait(config);
+  const trace: Trace[] = [];
+  const keys: string[][] = [];
+  const stamp = (o: object) =>
+    ({ ...o, now, aborted: world.abortAt !== undefined && now >= world.abortAt }) as WaitObservation;
+  let seen = stamp({ kind: "tick" });
+  for (let i = 0; i < maxSteps; i++) {
+    const step = stepWait(state, seen);
+    state = step.state;
+    const c: WaitCommand = step.next;
+    trace.push({ at: now, command: c.kind });
+    if (c.kind === "done") return { reason: c.reason, evidence: { ...c.evidence }, at: now, trace, keys };
+    seen = performWait(
+      c,
+      world,
+      () => now,
+      (t) => (now = t),
+      keys,
+      stamp,
+    );
+  }
+  throw new Error("the wait machine did not finish");
+}
+
+function performWait(
+  c: Exclude<WaitCommand, { kind: "done" }>,
+  world: World,
+  clock: () => number,
+  set: (t: number) => void,
+  keys: string[][],
+  stamp: (o: object) => WaitObservation,
+): WaitObservation {
+  const now = clock();
+  const tmux = (bound: number): boolean => {
+    if (hung(world, now)) {
+      set(Math.max(now, bound));
+      return false;
+    }
+    set(now + 2);
+    return true;
+  };
+  switch (c.kind) {
+    case "read": {
+      set(now + 1);
+      const exit = world.exit && world.exit[0] <= now ? world.exit[1] : null;
+      return stamp({ kind: "read", log: logAt(world, now), exit });
+    }
+    case "read-transcript": {
+      set(now + 1);
+      const text = valueAt<string | null>(world.transcript, now, null);
+      const size = text === null ? null : text.length;
+      return stamp({ kind: "transcript", size, text: c.wantText && size !== c.knownSize ? text : null });
+    }
+    case "probe":
+      return stamp({ kind: "pane", pane: tmux(c.bound) ? valueAt(world.pane, now, "alive") : "unknown" });
+    case "capture":
+      return stamp({ kind: "screen", screen: tmux(c.bound) ? valueAt(world.screens, now, null) : null });
+    case "keys":
+      if (tmux(c.bound)) keys.push([...c.keys]);
+      return stamp({ kind: "keys" });
+    case "sleep": {
+      const until = now + c.ms;
+      set(c.wake ? Math.min(until, nextFileEvent(world, now)) : until);
+      if (world.abortAt !== undefined && world.abortAt > now && world.abortAt < clock()) set(world.abortAt);
+      return stamp({ kind: "tick" });
+    }
+  }
+}
+
+export type ReadyRun = {
+  readonly result: "ready" | "fail";
+  readonly dialogsAnswered: readonly string[];
+  readonly error: { name: string; message: string; data: Record<string, unknown> } | null;
+  readonly at: number;
+  readonly keys: readonly (readonly string[])[];
+};
+
+/** Runs spawn's readiness machine against the world from time 0. Panes are PaneInfo here. */
+export function runReady(
+  config: ReadyConfig,
+  world: Omit<World, "pane"> & { readonly pane?: readonly (readonly [number, PaneInfo | null])[] },
+  maxSteps = 100_000,
+): ReadyRun {
+  let now = 0;
+  let state = startReady(config);
+  const keys: string[][] = [];
+  const stamp = (o: object) =>
+    ({ ...o, now, aborted: world.abortAt !== undefined && now >= world.abortAt }) as ReadyObservation;
+  let seen = stamp({ kind: "tick" });
+  const alive: PaneInfo = { dead: false, deadStatus: null, pid: 42 };
+  for (let i = 0; i < maxSteps; i++) {
+    const step = stepReady(state, seen);
+    state = step.state;
+    const c: ReadyCommand = step.next;
+    if (c.kind === "ready")
+      return { result: "ready", dialogsAnswered: c.dialogsAnswered, error: null, at: now, keys };
+    if (c.kind === "fail")
+      return {
+        result: "fail",
+        dialogsAnswered: [],
+        error: { name: c.error.name, message: c.error.message, data: c.error.data },
+        at: now,
+        keys,
+      };
+    switch (c.kind) {
+      case "read-exit":
+        now += 1;
+        seen = stamp({ kind: "exit", exit: world.exit && world.exit[0] <= now ? world.exit[1] : null });
+        break;
+      case "read-log":
+        now += 1;
+        seen = stamp({ kind: "log", log: logAt(world, now) });
+        break;
+      case "probe":
+        now += 2;
+        seen = stamp({ kind: "pane", pane: valueAt<PaneInfo | null>(world.pane, now, alive) });
+        break;
+      case "capture":
+        now += 2;
+        seen = stamp({ kind: "screen", screen: valueAt(world.screens, now, null) });
+        break;
+      case "keys":
+        now += 2;
+        keys.push([...c.keys]);
+        seen = stamp({ kind: "keys" });
+        break;
+      case "sleep":
+        now = c.wake ? Math.min(now + c.ms, nextFileEvent(world, now)) : now + c.ms;
+        seen = stamp({ kind: "tick" });
+        break;
+    }
+  }
+  throw new Error("the readiness machine did not finish");
+}

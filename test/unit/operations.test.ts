@@ -1,0 +1,236 @@
+import { describe, expect, test } from "bun:test";
+import { captureScreen } from "../../src/operations/capture.ts";
+import { sendKeys } from "../../src/operations/keys.ts";
+import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
+import { streamLogs } from "../../src/operations/logs.ts";
+import { readAnswer } from "../../src/operations/read.ts";
+import { sendPrompt } from "../../src/operations/send.ts";
+import { spawnWorker } from "../../src/operations/spawn.ts";
+import { listWorkers, statusOf } from "../../src/operations/status.ts";
+import { waitForTurn } from "../../src/operations/wait.ts";
+import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
+import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
+
+/** Every operation on in-memory ports and a virtual clock: no tmux, no files, no real time. */
+
+const ev = (name: string, extra: object = {}) => ({ hook_event_name: name, session_id: "S", ...extra });
+const START = ev("SessionStart", { transcript_path: "/t/s.jsonl" });
+
+/** A fake claude TUI: the prompt is taken on Enter (UserPromptSubmit), and answered after `answerMs`. */
+function claudeTui(world: FakeWorld, name: string, answerMs: number | null = 500): void {
+  world.tmux.onKeys = (target, keys) => {
+    if (target !== name || !keys.includes("Enter")) return;
+    const pane = world.tmux.panes.get(name);
+    if (!pane || pane.screen !== IDLE) return;
+    pane.screen = BUSY;
+    world.hook(
+      name,
+      ev("UserPromptSubmit", { prompt_id: "p1", prompt: world.tmux.pasted.at(-1)?.text ?? "" }),
+    );
+    if (answerMs === null) return;
+    world.clock.at(world.clock.now() + answerMs, () => {
+      pane.screen = IDLE;
+      world.hook(name, ev("Stop", { prompt_id: "p1", last_assistant_message: "the answer" }));
+    });
+  };
+}
+
+function setScreen(world: FakeWorld, name: string, screen: string): void {
+  Object.assign(world.tmux.panes.get(name) ?? {}, { screen });
+}
+
+function readyWorker(screen = IDLE): FakeWorld {
+  const world = createFakeWorld();
+  addWorker(world, "w1", { screen });
+  world.hook("w1", START);
+  return world;
+}
+
+describe("spawn (in memory)", () => {
+  test("claims the name, starts one session, answers the trust dialog, returns ready", async () => {
+    const world = createFakeWorld();
+    world.tmux.onNewSession = ({ name }) => {
+      const pane = world.tmux.panes.get(name);
+      if (pane) pane.screen = TRUST;
+      world.tmux.onKeys = (_n, keys) => {
+        if (keys.includes("Enter") && pane) {
+          pane.screen = IDLE;
+          world.hook(name, START);
+        }
+      };
+    };
+    const result = await spawnWorker(world.deps, { name: "w1", provider: "claude" });
+    expect(result).toMatchObject({ name: "w1", state: "ready", dialogsAnswered: ["trust"] });
+    expect(world.tmux.started).toHaveLength(1);
+    expect(world.sessions.get("w1")?.meta?.state).toBe("ready");
+    // The env travels in the buffer, never on the command line.
+    expect(world.tmux.started[0]?.command.join(" ")).not.toContain("PATH=");
+  });
+
+  test("a cwd that is not a directory is refused before anything is made", async () => {
+    const world = createFakeWorld();
+    await expect(
+      spawnWorker(world.deps, { name: "w1", provider: "claude", cwd: "/nope" }),
+    ).rejects.toMatchObject({
+      code: "usage",
+    });
+    expect(world.sessions.size).toBe(0);
+    expect(world.tmux.calls).toEqual([]);
+  });
+
+  test("a CLI that dies at start is reported with its status, and everything is unwound", async () => {
+    const world = createFakeWorld();
+    world.tmux.onNewSession = ({ name }) => {
+      const pane = world.tmux.panes.get(name);
+      if (pane) Object.assign(pane, { screen: "Error: unknown option\n", dead: true, deadStatus: 2 });
+    };
+    await expect(spawnWorker(world.deps, { name: "w1", provider: "claude" })).rejects.toMatchObject({
+      code: "spawn-failed",
+      message: "Claude Code exited during startup with status 2:\nError: unknown option",
+    });
+    expect(world.sessions.has("w1")).toBe(false);
+    expect(world.tmux.panes.has("w1")).toBe(false);
+  });
+});
+
+describe("send → wait → read (in memory)", () => {
+  test("a turn: the baseline, stop, and the hook's answer", async () => {
+    const world = readyWorker();
+    claudeTui(world, "w1");
+    const sent = await sendPrompt(world.deps, { name: "w1", prompt: "hi" });
+    expect(sent).toMatchObject({ baseline: 1, promptId: "p1", enters: 1 });
+    expect(world.tmux.pasted).toEqual([{ name: "w1", text: "hi" }]);
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: sent.baseline });
+    expect(outcome).toMatchObject({ reason: "stop", exitCode: 0, evidence: { message: "the answer" } });
+    expect((await readAnswer(world.deps, { name: "w1", after: sent.baseline })).text).toBe("the answer");
+  });
+
+  test("send to a busy worker is refused (4) and types nothing", async () => {
+    const world = readyWorker(BUSY);
+    world.hook("w1", ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
+    await expect(sendPrompt(world.deps, { name: "w1", prompt: "hi" })).rejects.toMatchObject({
+      code: "busy",
+    });
+    expect(world.tmux.pasted).toEqual([]);
+  });
+
+  test("a prompt never taken: Enter pressed up to 4 times, then not-delivered (1), the worker alive", async () => {
+    const world = readyWorker();
+    await expect(sendPrompt(world.deps, { name: "w1", prompt: "hi" })).rejects.toMatchObject({
+      code: "not-delivered",
+    });
+    expect(world.tmux.calls.filter((c) => c === "send-keys Enter")).toHaveLength(4);
+    expect(world.tmux.panes.has("w1")).toBe(true);
+  });
+
+  test("wait: a 30-minute timeout runs on the virtual clock", async () => {
+    const world = readyWorker(BUSY);
+    world.hook("w1", ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1, timeout: 30 * 60_000 });
+    expect(outcome).toMatchObject({ reason: "timeout", exitCode: 124 });
+    expect(outcome.elapsedMs).toBeGreaterThanOrEqual(30 * 60_000);
+  });
+
+  test("wait: input (126) with the prompt as evidence", async () => {
+    const world = readyWorker(PERMISSION);
+    world.hook(
+      "w1",
+      ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }),
+      ev("PermissionRequest", { tool_name: "Bash", tool_input: { command: "rm x" } }),
+    );
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1 });
+    expect(outcome).toMatchObject({ reason: "input", evidence: { prompt: "Bash: rm x" } });
+    expect(outcome.evidence.screen).toContain("Do you want to proceed?");
+  });
+
+  test("wait: a tmux that never answers cannot stretch the deadline", async () => {
+    const world = readyWorker(BUSY);
+    world.hook("w1", ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
+    world.tmux.hang = "forever";
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1, timeout: 5000 });
+    expect(outcome.reason).toBe("timeout");
+    expect(outcome.elapsedMs).toBeLessThanOrEqual(5110);
+  });
+
+  test("read: the transcript's answer when the hook carried none", async () => {
+    const world = readyWorker();
+    world.hook(
+      "w1",
+      ev("UserPromptSubmit", { prompt_id: "p1", prompt: "hi" }),
+      ev("Stop", { prompt_id: "p1" }),
+    );
+    world.files.set(
+      "/t/s.jsonl",
+      [
+        { type: "user", promptId: "p1", message: { role: "user", content: "hi" } },
+        {
+          type: "assistant",
+          message: { id: "m1", role: "assistant", content: [{ type: "text", text: "from the transcript" }] },
+        },
+        { type: "system", subtype: "turn_duration" },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n")
+        .concat("\n"),
+    );
+    const read = await readAnswer(world.deps, { name: "w1" });
+    expect(read).toMatchObject({ text: "from the transcript", source: "transcript", turn: "stop" });
+  });
+});
+
+describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
+  test("status reads idle, busy, needs-input and dead from events, screen and exit record", async () => {
+    const world = readyWorker();
+    expect((await statusOf(world.deps, "w1")).state).toBe("idle");
+    world.hook("w1", ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
+    setScreen(world, "w1", BUSY);
+    expect((await statusOf(world.deps, "w1")).state).toBe("busy");
+    world.hook("w1", ev("PermissionRequest", { tool_name: "Bash", tool_input: { command: "ls" } }));
+    setScreen(world, "w1", PERMISSION);
+    expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "needs-input", prompt: "Bash: ls" });
+    Object.assign(world.sessions.get("w1") ?? {}, { exit: { exitCode: 0 } });
+    expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "dead", exit: { exitCode: 0 } });
+  });
+
+  test("ls lists every worker; a hung tmux is an error, never an empty fleet", async () => {
+    const world = readyWorker();
+    addWorker(world, "w2", { screen: IDLE });
+    expect((await listWorkers(world.deps)).map((w) => w.name)).toEqual(["w1", "w2"]);
+    world.tmux.hang = "timeout";
+    await expect(listWorkers(world.deps)).rejects.toMatchObject({ code: "tmux-timeout" });
+  });
+
+  test("kill keeps a tombstone with the last screen; prune removes it but never a live worker", async () => {
+    const world = readyWorker();
+    addWorker(world, "w2", { screen: IDLE });
+    expect(await killWorker(world.deps, { name: "w1" })).toEqual({
+      name: "w1",
+      state: "killed",
+      wasAlive: true,
+    });
+    expect(world.sessions.get("w1")?.lastScreen).toBe(IDLE);
+    expect(await captureScreen(world.deps, { name: "w1" })).toMatchObject({
+      source: "tombstone",
+      screen: IDLE,
+    });
+    expect(await pruneWorkers(world.deps)).toEqual({ removed: ["w1"], kept: ["w2"] });
+    expect(world.sessions.has("w2")).toBe(true);
+  });
+
+  test("keys presses each key in order", async () => {
+    const world = readyWorker();
+    expect(await sendKeys(world.deps, { name: "w1", keys: ["Down", "Enter"] })).toEqual({
+      name: "w1",
+      sent: ["Down", "Enter"],
+    });
+    expect(world.tmux.calls).toContain("send-keys Down");
+  });
+
+  test("logs emits the events in order", async () => {
+    const world = readyWorker();
+    world.hook("w1", ev("UserPromptSubmit", { prompt: "x" }));
+    const seen: string[] = [];
+    await streamLogs(world.deps, { name: "w1" }, (e) => seen.push(e.name));
+    expect(seen).toEqual(["SessionStart", "UserPromptSubmit"]);
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, test } from "bun:test";
+import { getProvider } from "../../src/core/providers/registry.ts";
+import type { ReadyConfig } from "../../src/core/ready.ts";
+import { BUSY, IDLE, TRUST } from "../fixtures/claude-screens.ts";
+import { runReady } from "../helpers/machine-world.ts";
+
+const claude = getProvider("claude");
+const START = { hook_event_name: "SessionStart", session_id: "S", transcript_path: "/t.jsonl" };
+const config = (over: Partial<ReadyConfig> = {}): ReadyConfig => ({
+  provider: claude,
+  name: "w1",
+  deadline: 60_000,
+  timeoutMs: 60_000,
+  ...over,
+});
+const TRUSTED = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");
+
+describe("spawn readiness machine", () => {
+  test("ready: the idle screen and the SessionStart hook", () => {
+    const run = runReady(config(), {
+      screens: [
+        [0, BUSY],
+        [800, IDLE],
+      ],
+      events: [[900, START]],
+    });
+    expect(run).toMatchObject({ result: "ready", dialogsAnswered: [] });
+    expect(run.at).toBeGreaterThanOrEqual(900);
+    expect(run.at).toBeLessThan(1010);
+  });
+
+  test("a dialog is answered by its keys no earlier than 300 ms after it appeared", () => {
+    const run = runReady(config(), {
+      screens: [
+        [0, ""],
+        [200, TRUST],
+        [1000, IDLE],
+      ],
+      events: [[1100, START]],
+    });
+    expect(run).toMatchObject({ result: "ready", dialogsAnswered: ["trust"] });
+    expect(run.keys).toEqual([["Down", "Enter"]]);
+  });
+
+  test("a dialog that stays after three answers (1.5 s apart) fails the spawn", () => {
+    const run = runReady(config(), { screens: [[0, TRUSTED]] });
+    expect(run.keys).toEqual([["Enter"], ["Enter"], ["Enter"]]);
+    expect(run.error).toMatchObject({
+      name: "SpawnFailedError",
+      message: "the trust dialog did not accept umbel's answer",
+    });
+    expect(run.at).toBeGreaterThanOrEqual(300 + 3 * 1500);
+  });
+
+  test("a fatal dialog fails at once with its screen", () => {
+    const fatal = {
+      ...claude,
+      classifyScreen: () => ({ kind: "dialog" as const, dialog: "x", keys: [], fatal: "Settings Warning" }),
+    };
+    const run = runReady(config({ provider: fatal }), { screens: [[0, "bad settings"]] });
+    expect(run.error?.message).toBe("Settings Warning:\nbad settings");
+  });
+
+  test("a sign-in screen is refused with input-required", () => {
+    const signIn = { ...claude, classifyScreen: () => ({ kind: "sign-in" as const, text: "log in" }) };
+    const run = runReady(config({ provider: signIn }), { screens: [[0, "x"]] });
+    expect(run.error).toMatchObject({ name: "InputRequiredError", data: { name: "w1", screen: "log in" } });
+  });
+
+  test("a CLI that exits during startup: its status from the exit record, and its last screen", () => {
+    const run = runReady(config(), { screens: [[0, "Error: bad flag\n"]], exit: [500, { exitCode: 3 }] });
+    expect(run.error).toMatchObject({
+      name: "SpawnFailedError",
+      message: "Claude Code exited during startup with status 3:\nError: bad flag",
+      data: { exitCode: 3 },
+    });
+  });
+
+  test("a dead pane whose status tmux has not filled yet: the status comes from exit.json", () => {
+    const run = runReady(config(), {
+      screens: [[0, "bye"]],
+      pane: [[300, { dead: true, deadStatus: null, pid: null }]],
+      exit: [310, { exitCode: 7 }],
+    });
+    expect(run.error?.message).toBe("Claude Code exited during startup with status 7:\nbye");
+  });
+
+  test("not ready within the start timeout", () => {
+    const run = runReady(config({ deadline: 3000, timeoutMs: 3000 }), { screens: [[0, BUSY]] });
+    expect(run.error?.message).toBe("Claude Code was not ready within 3000 ms");
+    expect(run.at).toBeGreaterThanOrEqual(3000);
+    expect(run.at).toBeLessThan(3200);
+  });
+
+  test("ready but the hooks never fire: a failure after 10 s, not a ready worker", () => {
+    const run = runReady(config(), { screens: [[0, IDLE]] });
+    expect(run.error?.message).toBe("Claude Code is up but its hooks never fired; umbel cannot follow it");
+  });
+
+  test("a CLI whose SessionStart comes with the first prompt (codex) is ready on its screen alone", () => {
+    const run = runReady(config({ provider: { ...claude, sessionStartAtLaunch: false } }), {
+      screens: [[0, IDLE]],
+    });
+    expect(run.result).toBe("ready");
+  });
+
+  test("an abort (SIGINT) fails the spawn as aborted", () => {
+    const run = runReady(config(), { screens: [[0, TRUST]], abortAt: 250 });
+    expect(run.error).toMatchObject({
+      name: "AbortedError",
+      message: "spawn was interrupted; the worker was removed",
+    });
+  });
+});
