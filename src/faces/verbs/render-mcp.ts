@@ -1,0 +1,80 @@
+import type { BoundReport } from "../../core/bound-text.ts";
+import type { Outcome } from "../../core/outcome.ts";
+import type {
+  CaptureResult,
+  KeysResult,
+  PruneResult,
+  ReadResult,
+  SendResult,
+  SpawnResult,
+} from "../../core/outputs.ts";
+import type { OutcomeReason } from "../../core/schemas.ts";
+import { renderOutcome } from "./render.ts";
+
+/**
+ * Pure renderers: the readable text beside each MCP tool's structured content. They reuse the CLI's
+ * renderers where the CLI prints the same thing, and add the next step a caller usually takes.
+ */
+
+export function renderSpawn(r: SpawnResult): string {
+  const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
+  return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}). Next: umbel_send {name: "${r.name}", prompt}.`;
+}
+
+export function renderSend(r: SendResult): string {
+  return `${r.name} took the prompt; baseline ${r.baseline}. Next: umbel_wait {name: "${r.name}", after: ${r.baseline}}.`;
+}
+
+const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
+  stop: (o) => `umbel_read {name: "${o.name}", after: ${o.baseline}}`,
+  input: (o) =>
+    `the worker is asking (see screen). umbel_keys {name: "${o.name}", keys: ["1"]} approves, then umbel_wait {name: "${o.name}", after: ${o.baseline}}; keys ["Escape"] denies and ends the turn`,
+  "provider-error": (o) =>
+    `umbel_read {name: "${o.name}"} returns the error text; send the prompt again to retry`,
+  idle: (o) =>
+    `the turn has not ended; umbel_capture {name: "${o.name}"} to look, umbel_keys ["Escape"] to interrupt`,
+  timeout: (o) =>
+    `the turn is still running; umbel_wait {name: "${o.name}", after: ${o.baseline}} again to keep waiting`,
+  dead: (o) =>
+    `the worker exited; umbel_logs / umbel_capture to see why, umbel_kill {name: "${o.name}", purge: true} to free the name`,
+  aborted: () => "the wait was cancelled; the worker was not touched",
+};
+
+export function renderWait(o: Outcome): string {
+  return `${renderOutcome(o)}Next: ${NEXT[o.reason](o)}.`;
+}
+
+export function renderRead(r: ReadResult & { bound: BoundReport }): string {
+  const notes: string[] = [];
+  if (r.isError) notes.push("the turn ended in a provider error; the text is the error");
+  if (r.empty) notes.push("the turn ended without any assistant text");
+  if (r.turn === "running") notes.push("the turn is still running: umbel_wait first");
+  if (r.turn === "input") notes.push("the turn is waiting for a permission answer: see umbel_wait");
+  if (r.turn === "none") notes.push("no turn has been sent");
+  if (r.bound.note) notes.push(r.bound.note);
+  return [r.text, ...notes.map((n) => `[umbel: ${n}]`)].filter((part) => part !== "").join("\n");
+}
+
+export function renderPrune(r: PruneResult): string {
+  const removed = r.removed.length ? `removed ${r.removed.join(", ")}` : "removed nothing";
+  return r.kept.length ? `${removed}; kept ${r.kept.join(", ")}` : removed;
+}
+
+const SCREEN_SOURCE = {
+  live: "",
+  "dead-pane": "[the worker has exited; this is its last screen]\n",
+  tombstone: "[the worker was killed; this is the screen recorded then]\n",
+  none: "[no screen: the worker is gone and none was recorded]",
+} as const;
+
+export function renderCapture(r: CaptureResult): string {
+  return `${SCREEN_SOURCE[r.source]}${r.screen}`;
+}
+
+export function renderKeys(r: KeysResult): string {
+  return `pressed ${r.sent.join(" ")} in ${r.name}`;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}

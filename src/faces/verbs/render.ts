@@ -1,0 +1,82 @@
+import type { ExitRecord, Outcome } from "../../core/outcome.ts";
+import type { HookEvent } from "../../core/providers/types.ts";
+import type { StatusResult } from "../../core/worker-status.ts";
+
+/** Pure renderers for the human (non --json) output of each verb; MCP's add next steps (render-mcp.ts). */
+
+export function renderOutcome(outcome: Outcome): string {
+  const e = outcome.evidence;
+  const lines = [
+    `${outcome.reason} (exit ${outcome.exitCode}) after ${(outcome.elapsedMs / 1000).toFixed(1)}s`,
+  ];
+  if (e.detail) lines.push(`detail: ${e.detail}`);
+  if (e.error) lines.push(`error: ${e.error}`);
+  if (e.prompt) lines.push(`needs input: ${e.prompt}`);
+  if (e.exit) lines.push(`exit: ${renderExit(e.exit)}`);
+  if (e.message && outcome.reason !== "stop") lines.push(`message: ${e.message}`);
+  if (e.stillForMs !== undefined) lines.push(`still for ${(e.stillForMs / 1000).toFixed(1)}s`);
+  if (e.screen) lines.push("screen:", indent(e.screen));
+  return `${lines.join("\n")}\n`;
+}
+
+export function renderExit(exit: ExitRecord): string {
+  if (exit.signal) return `signal ${exit.signal} (status ${exit.exitCode ?? "?"})`;
+  return `status ${exit.exitCode ?? "?"}`;
+}
+
+export function renderStatus(s: StatusResult): string {
+  const lines = [
+    `name:     ${s.name}`,
+    `state:    ${s.state}${s.exit ? ` (${renderExit(s.exit)})` : ""}`,
+    `provider: ${s.provider}${s.model ? ` (${s.model})` : ""}`,
+    `cwd:      ${s.cwd}`,
+    `session:  ${s.sessionId ?? "-"}`,
+    `created:  ${s.createdAt}`,
+  ];
+  if (s.pid !== null) lines.push(`pid:      ${s.pid}`);
+  if (s.prompt) lines.push(`prompt:   ${s.prompt}`);
+  return `${lines.join("\n")}\n`;
+}
+
+export function renderTable(rows: readonly StatusResult[]): string {
+  if (rows.length === 0) return "";
+  const table = [
+    ["NAME", "STATE", "PROVIDER", "CWD"],
+    ...rows.map((r) => [r.name, stateLabel(r), r.provider, r.cwd]),
+  ];
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];
+  return `${table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n")}\n`;
+}
+
+function stateLabel(s: StatusResult): string {
+  return s.state === "dead" && s.exit?.exitCode !== undefined ? `dead (exit ${s.exit.exitCode})` : s.state;
+}
+
+export function renderEvent(event: HookEvent): string {
+  const p = event.payload;
+  const detail =
+    typeof p.prompt === "string"
+      ? oneLine(p.prompt)
+      : typeof p.last_assistant_message === "string"
+        ? oneLine(p.last_assistant_message)
+        : typeof p.tool_name === "string"
+          ? p.tool_name
+          : typeof p.message === "string"
+            ? oneLine(p.message)
+            : typeof p.error === "string"
+              ? p.error
+              : "";
+  return `${String(event.index).padStart(4)} ${event.name}${detail ? ` ${detail}` : ""}\n`;
+}
+
+function oneLine(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
+}
