@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
+import type { StatusResult } from "../core/worker-status.ts";
 import type { Deps } from "./context.ts";
-import { listWorkers, type StatusResult } from "./status.ts";
+import { listWorkers } from "./status.ts";
 
 /** A live worker that holds this provider session id (`umbel -p --resume <session id>`). */
 export async function findWorkerBySession(deps: Deps, sessionId: string): Promise<StatusResult | null> {

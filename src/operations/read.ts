@@ -1,5 +1,6 @@
 import { readTextOrNull } from "../adapters/files.ts";
 import { parseEvents } from "../core/events.ts";
+import type { ReadResult } from "../core/outputs.ts";
 import type { ReadInput } from "../core/schemas.ts";
 import {
   applyTranscriptEnd,
@@ -10,22 +11,6 @@ import {
 } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
 import { loadWorker } from "./worker.ts";
-
-export type ReadResult = {
-  name: string;
-  text: string;
-  /** Where the turn stands: stop, failure (text is the error), running, input, none. */
-  turn: string;
-  isError: boolean;
-  /** The turn ended without any assistant text (claude: an empty or malformed answer). */
-  empty: boolean;
-  promptId: string | null;
-  sessionId: string | null;
-  transcriptPath: string | null;
-  source: "hook" | "transcript" | "none";
-  /** Assistant messages (API round trips) in the turn, as the transcript shows them. */
-  assistantMessages: number;
-};
 
 /** The transcript may land after the Stop hook (a late flush); re-read it for this long. */
 const SETTLE_MS = 3000;

@@ -15,6 +15,7 @@ import {
 } from "../core/errors.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
+import type { SpawnResult } from "../core/outputs.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { LaunchFlag, Provider } from "../core/providers/types.ts";
 import type { SpawnInput } from "../core/schemas.ts";
@@ -22,16 +23,6 @@ import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import type { Deps } from "./context.ts";
 import { deadPaneScreen, readEvents, screenTail } from "./worker.ts";
-
-export type SpawnResult = {
-  name: string;
-  provider: string;
-  cwd: string;
-  sessionId: string;
-  state: "ready";
-  elapsedMs: number;
-  dialogsAnswered: string[];
-};
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 /** Keys sent less than ~0.15 s after claude's trust dialog appears are dropped; wait a bit more. */
