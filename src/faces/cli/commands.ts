@@ -21,7 +21,7 @@ const JSON_FLAG: ArgsDef = { json: { type: "boolean", description: "Print the re
  * The citty command of a verb in the table: flags from its input schema, its positionals, and
  * `--json`. Its run returns the process exit code the result means.
  */
-export function commandOfVerb(verb: Verb): CommandDef | null {
+function commandOfVerb(verb: Verb): CommandDef | null {
   const cli = verb.cli;
   if (!cli) return null;
   const defs = argsOfVerb(verb, cli);

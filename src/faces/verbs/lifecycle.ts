@@ -18,7 +18,7 @@ import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 const EVIDENCE_MESSAGE_CHARS = 2000;
 
 /** umbel_read's input: the read verb's fields plus how to bound a long answer. */
-export const ReadToolInput = ReadInput.extend(TextBound.shape);
+const ReadToolInput = ReadInput.extend(TextBound.shape);
 
 export const spawnVerb = defineVerb({
   name: "spawn",

@@ -51,7 +51,7 @@ type McpSpec<R, P, MI extends AnyObject, D> = {
   progress?(report: Report | undefined, input: z.output<MI>): ((update: P) => void) | undefined;
 };
 
-export type VerbSpec<I extends AnyObject, O extends AnyObject, R, P, MI extends AnyObject, D> = {
+type VerbSpec<I extends AnyObject, O extends AnyObject, R, P, MI extends AnyObject, D> = {
   readonly name: string;
   /** The verb's `--help` description. */
   readonly description: string;
