@@ -6,33 +6,6 @@ import { formatError, renderErrorJson, toExitCode } from "./core/errors.ts";
  * one-line message on stderr (plus a JSON error on stdout with --json) and a documented exit code.
  * Faces are imported lazily so `umbel --version` loads nothing else.
  */
-const HELP = `umbel ${pkg.version} — drive interactive agent CLIs (Claude Code, Codex, Gemini CLI) from programs, inside tmux
-
-Usage:
-  umbel -p [PROMPT] [flags]          one turn, printed like claude -p (prompt from argv and/or stdin)
-  umbel <command> [args] [--json]
-
-Commands:
-  spawn NAME     start a worker and return when its TUI is ready
-  send NAME P    send a prompt (or stdin), prove delivery, print the baseline
-  wait NAME      wait for the turn to end; the exit code is the outcome
-  read NAME      print the final assistant text of the last turn
-  status NAME    idle, busy, needs-input, starting, dead or killed
-  ls             list workers
-  kill NAME      stop a worker (tombstone kept; --purge removes it)
-  prune          remove dead and killed workers
-  capture NAME   print the worker's screen
-  logs NAME      print the worker's hook events (-f to follow)
-  keys NAME K..  press keys (answer a permission prompt: 1 approves, Escape denies)
-  attach NAME    attach your terminal to the worker
-  mcp            serve every command as a tool to an MCP host, over stdio (docs/mcp.md)
-  run FILE       run a workflow: prompts over workers as a DAG (--dry-run, --resume ID, --schema)
-
-Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy) · 70 internal
-  wait/-p: 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
-State: $UMBEL_HOME (default ~/.umbel). Run umbel <command> --help for its flags.
-`;
-
 async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
   let interrupts = 0;
@@ -53,7 +26,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-    out(HELP);
+    const { renderHelp } = await import("./faces/cli/help.ts");
+    out(renderHelp(pkg.version));
     return command === undefined ? 2 : 0;
   }
   if (command === "--version" || command === "-v" || command === "version") {

@@ -44,24 +44,24 @@ export const TextBound = z
   .strict();
 export type TextBound = z.infer<typeof TextBound>;
 
-export type BoundReport = {
-  mode: BoundMode;
-  /** Some of the text was left out. */
-  truncated: boolean;
-  totalChars: number;
-  totalLines: number;
-  shownChars: number;
-  shownLines: number;
-  /** 1-based line range of the original that was returned (null when nothing was). */
-  fromLine: number | null;
-  toLine: number | null;
-  /** With mode section: the heading found (null when none matched). */
-  section: string | null;
-  /** The text's headings, listed when something was cut or no section matched. */
-  headings: string[];
-  /** One sentence on what was cut and how to get the rest; null when nothing was. */
-  note: string | null;
-};
+export const BoundReport = z
+  .object({
+    mode: BoundMode,
+    truncated: z.boolean().describe("Some of the text was left out"),
+    totalChars: z.number().int().describe("Characters (code points) in the whole text"),
+    totalLines: z.number().int().describe("Lines in the whole text"),
+    shownChars: z.number().int().describe("Characters returned"),
+    shownLines: z.number().int().describe("Lines returned"),
+    fromLine: z.number().int().nullable().describe("First line returned (1-based; null when none was)"),
+    toLine: z.number().int().nullable().describe("Last line returned (null when none was)"),
+    section: z.string().nullable().describe("With mode section: the heading found (null when none matched)"),
+    headings: z
+      .array(z.string())
+      .describe("The text's headings, listed when something was cut or no section matched"),
+    note: z.string().nullable().describe("What was cut and how to get the rest; null when nothing was"),
+  })
+  .describe("What of the text was returned");
+export type BoundReport = z.infer<typeof BoundReport>;
 
 export type Bounded = { text: string; report: BoundReport };
 

@@ -1,31 +1,57 @@
+import { z } from "zod";
 import { EXIT } from "./errors.ts";
-import type { OutcomeReason } from "./schemas.ts";
+import { OutcomeReason } from "./schemas.ts";
 import type { TurnState } from "./turn.ts";
 
-export type ExitRecord = { exitCode?: number; signal?: string };
+export const ExitRecord = z
+  .object({
+    exitCode: z.number().int().optional().describe("The CLI's exit status"),
+    signal: z.string().optional().describe("The signal that ended it (e.g. KILL), when one did"),
+  })
+  .describe("How the CLI exited: its status, and the signal when one killed it");
+export type ExitRecord = z.infer<typeof ExitRecord>;
 
-export type OutcomeEvidence = {
-  promptId?: string | null;
-  message?: string | null;
-  error?: string;
-  prompt?: string;
-  detail?: string;
-  exit?: ExitRecord | null;
-  screen?: string;
-  stillForMs?: number;
-  timeoutMs?: number;
-  /** The turn ended without its end-of-turn hook (Escape, or a permission prompt denied with keys). */
-  interrupted?: boolean;
-};
+export const OutcomeEvidence = z
+  .object({
+    promptId: z.string().nullable().optional().describe("The id of the prompt whose turn this was"),
+    message: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("The turn's final message (umbel_wait cuts it to 2000 characters; read has it all)"),
+    messageTruncated: z
+      .boolean()
+      .optional()
+      .describe("`message` was cut (umbel_wait only); read returns the whole answer"),
+    error: z.string().optional().describe("The provider's error kind (provider-error)"),
+    prompt: z.string().optional().describe("What the worker is asking (input)"),
+    detail: z.string().optional().describe("More on the outcome: the kind of prompt, how a turn ended"),
+    exit: ExitRecord.nullable().optional(),
+    screen: z.string().optional().describe("The last lines of the worker's screen"),
+    stillForMs: z.number().optional().describe("How long nothing moved (idle)"),
+    timeoutMs: z.number().optional().describe("The timeout that passed (timeout)"),
+    interrupted: z
+      .boolean()
+      .optional()
+      .describe(
+        "The turn ended without its end-of-turn hook (Escape, or a permission prompt denied with keys)",
+      ),
+  })
+  .describe("What shows the outcome; which fields are set depends on `reason`");
+export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;
 
-export type Outcome = {
-  reason: OutcomeReason;
-  exitCode: number;
-  name: string;
-  baseline: number;
-  elapsedMs: number;
-  evidence: OutcomeEvidence;
-};
+/** What `wait` returns: exactly one outcome of the turn. */
+export const Outcome = z.object({
+  reason: OutcomeReason.describe(
+    "stop: the turn ended · input: needs a person · provider-error · idle · timeout · dead · aborted",
+  ),
+  exitCode: z.number().int().describe("The CLI's exit code for this outcome (0 stop, 122-126, 130)"),
+  name: z.string().describe("Worker name"),
+  baseline: z.number().int().describe("The baseline the turn was followed from"),
+  elapsedMs: z.number().describe("How long the wait took"),
+  evidence: OutcomeEvidence,
+});
+export type Outcome = z.infer<typeof Outcome>;
 
 export const OUTCOME_EXIT: Record<OutcomeReason, number> = {
   stop: EXIT.ok,

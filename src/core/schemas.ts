@@ -171,6 +171,12 @@ export type ReadInput = z.infer<typeof ReadInput>;
 export const NameInput = z.object({ name: WorkerName }).strict();
 export type NameInput = z.infer<typeof NameInput>;
 
+/** `status NAME` shows one worker; `status` alone the fleet, because that is what a person types first. */
+export const StatusInput = z
+  .object({ name: WorkerName.optional().describe("Worker name (none: every worker, as ls)") })
+  .strict();
+export type StatusInput = z.infer<typeof StatusInput>;
+
 export const KillInput = z
   .object({
     name: WorkerName,

@@ -1,12 +1,7 @@
+import type { CaptureResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { CaptureInput } from "../core/schemas.ts";
 import { loadWorker } from "./worker.ts";
-
-export type CaptureResult = {
-  name: string;
-  screen: string;
-  source: "live" | "dead-pane" | "tombstone" | "none";
-};
 
 /** The pane as it is now; for a dead pane its last screen; for a killed worker the recorded one. */
 export async function captureScreen(deps: Deps, input: CaptureInput): Promise<CaptureResult> {

@@ -1,5 +1,6 @@
 import type { Deps } from "../core/ports.ts";
-import { listWorkers, type StatusResult } from "./status.ts";
+import type { StatusResult } from "../core/worker-status.ts";
+import { listWorkers } from "./status.ts";
 
 /** A live worker that holds this provider session id (`umbel -p --resume <session id>`). */
 export async function findWorkerBySession(deps: Deps, sessionId: string): Promise<StatusResult | null> {

@@ -1,9 +1,8 @@
 import { WorkerDeadError } from "../core/errors.ts";
+import type { KeysResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KeysInput } from "../core/schemas.ts";
 import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
-
-export type KeysResult = { name: string; sent: string[] };
 
 /**
  * Presses keys in the worker's pane: how a caller answers what `wait` reported as input (a

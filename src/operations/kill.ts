@@ -1,8 +1,7 @@
+import type { KillResult, PruneResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
 import { checkLiveness, deadPaneScreen, loadWorker } from "./worker.ts";
-
-export type KillResult = { name: string; state: "killed" | "purged"; wasAlive: boolean };
 
 /**
  * Records the last screen, kills the tmux session and keeps the session directory as a tombstone
@@ -32,8 +31,6 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   }
   return { name, state: "killed", wasAlive: live.alive };
 }
-
-export type PruneResult = { removed: string[]; kept: string[] };
 
 /** A directory without meta.json older than this is a spawn that died half-way (umbel was killed). */
 const ORPHAN_AGE_MS = 10 * 60_000;

@@ -1,24 +1,9 @@
 import { parseEvents } from "../core/events.ts";
+import type { ReadResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { ReadInput } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import { currentTurn, loadWorker } from "./worker.ts";
-
-export type ReadResult = {
-  name: string;
-  text: string;
-  /** Where the turn stands: stop, failure (text is the error), running, input, none. */
-  turn: string;
-  isError: boolean;
-  /** The turn ended without any assistant text (claude: an empty or malformed answer). */
-  empty: boolean;
-  promptId: string | null;
-  sessionId: string | null;
-  transcriptPath: string | null;
-  source: "hook" | "transcript" | "none";
-  /** Assistant messages (API round trips) in the turn, as the transcript shows them. */
-  assistantMessages: number;
-};
 
 /** The transcript may land after the Stop hook (a late flush); re-read it for this long. */
 const SETTLE_MS = 3000;

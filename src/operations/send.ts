@@ -1,20 +1,12 @@
 import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
+import type { SendResult } from "../core/outputs.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
 import type { SendInput } from "../core/schemas.ts";
 import { screenTail } from "../core/screen.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
-
-export type SendResult = {
-  name: string;
-  /** Pass to `wait --after` / `read --after`: the events log line count before this prompt. */
-  baseline: number;
-  promptId: string | null;
-  enters: number;
-  elapsedMs: number;
-};
 
 /**
  * claude's: Enter follows the paste after 120 ms (the TUI is still rendering a large paste before

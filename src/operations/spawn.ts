@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { BinaryNotFoundError, SpawnFailedError, UmbelError, UsageError } from "../core/errors.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
+import type { SpawnResult } from "../core/outputs.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { LaunchFlag, Provider } from "../core/providers/types.ts";
@@ -11,16 +12,6 @@ import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
 import { DEAD_SCROLLBACK } from "./worker.ts";
-
-export type SpawnResult = {
-  name: string;
-  provider: string;
-  cwd: string;
-  sessionId: string;
-  state: "ready";
-  elapsedMs: number;
-  dialogsAnswered: string[];
-};
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;

@@ -1,23 +1,8 @@
 import type { Deps } from "../core/ports.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import type { StatusResult } from "../core/worker-status.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
-
-export type StatusResult = {
-  name: string;
-  provider: string;
-  state: WorkerState;
-  cwd: string;
-  createdAt: string;
-  sessionId: string | null;
-  model: string | null;
-  pid: number | null;
-  exit: { exitCode?: number; signal?: string } | null;
-  /** Why it is not running: killed, exited, pane-dead, gone (tmux lost it). */
-  reason: string | null;
-  prompt: string | null;
-  events: number;
-};
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
   return describe(deps, await loadWorker(deps, name));

@@ -129,6 +129,19 @@ describe("a worker's life over MCP", () => {
       "ENV SECRET_X=s3cret-value",
     );
   });
+
+  test("umbel_status without a name is the fleet, as umbel_ls gives it", async () => {
+    const status = await mcp.call("umbel_status", {});
+    const ls = await mcp.call("umbel_ls", {});
+    expect(status.isError).toBeUndefined();
+    expect(status.structuredContent).toEqual(ls.structuredContent ?? {});
+    expect((status.structuredContent as { workers: Status[] }).workers.map((w) => w.name)).toEqual([
+      "envy",
+      "long",
+    ]);
+    expect(textOf(status)).toBe(textOf(ls));
+    expect(textOf(status)).toMatch(/^NAME +STATE/);
+  });
 });
 
 describe("errors", () => {

@@ -1,8 +1,8 @@
-import type { Outcome } from "../../core/outcome.ts";
+import type { ExitRecord, Outcome } from "../../core/outcome.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
-import type { StatusResult } from "../../operations/status.ts";
+import type { StatusResult } from "../../core/worker-status.ts";
 
-/** Pure renderers for the human (non --json) output of each verb. */
+/** Pure renderers for the human (non --json) output of each verb; MCP's add next steps (render-mcp.ts). */
 
 export function renderOutcome(outcome: Outcome): string {
   const e = outcome.evidence;
@@ -19,7 +19,7 @@ export function renderOutcome(outcome: Outcome): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function renderExit(exit: { exitCode?: number; signal?: string }): string {
+export function renderExit(exit: ExitRecord): string {
   if (exit.signal) return `signal ${exit.signal} (status ${exit.exitCode ?? "?"})`;
   return `status ${exit.exitCode ?? "?"}`;
 }

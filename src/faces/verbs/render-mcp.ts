@@ -1,39 +1,20 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { BoundReport } from "../../core/bound-text.ts";
-import { renderErrorJson } from "../../core/errors.ts";
 import type { Outcome } from "../../core/outcome.ts";
+import type {
+  CaptureResult,
+  KeysResult,
+  PruneResult,
+  ReadResult,
+  SendResult,
+  SpawnResult,
+} from "../../core/outputs.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
-import type { PruneResult } from "../../operations/kill.ts";
-import type { ReadResult } from "../../operations/read.ts";
-import type { SendResult } from "../../operations/send.ts";
-import type { SpawnResult } from "../../operations/spawn.ts";
-import { renderOutcome } from "../cli/render.ts";
+import { renderOutcome } from "./render.ts";
 
 /**
- * Pure renderers: the readable text beside each tool's structured content. They reuse the CLI's
+ * Pure renderers: the readable text beside each MCP tool's structured content. They reuse the CLI's
  * renderers where the CLI prints the same thing, and add the next step a caller usually takes.
  */
-
-export function toolResult(data: Record<string, unknown>, text: string): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: data };
-}
-
-/**
- * An umbel error as an `isError` result: a readable line, then the error JSON (code, class,
- * message, exitCode, data). There is no structuredContent: the client checks it against the
- * tool's output schema even on errors.
- */
-export function errorResult(error: unknown): CallToolResult {
-  const json = renderErrorJson(error);
-  const e = json.error;
-  return {
-    isError: true,
-    content: [
-      { type: "text", text: `${e.class} (${e.code}, exit ${e.exitCode}): ${e.message}` },
-      { type: "text", text: JSON.stringify(json) },
-    ],
-  };
-}
 
 export function renderSpawn(r: SpawnResult): string {
   const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
@@ -63,14 +44,14 @@ export function renderWait(o: Outcome): string {
   return `${renderOutcome(o)}Next: ${NEXT[o.reason](o)}.`;
 }
 
-export function renderRead(r: ReadResult, bound: BoundReport): string {
+export function renderRead(r: ReadResult & { bound: BoundReport }): string {
   const notes: string[] = [];
   if (r.isError) notes.push("the turn ended in a provider error; the text is the error");
   if (r.empty) notes.push("the turn ended without any assistant text");
   if (r.turn === "running") notes.push("the turn is still running: umbel_wait first");
   if (r.turn === "input") notes.push("the turn is waiting for a permission answer: see umbel_wait");
   if (r.turn === "none") notes.push("no turn has been sent");
-  if (bound.note) notes.push(bound.note);
+  if (r.bound.note) notes.push(r.bound.note);
   return [r.text, ...notes.map((n) => `[umbel: ${n}]`)].filter((part) => part !== "").join("\n");
 }
 
@@ -79,6 +60,21 @@ export function renderPrune(r: PruneResult): string {
   return r.kept.length ? `${removed}; kept ${r.kept.join(", ")}` : removed;
 }
 
-export function seconds(ms: number): string {
+const SCREEN_SOURCE = {
+  live: "",
+  "dead-pane": "[the worker has exited; this is its last screen]\n",
+  tombstone: "[the worker was killed; this is the screen recorded then]\n",
+  none: "[no screen: the worker is gone and none was recorded]",
+} as const;
+
+export function renderCapture(r: CaptureResult): string {
+  return `${SCREEN_SOURCE[r.source]}${r.screen}`;
+}
+
+export function renderKeys(r: KeysResult): string {
+  return `pressed ${r.sent.join(" ")} in ${r.name}`;
+}
+
+function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }

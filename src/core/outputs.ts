@@ -1,0 +1,97 @@
+import { z } from "zod";
+
+/**
+ * What each verb answers, one schema per result. The operations return these types, `--json` prints
+ * them, and the MCP tools declare them as their output schemas (`structuredContent` is checked
+ * against them by the client, so a field missing here is a field a host rejects). The wait outcome
+ * is in outcome.ts, the bound report in bound-text.ts and worker status in worker-status.ts.
+ */
+
+const Name = z.string().describe("Worker name");
+const ElapsedMs = z.number().describe("How long it took, in milliseconds");
+
+export const SpawnResult = z.object({
+  name: Name,
+  provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini)"),
+  cwd: z.string().describe("The worker's working directory (absolute)"),
+  sessionId: z.string().describe("The CLI's own session id"),
+  state: z.literal("ready").describe("Always ready: spawn returns only once the TUI takes prompts"),
+  elapsedMs: ElapsedMs,
+  dialogsAnswered: z.array(z.string()).describe("Startup dialogs umbel answered (e.g. trust)"),
+});
+export type SpawnResult = z.infer<typeof SpawnResult>;
+
+export const SendResult = z.object({
+  name: Name,
+  baseline: z
+    .number()
+    .int()
+    .describe("The events log's line count before this prompt: pass it as `after` to wait and read"),
+  promptId: z.string().nullable().describe("The CLI's id for the prompt, when its hook gives one"),
+  enters: z.number().int().describe("How many Enter presses it took"),
+  elapsedMs: ElapsedMs,
+});
+export type SendResult = z.infer<typeof SendResult>;
+
+export const ReadResult = z.object({
+  name: Name,
+  text: z.string().describe("The final assistant text of the turn"),
+  turn: z.string().describe("Where the turn stands: stop, failure, running, input, none"),
+  isError: z.boolean().describe("The turn ended in a provider error; text is the error"),
+  empty: z.boolean().describe("The turn ended without any assistant text"),
+  promptId: z.string().nullable().describe("The id of the prompt whose turn this was"),
+  sessionId: z.string().nullable().describe("The CLI's session id"),
+  transcriptPath: z.string().nullable().describe("The CLI's transcript file, when known"),
+  source: z
+    .enum(["hook", "transcript", "none"])
+    .describe("Where the text came from: the end-of-turn hook, the transcript, or nowhere"),
+  assistantMessages: z.number().int().describe("Assistant messages (API round trips) in the turn"),
+});
+export type ReadResult = z.infer<typeof ReadResult>;
+
+export const KillResult = z.object({
+  name: Name,
+  state: z.enum(["killed", "purged"]).describe("killed: a tombstone is kept · purged: removed too"),
+  wasAlive: z.boolean().describe("The worker was running when killed"),
+});
+export type KillResult = z.infer<typeof KillResult>;
+
+export const PruneResult = z.object({
+  removed: z.array(z.string()).describe("Workers removed (dead or killed)"),
+  kept: z.array(z.string()).describe("Workers left alone (alive, or half-made)"),
+});
+export type PruneResult = z.infer<typeof PruneResult>;
+
+export const CaptureResult = z.object({
+  name: Name,
+  screen: z.string().describe("The screen as text"),
+  source: z
+    .enum(["live", "dead-pane", "tombstone", "none"])
+    .describe("live · dead-pane: the exited CLI's last screen · tombstone: recorded at kill · none"),
+});
+export type CaptureResult = z.infer<typeof CaptureResult>;
+
+export const LogEntry = z.object({
+  index: z.number().int().describe("Line in the events log; `baseline` counts these"),
+  event: z.string().describe("Hook event name (SessionStart, UserPromptSubmit, Stop …)"),
+  payload: z.record(z.string(), z.unknown()).describe("The hook's JSON payload"),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+export const LogsResult = z.object({
+  name: Name,
+  events: z.array(LogEntry).describe("The worker's events, in order"),
+});
+export type LogsResult = z.infer<typeof LogsResult>;
+
+export const KeysResult = z.object({
+  name: Name,
+  sent: z.array(z.string()).describe("The keys pressed, in order"),
+});
+export type KeysResult = z.infer<typeof KeysResult>;
+
+export const AttachResult = z.object({
+  name: Name,
+  exitCode: z.number().int().describe("tmux attach's exit status (0 after a detach)"),
+});
+export type AttachResult = z.infer<typeof AttachResult>;

@@ -1,0 +1,32 @@
+import { VERBS } from "../verbs/table.ts";
+
+/** `umbel --help`: the command list is the verb table's, plus the faces that are not verbs. */
+
+const OTHER_COMMANDS: readonly [string, string][] = [
+  ["mcp", "serve every command as a tool to an MCP host, over stdio (docs/mcp.md)"],
+  ["run FILE", "run a workflow: prompts over workers as a DAG (--dry-run, --resume ID, --schema)"],
+];
+
+export function renderHelp(version: string): string {
+  const commands: [string, string][] = [
+    ...VERBS.flatMap((v): [string, string][] =>
+      v.cli ? [[`${v.name} ${v.cli.usage}`.trim(), v.cli.summary]] : [],
+    ),
+    ...OTHER_COMMANDS,
+  ];
+  const width = Math.max(...commands.map(([usage]) => usage.length)) + 2;
+  const lines = commands.map(([usage, summary]) => `  ${usage.padEnd(width)}${summary}`);
+  return `umbel ${version} — drive interactive agent CLIs (Claude Code, Codex, Gemini CLI) from programs, inside tmux
+
+Usage:
+  umbel -p [PROMPT] [flags]          one turn, printed like claude -p (prompt from argv and/or stdin)
+  umbel <command> [args] [--json]
+
+Commands:
+${lines.join("\n")}
+
+Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy) · 70 internal
+  wait/-p: 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+State: $UMBEL_HOME (default ~/.umbel). Run umbel <command> --help for its flags.
+`;
+}

@@ -1,0 +1,155 @@
+import { AttachResult, CaptureResult, KeysResult, type LogEntry, LogsResult } from "../../core/outputs.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { HookEvent } from "../../core/providers/types.ts";
+import {
+  CaptureInput,
+  EmptyInput,
+  KeysInput,
+  LogsInput,
+  NameInput,
+  StatusInput,
+} from "../../core/schemas.ts";
+import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker-status.ts";
+import { attachWorker } from "../../operations/attach.ts";
+import { captureScreen } from "../../operations/capture.ts";
+import { sendKeys } from "../../operations/keys.ts";
+import { streamLogs } from "../../operations/logs.ts";
+import { listWorkers, statusOf } from "../../operations/status.ts";
+import { renderEvent, renderStatus, renderTable } from "./render.ts";
+import { renderCapture, renderKeys } from "./render-mcp.ts";
+import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
+
+/** The verbs that look at workers (status, ls, capture, logs), keys, which presses, and attach. */
+
+export const statusVerb = defineVerb({
+  name: "status",
+  description:
+    "Show one worker: idle, busy, needs-input, starting, dead (with its exit) or killed; without NAME, every worker (as ls)",
+  input: StatusInput,
+  output: StatusOutput,
+  run: async ({ name }, { deps }): Promise<StatusResult | FleetStatus> =>
+    name === undefined ? fleet(deps) : statusOf(deps, name),
+  text: (r) => ("workers" in r ? renderTable(r.workers) : renderStatus(r)),
+  cli: {
+    usage: "[NAME]",
+    summary: "idle, busy, needs-input, starting, dead or killed; no NAME: every worker",
+    positionals: ["name"],
+    json: (r) => ("workers" in r ? r.workers : r),
+  },
+  mcp: {
+    title: "Show a worker, or every worker",
+    annotations: LOOKS,
+    text: (r) => ("workers" in r ? renderFleet(r) : renderStatus(r)),
+  },
+});
+
+export const lsVerb = defineVerb({
+  name: "ls",
+  description: "List the workers of this state root",
+  input: EmptyInput,
+  output: FleetStatus,
+  run: (_input, { deps }) => fleet(deps),
+  text: (r) => renderTable(r.workers),
+  cli: { usage: "", summary: "list workers", json: (r) => r.workers },
+  mcp: { title: "List workers", annotations: LOOKS, text: renderFleet },
+});
+
+export const captureVerb = defineVerb({
+  name: "capture",
+  description: "Print the worker's screen (the last one recorded, for a dead or killed worker)",
+  input: CaptureInput,
+  output: CaptureResult,
+  run: (input, { deps }) => captureScreen(deps, input),
+  text: (r) => (r.screen.endsWith("\n") ? r.screen : `${r.screen}\n`),
+  cli: { usage: "NAME", summary: "print the worker's screen", positionals: ["name"] },
+  mcp: { title: "Show a worker's screen", annotations: LOOKS, text: renderCapture },
+});
+
+export const logsVerb = defineVerb({
+  name: "logs",
+  description: "Print the worker's hook events; -f follows them",
+  input: LogsInput,
+  output: LogsResult,
+  run: async (input, { deps, progress }: VerbContext<HookEvent>) => {
+    const events: LogEntry[] = [];
+    await streamLogs(deps, input, (event) => {
+      events.push(logEntry(event));
+      progress?.(event);
+    });
+    return { name: input.name, events };
+  },
+  text: renderLogs,
+  cli: {
+    usage: "NAME",
+    summary: "print the worker's hook events (-f to follow)",
+    positionals: ["name"],
+    aliases: { follow: "f" },
+    // Printed as they come, so `logs -f` streams.
+    stream: { text: renderEvent, json: logEntry },
+  },
+  mcp: {
+    title: "Show a worker's events",
+    annotations: LOOKS,
+    text: (r) => renderLogs(r) || "no events",
+    // With follow, one notification per event: the call may last as long as the worker.
+    progress: (report, input) => {
+      if (!input.follow || !report) return undefined;
+      let seen = 0;
+      return (event) => report({ progress: ++seen, message: renderEvent(event).trim() });
+    },
+  },
+});
+
+export const keysVerb = defineVerb({
+  name: "keys",
+  description: "Press keys in the worker (answer a permission prompt: 1 approves, Escape denies)",
+  input: KeysInput,
+  output: KeysResult,
+  run: (input, { deps }) => sendKeys(deps, input),
+  text: () => "",
+  cli: {
+    usage: "NAME K..",
+    summary: "press keys (answer a permission prompt: 1 approves, Escape denies)",
+    positionals: ["name", "keys"],
+  },
+  mcp: {
+    title: "Press keys in a worker",
+    // "1" on a permission prompt lets the worker run the command it asked about.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    text: renderKeys,
+  },
+});
+
+export const attachVerb = defineVerb({
+  name: "attach",
+  description: "Attach your terminal to the worker's pane (detach with C-b d)",
+  input: NameInput,
+  output: AttachResult,
+  run: async ({ name }, { deps, terminal }) => ({ name, exitCode: await attachWorker(deps, name, terminal) }),
+  text: () => "",
+  exitCode: (r) => r.exitCode,
+  // The terminal was the output; there is nothing to print after it.
+  cli: {
+    usage: "NAME",
+    summary: "attach your terminal to the worker",
+    positionals: ["name"],
+    json: () => undefined,
+  },
+  mcp: false,
+});
+
+async function fleet(deps: Deps): Promise<FleetStatus> {
+  return { workers: await listWorkers(deps) };
+}
+
+function renderFleet(r: FleetStatus): string {
+  return renderTable(r.workers) || "no workers";
+}
+
+function renderLogs(r: LogsResult): string {
+  return r.events.map((e) => renderEvent({ index: e.index, name: e.event, payload: e.payload })).join("");
+}
+
+function logEntry(event: HookEvent): LogEntry {
+  return { index: event.index, event: event.name, payload: { ...event.payload } };
+}

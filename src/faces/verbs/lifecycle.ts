@@ -1,0 +1,154 @@
+import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
+import { Outcome } from "../../core/outcome.ts";
+import { KillResult, PruneResult, ReadResult, SendResult, SpawnResult } from "../../core/outputs.ts";
+import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput, WaitInput } from "../../core/schemas.ts";
+import { killWorker, pruneWorkers } from "../../operations/kill.ts";
+import { readAnswer } from "../../operations/read.ts";
+import { sendPrompt } from "../../operations/send.ts";
+import { spawnWorker } from "../../operations/spawn.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress, waitForTurn } from "../../operations/wait.ts";
+import { waitProgress } from "../mcp/progress.ts";
+import { renderOutcome } from "./render.ts";
+import { renderPrune, renderRead, renderSend, renderSpawn, renderWait } from "./render-mcp.ts";
+import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
+
+/** A worker's life: spawn → send → wait → read → kill, and prune. */
+
+/** evidence.message is the whole last message; umbel_wait keeps only its start. */
+const EVIDENCE_MESSAGE_CHARS = 2000;
+
+/** umbel_read's input: the read verb's fields plus how to bound a long answer. */
+const ReadToolInput = ReadInput.extend(TextBound.shape);
+
+export const spawnVerb = defineVerb({
+  name: "spawn",
+  description: "Start a worker (an agent CLI in its own tmux session) and return when it is ready",
+  input: SpawnInput,
+  output: SpawnResult,
+  run: (input, { deps }) => spawnWorker(deps, input),
+  text: (r) => `${r.name}\n`,
+  cli: { usage: "NAME", summary: "start a worker and return when its TUI is ready", positionals: ["name"] },
+  mcp: {
+    title: "Start a worker",
+    // A new worker is additive (nothing existing changes); it runs an agent that talks to its API.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    text: renderSpawn,
+  },
+});
+
+export const sendVerb = defineVerb({
+  name: "send",
+  description: "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it",
+  input: SendInput,
+  output: SendResult,
+  run: (input, { deps }) => sendPrompt(deps, input),
+  text: (r) => `${r.baseline}\n`,
+  cli: {
+    usage: "NAME P",
+    summary: "send a prompt (or stdin), prove delivery, print the baseline",
+    positionals: ["name", "prompt"],
+    stdin: "prompt",
+  },
+  mcp: {
+    title: "Send a prompt",
+    // The worker acts on the prompt: with its tools it may change files, so this is not read-only.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    text: renderSend,
+  },
+});
+
+export const waitVerb = defineVerb({
+  name: "wait",
+  description:
+    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
+  input: WaitInput,
+  output: Outcome,
+  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurn(deps, input, progress),
+  text: renderOutcome,
+  exitCode: (outcome) => outcome.exitCode,
+  cli: {
+    usage: "NAME",
+    summary: "wait for the turn to end; the exit code is the outcome",
+    positionals: ["name"],
+  },
+  mcp: {
+    title: "Wait for the turn to end",
+    annotations: LOOKS,
+    present: shortenEvidence,
+    text: renderWait,
+    progress: (report, input) => waitProgress(report, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS),
+  },
+});
+
+export const readVerb = defineVerb({
+  name: "read",
+  description: "Print the final assistant text of the last turn",
+  input: ReadInput,
+  output: ReadResult,
+  run: (input, { deps }) => readAnswer(deps, input),
+  text: (r) => (r.text.endsWith("\n") || r.text === "" ? r.text : `${r.text}\n`),
+  cli: { usage: "NAME", summary: "print the final assistant text of the last turn", positionals: ["name"] },
+  mcp: {
+    title: "Read the answer",
+    annotations: LOOKS,
+    // A long answer would flood the caller's context: the tool bounds it and says what it cut.
+    input: ReadToolInput,
+    output: ReadResult.extend({ bound: BoundReport }),
+    present: (result, { mode, maxChars, maxLines, section }) => {
+      const bounded = boundText(result.text, stripUndefined({ mode, maxChars, maxLines, section }));
+      return { ...result, text: bounded.text, bound: bounded.report };
+    },
+    text: renderRead,
+  },
+});
+
+export const killVerb = defineVerb({
+  name: "kill",
+  description: "Stop a worker, keeping a tombstone (capture, read and logs still answer); --purge removes it",
+  input: KillInput,
+  output: KillResult,
+  run: (input, { deps }) => killWorker(deps, input),
+  text: (r) => `${r.state} ${r.name}\n`,
+  cli: {
+    usage: "NAME",
+    summary: "stop a worker (tombstone kept; --purge removes it)",
+    positionals: ["name"],
+  },
+  mcp: {
+    title: "Stop a worker",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    text: (r) => `${r.state} ${r.name}`,
+  },
+});
+
+export const pruneVerb = defineVerb({
+  name: "prune",
+  description: "Remove every dead or killed worker (never a live one)",
+  input: EmptyInput,
+  output: PruneResult,
+  run: (_input, { deps }) => pruneWorkers(deps),
+  text: (r) => r.removed.map((n) => `removed ${n}\n`).join(""),
+  cli: { usage: "", summary: "remove dead and killed workers" },
+  mcp: {
+    title: "Remove dead workers",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    text: renderPrune,
+  },
+});
+
+function shortenEvidence(outcome: Outcome): Outcome {
+  const message = outcome.evidence.message;
+  if (typeof message !== "string") return outcome;
+  const bounded = boundText(message, { maxChars: EVIDENCE_MESSAGE_CHARS });
+  if (!bounded.report.truncated) return outcome;
+  return { ...outcome, evidence: { ...outcome.evidence, message: bounded.text, messageTruncated: true } };
+}
+
+/** exactOptionalPropertyTypes: an absent field must be absent, not undefined. */
+function stripUndefined<T extends Record<string, unknown>>(
+  value: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
