@@ -234,3 +234,34 @@ describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
     expect(seen).toEqual(["SessionStart", "UserPromptSubmit"]);
   });
 });
+
+describe("faults in reads are errors, never 'nothing yet'", () => {
+  const denied = Object.assign(new Error("EACCES: permission denied, open '/t/s.jsonl'"), { code: "EACCES" });
+
+  test.each([
+    ["status", (w: FakeWorld) => statusOf(w.deps, "w1")],
+    ["read", (w: FakeWorld) => readAnswer(w.deps, { name: "w1" })],
+  ])("%s: a transcript that cannot be read raises", async (_name, run) => {
+    const world = createFakeWorld({});
+    addWorker(world, "w1", { provider: "codex", screen: BUSY });
+    world.hook("w1", START, ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
+    world.files.set("/t/s.jsonl", "");
+    world.deps.files.readText = async () => {
+      throw denied;
+    };
+    await expect(run(world)).rejects.toMatchObject({ code: "EACCES" });
+  });
+
+  test("wait: a transcript that cannot be read raises", async () => {
+    const world = createFakeWorld({});
+    addWorker(world, "w1", { provider: "codex", screen: BUSY });
+    world.hook("w1", START, ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
+    world.files.set("/t/s.jsonl", "x");
+    world.deps.files.readText = async () => {
+      throw denied;
+    };
+    await expect(waitForTurn(world.deps, { name: "w1", after: 1, timeout: 5000 })).rejects.toMatchObject({
+      code: "EACCES",
+    });
+  });
+});
