@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFi
 import { join } from "node:path";
 import { createTmux, type Tmux } from "../../src/adapters/tmux.ts";
 import { parseEvents } from "../../src/core/events.ts";
-import { planCodexLaunch, prepareCodexPrompt } from "../../src/core/providers/codex.ts";
-import { type CodexHomePlan, planCodexHome } from "../../src/core/providers/codex-home.ts";
-import { classifyCodexScreen } from "../../src/core/providers/codex-screen.ts";
+import { type CodexHomePlan, planCodexHome } from "../../src/core/providers/codex/home.ts";
+import { planCodexLaunch, prepareCodexPrompt } from "../../src/core/providers/codex/provider.ts";
+import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
 import { eventually, REPO } from "./sandbox.ts";
 

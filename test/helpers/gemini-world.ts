@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTmux, type Tmux } from "../../src/adapters/tmux.ts";
 import { countEvents, parseEvents } from "../../src/core/events.ts";
-import { GEMINI_DELIVERY, prepareGeminiPrompt } from "../../src/core/providers/gemini.ts";
-import { interpretGeminiEvent } from "../../src/core/providers/gemini-events.ts";
-import { planGeminiHome } from "../../src/core/providers/gemini-home.ts";
-import { classifyGeminiScreen, type GeminiScreenState } from "../../src/core/providers/gemini-screen.ts";
-import { type GeminiAnswer, parseGeminiAnswer } from "../../src/core/providers/gemini-transcript.ts";
+import { interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
+import { planGeminiHome } from "../../src/core/providers/gemini/home.ts";
+import { GEMINI_DELIVERY, prepareGeminiPrompt } from "../../src/core/providers/gemini/provider.ts";
+import { classifyGeminiScreen, type GeminiScreenState } from "../../src/core/providers/gemini/screen.ts";
+import { type GeminiAnswer, parseGeminiAnswer } from "../../src/core/providers/gemini/transcript.ts";
 import { renderEnvScript } from "../../src/core/worker-env.ts";
 import { eventually } from "./sandbox.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { classifyScreen, claude } from "../../src/core/providers/claude.ts";
-import { launchExtras, mergeSettings } from "../../src/core/providers/claude-launch.ts";
+import { launchExtras, mergeSettings } from "../../src/core/providers/claude/launch.ts";
+import { classifyScreen, claude } from "../../src/core/providers/claude/provider.ts";
 import type { LaunchInput } from "../../src/core/providers/types.ts";
 
 const base: LaunchInput = { bin: "claude", sessionId: "sid-1", hookCommand: "sh hook.sh log", isRoot: false };

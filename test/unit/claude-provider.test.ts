@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { classifyScreen, claude } from "../../src/core/providers/claude.ts";
-import { parseClaudeAnswer } from "../../src/core/providers/claude-transcript.ts";
+import { classifyScreen, claude } from "../../src/core/providers/claude/provider.ts";
+import { parseClaudeAnswer } from "../../src/core/providers/claude/transcript.ts";
 import { answerDialog } from "../../src/core/screen.ts";
 
 const TRUST = `

@@ -7,8 +7,8 @@ import {
   codexHookTrustHash,
   planCodexHome,
   renderCodexProfile,
-} from "../../src/core/providers/codex-home.ts";
-import { tomlString } from "../../src/core/providers/codex-toml.ts";
+} from "../../src/core/providers/codex/home.ts";
+import { tomlString } from "../../src/core/providers/codex/toml.ts";
 
 /** The command of every measured hook: quotes, a non-ASCII path, a backslash and a tab. */
 const COMMAND =

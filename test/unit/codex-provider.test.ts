@@ -11,14 +11,14 @@ import {
   prepareCodexPrompt,
   turnEndSignal,
   unsupportedLaunchOption,
-} from "../../src/core/providers/codex.ts";
+} from "../../src/core/providers/codex/provider.ts";
 import {
   classifyCodexScreen,
   clearCodexComposerKeys,
   findCodexScreenError,
   readCodexComposer,
   stillCodexScreen,
-} from "../../src/core/providers/codex-screen.ts";
+} from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, LaunchFlag, LaunchOptions } from "../../src/core/providers/types.ts";
 
 const screen = (name: string) =>
@@ -288,7 +288,7 @@ describe("codex launch", () => {
         "/abs/two words",
       ],
     ],
-    // The prompts and MCP servers live in the profile (codex-home.ts), never on argv.
+    // The prompts and MCP servers live in the profile (codex/home.ts), never on argv.
     [
       { systemPrompt: "S", appendSystemPrompt: "A", mcpServers: { s: { command: "x" } } },
       ["codex", "--no-daemon", "-p", "umbel-w1"],

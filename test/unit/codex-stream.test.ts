@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { trackClaudeTurn } from "../../src/core/providers/claude-stream.ts";
-import { trackCodexTurn } from "../../src/core/providers/codex-stream.ts";
+import { trackClaudeTurn } from "../../src/core/providers/claude/stream.ts";
+import { trackCodexTurn } from "../../src/core/providers/codex/stream.ts";
 import type { StreamMessage } from "../../src/core/providers/types.ts";
 
 /**

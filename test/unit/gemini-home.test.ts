@@ -6,7 +6,7 @@ import {
   markerCommand,
   planGeminiHome,
   userGeminiDir,
-} from "../../src/core/providers/gemini-home.ts";
+} from "../../src/core/providers/gemini/home.ts";
 
 const INPUT: GeminiHomeInput = {
   home: "/state/sessions/w1/gemini",

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
+import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
 import {
   GEMINI_APPROVAL_MODES,
   GEMINI_LAUNCH_FLAGS,
@@ -7,10 +8,9 @@ import {
   geminiLaunchProblems,
   planGeminiLaunch,
   prepareGeminiPrompt,
-} from "../../src/core/providers/gemini.ts";
-import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini-events.ts";
-import { classifyGeminiScreen, stillGeminiScreen } from "../../src/core/providers/gemini-screen.ts";
-import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini-transcript.ts";
+} from "../../src/core/providers/gemini/provider.ts";
+import { classifyGeminiScreen, stillGeminiScreen } from "../../src/core/providers/gemini/screen.ts";
+import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini/transcript.ts";
 import type { HookEvent, LaunchFlag } from "../../src/core/providers/types.ts";
 import * as S from "./gemini-samples.ts";
 

@@ -1,5 +1,5 @@
-import { parseJsonObject } from "../json.ts";
-import type { TranscriptAnswer } from "./types.ts";
+import { parseJsonObject } from "../../json.ts";
+import type { TranscriptAnswer } from "../types.ts";
 
 type Entry = Record<string, unknown> & {
   type?: unknown;

@@ -1,10 +1,5 @@
-import { normalisePrompt } from "../prompt.ts";
-import type { PermissionMode } from "../schemas.ts";
-import { CODEX_HOOKS, CODEX_LINKED_FILES, planCodexHome } from "./codex-home.ts";
-import { refuseCodexMcpServers } from "./codex-mcp.ts";
-import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./codex-screen.ts";
-import { trackCodexTurn } from "./codex-stream.ts";
-import { type CodexTurnEnd, findCodexTurnEnd, parseCodexAnswer } from "./codex-transcript.ts";
+import { normalisePrompt } from "../../prompt.ts";
+import type { PermissionMode } from "../../schemas.ts";
 import type {
   HomeContext,
   HomePlan,
@@ -14,8 +9,13 @@ import type {
   LaunchPlan,
   Provider,
   TurnSignal,
-} from "./types.ts";
-import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
+} from "../types.ts";
+import { type LaunchFlag, refuseLaunchFlags } from "../types.ts";
+import { CODEX_HOOKS, CODEX_LINKED_FILES, planCodexHome } from "./home.ts";
+import { refuseCodexMcpServers } from "./mcp.ts";
+import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
+import { trackCodexTurn } from "./stream.ts";
+import { type CodexTurnEnd, findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
 /*
  * OpenAI Codex (`codex`, @openai/codex), measured on codex-cli 0.171.0 (../shared/notes/codex.md,
@@ -72,7 +72,7 @@ import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
 
 export type CodexLaunchInput = LaunchInput & {
   readonly worker: string;
-  /** The managed CODEX_HOME (realpath); see codex-home.ts. */
+  /** The managed CODEX_HOME (realpath); see codex/home.ts. */
   readonly providerHome: string;
 };
 
@@ -94,7 +94,7 @@ export type CodexSignal = TurnSignal;
 
 /**
  * The optional launch flags codex honours (the rest are usage errors naming codex): the prompts and
- * MCP servers go into the worker's profile (codex-home.ts), `--add-dir` and `--continue` onto argv.
+ * MCP servers go into the worker's profile (codex/home.ts), `--add-dir` and `--continue` onto argv.
  * `--disallowed-tools` (codex has no per-tool deny list) and `--settings` (claude's settings JSON)
  * have no codex equivalent.
  */

@@ -1,7 +1,7 @@
-import { isRecord, asRecord as record } from "../json.ts";
-import { shellQuote } from "../shell.ts";
-import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./gemini-launch.ts";
-import type { HomeEntry, HomeLaunch } from "./types.ts";
+import { isRecord, asRecord as record } from "../../json.ts";
+import { shellQuote } from "../../shell.ts";
+import type { HomeEntry, HomeLaunch } from "../types.ts";
+import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./launch.ts";
 
 /**
  * The umbel-owned home a gemini worker runs in (`GEMINI_CLI_HOME=<home>`: gemini-cli 0.61.0 then
@@ -62,7 +62,7 @@ export type GeminiHomeInput = {
   readonly envNames: readonly string[];
   /** The text of the user's global context file (`GEMINI.md` in userDir), or null. */
   readonly userMemory?: string | null | undefined;
-  /** The launch flags that live in the home (gemini-launch.ts). */
+  /** The launch flags that live in the home (gemini/launch.ts). */
   readonly launch?: HomeLaunch | undefined;
 };
 

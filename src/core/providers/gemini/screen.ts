@@ -1,4 +1,4 @@
-import type { ScreenState } from "./types.ts";
+import type { ScreenState } from "../types.ts";
 
 /**
  * Reading gemini-cli 0.61.0's screen (measured over tmux, 160x50; see ../shared/notes/gemini.md §2).

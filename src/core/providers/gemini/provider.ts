@@ -1,18 +1,6 @@
-import { UsageError } from "../errors.ts";
-import { normalisePrompt } from "../prompt.ts";
-import type { PermissionMode } from "../schemas.ts";
-import { assessRetryStall, interpretGeminiEvent } from "./gemini-events.ts";
-import {
-  GEMINI_AUTH_FILES,
-  GEMINI_HOOK_EVENTS,
-  GEMINI_MARKER_EVENTS,
-  planGeminiHome,
-  userGeminiDir,
-} from "./gemini-home.ts";
-import { geminiMcpProblem, geminiSystemPromptPath } from "./gemini-launch.ts";
-import { classifyGeminiScreen, stillGeminiScreen } from "./gemini-screen.ts";
-import { trackGeminiTurn } from "./gemini-stream.ts";
-import { parseGeminiAnswer } from "./gemini-transcript.ts";
+import { UsageError } from "../../errors.ts";
+import { normalisePrompt } from "../../prompt.ts";
+import type { PermissionMode } from "../../schemas.ts";
 import type {
   HomeContext,
   HomePlan,
@@ -21,8 +9,20 @@ import type {
   LaunchPlan,
   Provider,
   TurnSignal,
-} from "./types.ts";
-import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
+} from "../types.ts";
+import { type LaunchFlag, refuseLaunchFlags } from "../types.ts";
+import { assessRetryStall, interpretGeminiEvent } from "./events.ts";
+import {
+  GEMINI_AUTH_FILES,
+  GEMINI_HOOK_EVENTS,
+  GEMINI_MARKER_EVENTS,
+  planGeminiHome,
+  userGeminiDir,
+} from "./home.ts";
+import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
+import { classifyGeminiScreen, stillGeminiScreen } from "./screen.ts";
+import { trackGeminiTurn } from "./stream.ts";
+import { parseGeminiAnswer } from "./transcript.ts";
 
 /*
  * Google Gemini CLI (`gemini`, @google/gemini-cli), measured on 0.61.0 (../shared/notes/gemini.md,
@@ -100,7 +100,7 @@ export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-n
 export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
 
 /**
- * The optional launch flags gemini honours (gemini-launch.ts says how); the rest are usage errors
+ * The optional launch flags gemini honours (gemini/launch.ts says how); the rest are usage errors
  * naming gemini. Not --settings (claude's settings mean nothing to gemini) nor --continue (gemini's
  * `--resume latest` looks only in the worker's own home, which is new for every worker).
  */
@@ -240,7 +240,7 @@ export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
  * --add-dir as `--include-directories`: gemini splits its values at commas and trims them (0.61.0
  * coerceCommaSeparated), so such a path would name other directories. Its TUI then asks "Do you
  * trust the following folders being added to this workspace?"; spawn answers Yes (this session
- * only) like claude's own --add-dir question (gemini-screen.ts).
+ * only) like claude's own --add-dir question (gemini/screen.ts).
  */
 function includeDirectory(dir: string): string {
   if (dir.includes(",") || dir.trim() !== dir) {

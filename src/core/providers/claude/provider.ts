@@ -1,9 +1,9 @@
-import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../prompt.ts";
-import { answerDialog } from "../screen.ts";
-import { launchExtras, mergeSettings } from "./claude-launch.ts";
-import { trackClaudeTurn } from "./claude-stream.ts";
-import { parseClaudeAnswer } from "./claude-transcript.ts";
-import type { HookEvent, LaunchInput, LaunchPlan, Provider, ScreenState, TurnSignal } from "./types.ts";
+import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
+import { answerDialog } from "../../screen.ts";
+import type { HookEvent, LaunchInput, LaunchPlan, Provider, ScreenState, TurnSignal } from "../types.ts";
+import { launchExtras, mergeSettings } from "./launch.ts";
+import { trackClaudeTurn } from "./stream.ts";
+import { parseClaudeAnswer } from "./transcript.ts";
 
 /**
  * Claude Code (`claude`), measured on 2.1.332 (../shared/notes/claude.md). Hooks come in through

@@ -1,4 +1,4 @@
-import type { HookEvent, TurnSignal } from "./types.ts";
+import type { HookEvent, TurnSignal } from "../types.ts";
 
 /**
  * gemini-cli 0.61.0's hook payloads as turn signals (../shared/notes/gemini.md §3). Per prompt:
