@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../adapters/files.ts";
 import { type FileTail, fileSize, tailFile } from "../adapters/tail.ts";
 import type { Outcome } from "../core/outcome.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/types.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/transcript-types.ts";
 import { findTranscriptPath } from "../core/turn.ts";
 import type { Deps } from "./context.ts";
 import { readAnswer } from "./read.ts";
@@ -67,13 +67,14 @@ export async function runPrintTurn(
   const disarm = () => Promise.all(haltFiles.map((file) => rm(file.path, { force: true })));
   const arm = () => Promise.all(haltFiles.map((file) => writeFileAtomic(file.path, file.text)));
   await disarm();
-  const transcriptPath = findTranscriptPath(await readEvents(deps, name));
+  const transcriptPath = findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
   const offset = transcriptPath ? await fileSize(transcriptPath) : 0;
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
   await onSent();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
   // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
-  const path = transcriptPath ?? findTranscriptPath(await readEvents(deps, name));
+  const path =
+    transcriptPath ?? findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
   const tail = path && tracker ? tailFile(path, transcriptPath ? offset : 0, [events]) : null;
   const halt = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;

@@ -16,7 +16,7 @@ import {
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import { getProvider } from "../core/providers/registry.ts";
-import type { LaunchFlag, Provider } from "../core/providers/types.ts";
+import type { LaunchFlag, LaunchInput, LaunchPlan, Provider } from "../core/providers/types.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
@@ -78,9 +78,28 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   try {
     const assets = await installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
-    let providerHome: string | undefined;
+    const launch: LaunchInput = {
+      bin,
+      sessionId,
+      hookCommand,
+      model: input.model,
+      permissionMode: input.permissionMode,
+      allowedTools: input.allowedTools,
+      unattended,
+      isRoot: deps.uid === 0,
+      resumeSessionId: input.resumeSession,
+      continueSession: input.continueSession,
+      disallowedTools: input.disallowedTools,
+      systemPrompt: input.systemPrompt,
+      appendSystemPrompt: input.appendSystemPrompt,
+      addDirs,
+      settings: input.settings,
+      mcpConfig: input.mcpConfig,
+      mcpServers,
+    };
+    let plan: LaunchPlan;
     let providerFiles: readonly string[] = [];
-    if (provider.planHome) {
+    if (provider.home) {
       const context = {
         stateRoot: await realpath(root),
         sessionDir: await realpath(paths.dir),
@@ -97,33 +116,13 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
           mcpServers,
         },
       };
-      const reads = provider.homeReads ? await readHomeSources(provider.homeReads(context)) : {};
-      const home = provider.planHome(context, reads);
+      const home = provider.home.plan(context, await readHomeSources(provider.home.reads(context)));
       homeMade.push(...(await layOutHome(home.entries)));
-      providerHome = home.home;
       providerFiles = home.removeOnKill;
+      plan = provider.planLaunch(launch, { path: home.home, worker: input.name });
+    } else {
+      plan = provider.planLaunch(launch);
     }
-    const plan = provider.planLaunch({
-      bin,
-      sessionId,
-      worker: input.name,
-      providerHome,
-      hookCommand,
-      model: input.model,
-      permissionMode: input.permissionMode,
-      allowedTools: input.allowedTools,
-      unattended,
-      isRoot: deps.uid === 0,
-      resumeSessionId: input.resumeSession,
-      continueSession: input.continueSession,
-      disallowedTools: input.disallowedTools,
-      systemPrompt: input.systemPrompt,
-      appendSystemPrompt: input.appendSystemPrompt,
-      addDirs,
-      settings: input.settings,
-      mcpConfig: input.mcpConfig,
-      mcpServers,
-    });
     const meta: Meta = {
       version: 1,
       name: input.name,
@@ -317,7 +316,7 @@ async function waitReady(deps: Deps, provider: Provider, name: string, timeoutMs
         readySince ??= now;
         // codex fires SessionStart at the first prompt: its status line is all there is to see.
         if (provider.sessionStartAtLaunch === false) return answered;
-        const events = await readEvents(deps, name);
+        const events = await readEvents(deps, provider, name);
         if (events.some((e) => provider.interpretEvent(e).kind === "session-start")) return answered;
         if (now - readySince > 10_000) {
           throw new SpawnFailedError(

@@ -56,7 +56,10 @@ export async function waitForTurn(
   const idleTimeoutMs = input.idleTimeout ?? null;
   let baseline = input.after;
   if (baseline === undefined) {
-    const last = lastSubmitIndex(worker.provider, parseEvents(await deps.store.readHooksLog(name)));
+    const last = lastSubmitIndex(
+      worker.provider,
+      parseEvents(worker.provider, await deps.store.readHooksLog(name)),
+    );
     if (last === null)
       return finish(worker, 0, startedAt, deps.clock.now(), "stop", { detail: "no turn has been sent" });
     baseline = last;
@@ -76,7 +79,7 @@ export async function waitForTurn(
       const now = deps.clock.now();
       if (deps.signal?.aborted) return finish(worker, baseline, startedAt, now, "aborted", {});
       const log = await deps.store.readHooksLog(name);
-      const events = parseEvents(log);
+      const events = parseEvents(worker.provider, log);
       const hooked = assessTurn(worker.provider, events, baseline);
       const ended = await endFromTranscript(worker, events, hooked);
       let turn = applyTranscriptEnd(hooked, ended);
@@ -104,7 +107,7 @@ export async function waitForTurn(
             deps.tmux.capture(name).catch(() => null),
             deadline,
           );
-          const fingerprint = `${log.length}|${exit ? 1 : 0}|${await transcriptSize(events)}|${stillOf(worker, screen)}`;
+          const fingerprint = `${log.length}|${exit ? 1 : 0}|${await transcriptSize(worker, events)}|${stillOf(worker, screen)}`;
           if (fingerprint !== activity.fingerprint) Object.assign(activity, { at: now, fingerprint });
         }
       }
@@ -128,7 +131,7 @@ export async function waitForTurn(
           if (assess && turn.status === "running") {
             const own = events.filter((e) => e.index >= baseline);
             const markers = worker.provider.markerEvents ?? [];
-            const key = `${own.filter((e) => !markers.includes(e.name)).length}|${await transcriptSize(events)}`;
+            const key = `${own.filter((e) => !markers.includes(e.name)).length}|${await transcriptSize(worker, events)}`;
             if (key !== progress.key) Object.assign(progress, { at: now, key });
             const stall = assess({
               events: own,
@@ -316,7 +319,7 @@ async function endStall(
   await deps.tmux.sendKeys(name, [...(worker.provider.interruptKeys ?? ["Escape"])]).catch(() => undefined);
   const until = deps.clock.now() + 5000;
   while (deps.clock.now() < until && !deps.signal?.aborted) {
-    const events = parseEvents(await deps.store.readHooksLog(name), baseline);
+    const events = parseEvents(worker.provider, await deps.store.readHooksLog(name), baseline);
     if (
       events.length > seen &&
       events.slice(seen).some((e) => worker.provider.interpretEvent(e).kind === "stop")
@@ -335,13 +338,13 @@ async function endStall(
 async function endFromTranscript(worker: Worker, events: readonly HookEvent[], turn: TurnState) {
   const read = worker.provider.transcriptTurnEnd;
   if (!read || turn.status === "none") return null;
-  const path = findTranscriptPath(events);
+  const path = findTranscriptPath(worker.provider, events);
   const text = path ? await readTextOrNull(path).catch(() => null) : null;
   return text === null ? null : read(text, turn.promptId);
 }
 
-async function transcriptSize(events: Parameters<typeof findTranscriptPath>[0]): Promise<number> {
-  const path = findTranscriptPath(events);
+async function transcriptSize(worker: Worker, events: readonly HookEvent[]): Promise<number> {
+  const path = findTranscriptPath(worker.provider, events);
   if (!path) return -1;
   return (await stat(path).catch(() => null))?.size ?? -1;
 }

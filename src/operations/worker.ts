@@ -14,8 +14,8 @@ export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
   return { meta, provider: getProvider(meta.provider) };
 }
 
-export async function readEvents(deps: Deps, name: string): Promise<HookEvent[]> {
-  return parseEvents(await deps.store.readHooksLog(name));
+export async function readEvents(deps: Deps, provider: Provider, name: string): Promise<HookEvent[]> {
+  return parseEvents(provider, await deps.store.readHooksLog(name));
 }
 
 export type Liveness =
@@ -84,7 +84,7 @@ export async function assessTurnNow(
 ): Promise<TurnState> {
   const turn = assessTurn(worker.provider, events, baseline);
   const read = worker.provider.transcriptTurnEnd;
-  const path = findTranscriptPath(events);
+  const path = findTranscriptPath(worker.provider, events);
   if (!read || !path || turn.status === "none") return turn;
   const text = await readTextOrNull(path).catch(() => null);
   return text === null ? turn : applyTranscriptEnd(turn, read(text, turn.promptId));

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { interpretCodexEvent } from "../../src/core/providers/codex/provider.ts";
+import { interpretCodexEvent } from "../../src/core/providers/codex/events.ts";
 import {
   classifyCodexScreen,
   clearCodexComposerKeys,

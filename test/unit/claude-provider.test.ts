@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { classifyScreen, claude } from "../../src/core/providers/claude/provider.ts";
+import { claude } from "../../src/core/providers/claude/provider.ts";
+import { classifyScreen } from "../../src/core/providers/claude/screen.ts";
 import { parseClaudeAnswer } from "../../src/core/providers/claude/transcript.ts";
 import { answerDialog } from "../../src/core/screen.ts";
 

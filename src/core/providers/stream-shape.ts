@@ -1,4 +1,4 @@
-import type { StreamMessage } from "./types.ts";
+import type { StreamMessage } from "./transcript-types.ts";
 import { addUsage, emptyUsage } from "./usage.ts";
 
 /**

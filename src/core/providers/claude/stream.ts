@@ -1,6 +1,6 @@
 import { parseJsonObject } from "../../json.ts";
 import { timeOfIso } from "../stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../types.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 
 type Entry = Record<string, unknown> & {

@@ -3,7 +3,7 @@ import { planCodexMcpServers } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
 /**
- * The umbel-managed CODEX_HOME, as data (measured on codex-cli 0.171.0; ../shared/notes/codex.md §3).
+ * The umbel-managed CODEX_HOME, as data (measured on codex-cli 0.171.0; docs/providers.md, Codex).
  *
  * One home is shared by every codex worker of a state root (`$UMBEL_HOME/codex-home`), so `codex
  * resume <id>` finds any worker's rollout and codex's own auth lock serialises token refreshes:
@@ -82,8 +82,6 @@ export type CodexHomePlan = {
   readonly profile: string;
   /** What kill removes (the shared home stays: it holds every worker's rollouts). */
   readonly removeOnKill: readonly string[];
-  /** MCP servers left out because codex cannot run them as configured (codex/mcp.ts). */
-  readonly warnings: readonly string[];
 };
 
 export function codexProfileName(worker: string): string {
@@ -120,7 +118,6 @@ export function planCodexHome(input: CodexHomeInput): CodexHomePlan {
     })),
     profile,
     removeOnKill: instructions ? [profilePath, instructions] : [profilePath],
-    warnings: mcp.refused,
   };
 }
 

@@ -8,7 +8,7 @@ import {
   timeOfIso,
   toolResultLine,
 } from "../stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../types.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 import { CANCELLED, type GeminiMessage, isRealPrompt, textOf } from "./transcript.ts";
 
