@@ -15,8 +15,9 @@ import {
 } from "../core/errors.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
+import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
-import type { LaunchFlag, LaunchInput, LaunchPlan, Provider } from "../core/providers/types.ts";
+import type { Provider } from "../core/providers/types.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";

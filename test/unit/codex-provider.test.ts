@@ -18,7 +18,8 @@ import {
   readCodexComposer,
   stillCodexScreen,
 } from "../../src/core/providers/codex/screen.ts";
-import type { HookEvent, LaunchFlag, LaunchOptions } from "../../src/core/providers/types.ts";
+import type { LaunchFlag, LaunchOptions } from "../../src/core/providers/launch-types.ts";
+import type { HookEvent } from "../../src/core/providers/types.ts";
 
 const screen = (name: string) =>
   readFileSync(join(import.meta.dir, "..", "fixtures", "codex", "screens", `${name}.txt`), "utf8");

@@ -11,7 +11,8 @@ import {
 } from "../../src/core/providers/gemini/provider.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "../../src/core/providers/gemini/screen.ts";
 import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini/transcript.ts";
-import type { HookEvent, LaunchFlag } from "../../src/core/providers/types.ts";
+import type { LaunchFlag } from "../../src/core/providers/launch-types.ts";
+import type { HookEvent } from "../../src/core/providers/types.ts";
 import * as S from "./gemini-samples.ts";
 
 const TRANSCRIPT = `${S.TRANSCRIPT_LINES.join("\n")}\n`;

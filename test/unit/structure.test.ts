@@ -88,6 +88,7 @@ describe("structure", () => {
     "stream-shape.ts",
     "transcript-types.ts",
     "home-types.ts",
+    "launch-types.ts",
     "types.ts",
     "usage.ts",
   ];

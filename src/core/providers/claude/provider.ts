@@ -1,5 +1,6 @@
 import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
-import type { LaunchInput, LaunchPlan, PlainProvider } from "../types.ts";
+import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
+import type { PlainProvider } from "../types.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings } from "./launch.ts";
 import { classifyScreen, stillScreen } from "./screen.ts";

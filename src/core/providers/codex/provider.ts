@@ -1,8 +1,14 @@
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
-import type { HomedProvider, LaunchInput, LaunchOptions, LaunchPlan } from "../types.ts";
-import { type LaunchFlag, refuseLaunchFlags } from "../types.ts";
+import {
+  type LaunchFlag,
+  type LaunchInput,
+  type LaunchOptions,
+  type LaunchPlan,
+  refuseLaunchFlags,
+} from "../launch-types.ts";
+import type { HomedProvider } from "../types.ts";
 import { CODEX_HOOK_WIRE, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";

@@ -2,8 +2,14 @@ import { UsageError } from "../../errors.ts";
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
-import type { HomedProvider, LaunchInput, LaunchOptions, LaunchPlan, TurnSignal } from "../types.ts";
-import { type LaunchFlag, refuseLaunchFlags } from "../types.ts";
+import {
+  type LaunchFlag,
+  type LaunchInput,
+  type LaunchOptions,
+  type LaunchPlan,
+  refuseLaunchFlags,
+} from "../launch-types.ts";
+import type { HomedProvider, TurnSignal } from "../types.ts";
 import { assessRetryStall, GEMINI_HOOK_WIRE, interpretGeminiEvent } from "./events.ts";
 import {
   GEMINI_AUTH_FILES,
