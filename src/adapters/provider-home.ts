@@ -1,8 +1,8 @@
 import { lstat, mkdir, rm, rmdir, stat, symlink } from "node:fs/promises";
-import type { HomeEntry } from "../core/providers/types.ts";
+import type { HomeEntry } from "../core/providers/home-types.ts";
 import { readTextOrNull, writeFileAtomic } from "./files.ts";
 
-/** The text of each path (null when missing or unreadable), for a provider's planHome. */
+/** The text of each path (null when missing or unreadable), for a provider's home.plan. */
 export async function readHomeSources(paths: readonly string[]): Promise<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
   for (const path of paths) out[path] = await readTextOrNull(path).catch(() => null);

@@ -1,16 +1,16 @@
 import { parseJsonObject } from "./json.ts";
-import type { HookEvent } from "./providers/types.ts";
+import type { HookEvent, Provider } from "./providers/types.ts";
 
 /**
  * The events log is one raw hook payload per line, appended by hooks/hook.sh. Only lines ended by a
  * newline count, so a line still being written is never half-read, and the count of complete lines
- * is the race-free baseline `send` hands to `wait`.
+ * is the race-free baseline `send` hands to `wait`. Each provider's hook wire names the event.
  */
-export function parseEvents(log: string, fromIndex = 0): HookEvent[] {
+export function parseEvents(provider: Pick<Provider, "hookWire">, log: string, fromIndex = 0): HookEvent[] {
   const lines = completeLines(log);
   const events: HookEvent[] = [];
   for (let index = fromIndex; index < lines.length; index++) {
-    events.push(parseEventLine(lines[index] ?? "", index));
+    events.push(parseEventLine(provider, lines[index] ?? "", index));
   }
   return events;
 }
@@ -24,11 +24,10 @@ function completeLines(log: string): string[] {
   return end < 0 ? [] : log.slice(0, end).split("\n");
 }
 
-function parseEventLine(line: string, index: number): HookEvent {
+function parseEventLine(provider: Pick<Provider, "hookWire">, line: string, index: number): HookEvent {
   const record = parseJsonObject(line);
   if (record !== null) {
-    const name = typeof record.hook_event_name === "string" ? record.hook_event_name : "unknown";
-    return { index, name, payload: record };
+    return { index, name: provider.hookWire.eventName(record) ?? "unknown", payload: record };
   }
   // A hook that wrote something that is not a JSON object is kept as evidence.
   return { index, name: "invalid", payload: { raw: line.slice(0, 2000) } };

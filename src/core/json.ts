@@ -21,3 +21,9 @@ export function parseJsonObject(text: string): Record<string, unknown> | null {
 export function asRecord(value: unknown): Record<string, unknown> {
   return isRecord(value) ? value : {};
 }
+
+/** `record[key]` when it is a string, else null. */
+export function stringAt(record: Readonly<Record<string, unknown>>, key: string): string | null {
+  const value = record[key];
+  return typeof value === "string" ? value : null;
+}

@@ -1,6 +1,6 @@
 import type { Meta } from "./meta.ts";
 import type { ExitRecord } from "./outcome.ts";
-import type { HomeEntry } from "./providers/types.ts";
+import type { HomeEntry } from "./providers/home-types.ts";
 import type { RunState } from "./workflow/state.ts";
 
 /**

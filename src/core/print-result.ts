@@ -1,6 +1,6 @@
 import type { Outcome, OutcomeEvidence } from "./outcome.ts";
 import { describeFailure } from "./print.ts";
-import type { TurnSummary } from "./providers/types.ts";
+import type { TurnSummary } from "./providers/transcript-types.ts";
 import type { OutcomeReason } from "./schemas.ts";
 
 /**

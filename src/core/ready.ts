@@ -106,7 +106,9 @@ function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
     case "keys":
       return untilDeadline(s, o.now);
     case "log": {
-      const started = parseEvents(o.log).some((e) => provider.interpretEvent(e).kind === "session-start");
+      const started = parseEvents(provider, o.log).some(
+        (e) => provider.interpretEvent(e).kind === "session-start",
+      );
       if (started) return { state: s, next: { kind: "ready", dialogsAnswered: s.answered } };
       if (o.now - (s.readySince ?? o.now) > HOOKLESS_READY_MS)
         return fail(

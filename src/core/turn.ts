@@ -169,18 +169,28 @@ export function lastSubmitIndex(provider: Provider, events: readonly HookEvent[]
 }
 
 /** The transcript path the provider announced (SessionStart or any later payload carrying it). */
-export function findTranscriptPath(events: readonly HookEvent[]): string | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const path = events[i]?.payload.transcript_path;
-    if (typeof path === "string" && path !== "") return path;
-  }
-  return null;
+export function findTranscriptPath(
+  provider: Pick<Provider, "hookWire">,
+  events: readonly HookEvent[],
+): string | null {
+  return findLatest(events, provider.hookWire.transcriptPath);
 }
 
-export function findSessionId(events: readonly HookEvent[]): string | null {
+export function findSessionId(
+  provider: Pick<Provider, "hookWire">,
+  events: readonly HookEvent[],
+): string | null {
+  return findLatest(events, provider.hookWire.sessionId);
+}
+
+function findLatest(
+  events: readonly HookEvent[],
+  read: (payload: HookEvent["payload"]) => string | null,
+): string | null {
   for (let i = events.length - 1; i >= 0; i--) {
-    const id = events[i]?.payload.session_id;
-    if (typeof id === "string" && id !== "") return id;
+    const event = events[i];
+    const value = event ? read(event.payload) : null;
+    if (value) return value;
   }
   return null;
 }

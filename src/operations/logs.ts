@@ -16,7 +16,7 @@ export async function streamLogs(
   const worker = await loadWorker(deps, input.name);
   let seen = 0;
   const drain = async () => {
-    const events = parseEvents(await deps.store.readHooksLog(input.name), seen);
+    const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name), seen);
     for (const event of events) emit(event);
     seen += events.length;
   };

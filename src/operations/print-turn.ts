@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Outcome } from "../core/outcome.ts";
 import type { Deps, FileTail } from "../core/ports.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/types.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/transcript-types.ts";
 import { findTranscriptPath } from "../core/turn.ts";
 import { readAnswer } from "./read.ts";
 import { sendPrompt } from "./send.ts";
@@ -64,13 +64,14 @@ export async function runPrintTurn(
   const disarm = () => Promise.all(haltFiles.map((file) => deps.files.remove(file.path)));
   const arm = () => Promise.all(haltFiles.map((file) => deps.files.writeAtomic(file.path, file.text)));
   await disarm();
-  const transcriptPath = findTranscriptPath(await readEvents(deps, name));
+  const transcriptPath = findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
   const offset = transcriptPath ? ((await deps.files.size(transcriptPath)) ?? 0) : 0;
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
   await onSent();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
   // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
-  const path = transcriptPath ?? findTranscriptPath(await readEvents(deps, name));
+  const path =
+    transcriptPath ?? findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
   const tail = path && tracker ? deps.watch.tail(path, transcriptPath ? offset : 0, [events]) : null;
   const halt = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;

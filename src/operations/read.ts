@@ -15,7 +15,7 @@ const SETTLE_MS = 3000;
  */
 export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResult> {
   const worker = await loadWorker(deps, input.name);
-  const events = parseEvents(await deps.store.readHooksLog(input.name));
+  const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name));
   const baseline = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
   // A turn the transcript says failed (codex fires no hook; gemini's AfterAgent looks like a stop).
   const { turn, transcriptPath, transcript } = await currentTurn(deps, worker, events, baseline);
@@ -24,7 +24,7 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
     name: input.name,
     turn: turn.status,
     promptId,
-    sessionId: findSessionId(events),
+    sessionId: findSessionId(worker.provider, events),
     transcriptPath,
   };
   const hookMessage = turn.status === "stop" || turn.status === "failure" ? turn.message : null;

@@ -33,7 +33,7 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
   if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {
     // codex streams its answer with no busy marker: the hooks say whether a turn is still on (a
     // prompt sent now would steer that turn, not start one).
-    const events = await readEvents(deps, name);
+    const events = await readEvents(deps, worker.provider, name);
     const last = lastSubmitIndex(worker.provider, events);
     if (last !== null && (await currentTurn(deps, worker, events, last)).turn.status === "running") {
       throw new WorkerBusyError(`worker ${name} is busy with a turn; wait for it before sending`, {
@@ -102,7 +102,7 @@ async function awaitSubmit(
 ): Promise<string | null | undefined> {
   const until = deps.clock.now() + windowMs;
   for (;;) {
-    const events = parseEvents(await deps.store.readHooksLog(worker.meta.name), baseline);
+    const events = parseEvents(worker.provider, await deps.store.readHooksLog(worker.meta.name), baseline);
     for (const event of events) {
       const signal = worker.provider.interpretEvent(event);
       if (signal.kind === "submitted" && signal.human) return signal.promptId;
@@ -129,7 +129,7 @@ async function settledScreen(deps: Deps, worker: Worker): Promise<string> {
   const first = worker.provider.classifyScreen(screen).kind;
   if (first !== "busy" && first !== "unknown") return screen;
   if (first === "busy") {
-    const events = await readEvents(deps, name);
+    const events = await readEvents(deps, worker.provider, name);
     const last = lastSubmitIndex(worker.provider, events);
     const turn = last === null ? null : (await currentTurn(deps, worker, events, last)).turn.status;
     if (turn !== "stop" && turn !== "failure") return screen;

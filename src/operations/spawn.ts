@@ -4,8 +4,9 @@ import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
 import type { Deps, Waker } from "../core/ports.ts";
+import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
-import type { LaunchFlag, Provider } from "../core/providers/types.ts";
+import type { Provider } from "../core/providers/types.ts";
 import { type ReadyCommand, type ReadyObservation, startReady, stepReady } from "../core/ready.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
@@ -55,9 +56,28 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   try {
     const assets = await deps.system.installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
-    let providerHome: string | undefined;
+    const launch: LaunchInput = {
+      bin,
+      sessionId,
+      hookCommand,
+      model: input.model,
+      permissionMode: input.permissionMode,
+      allowedTools: input.allowedTools,
+      unattended,
+      isRoot: deps.uid === 0,
+      resumeSessionId: input.resumeSession,
+      continueSession: input.continueSession,
+      disallowedTools: input.disallowedTools,
+      systemPrompt: input.systemPrompt,
+      appendSystemPrompt: input.appendSystemPrompt,
+      addDirs,
+      settings: input.settings,
+      mcpConfig: input.mcpConfig,
+      mcpServers,
+    };
+    let plan: LaunchPlan;
     let providerFiles: readonly string[] = [];
-    if (provider.planHome) {
+    if (provider.home) {
       const context = {
         stateRoot: await deps.files.realpath(root),
         sessionDir: await deps.files.realpath(paths.dir),
@@ -74,33 +94,13 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
           mcpServers,
         },
       };
-      const reads = provider.homeReads ? await deps.home.read(provider.homeReads(context)) : {};
-      const home = provider.planHome(context, reads);
+      const home = provider.home.plan(context, await deps.home.read(provider.home.reads(context)));
       homeMade.push(...(await deps.home.layOut(home.entries)));
-      providerHome = home.home;
       providerFiles = home.removeOnKill;
+      plan = provider.planLaunch(launch, { path: home.home, worker: input.name });
+    } else {
+      plan = provider.planLaunch(launch);
     }
-    const plan = provider.planLaunch({
-      bin,
-      sessionId,
-      worker: input.name,
-      providerHome,
-      hookCommand,
-      model: input.model,
-      permissionMode: input.permissionMode,
-      allowedTools: input.allowedTools,
-      unattended,
-      isRoot: deps.uid === 0,
-      resumeSessionId: input.resumeSession,
-      continueSession: input.continueSession,
-      disallowedTools: input.disallowedTools,
-      systemPrompt: input.systemPrompt,
-      appendSystemPrompt: input.appendSystemPrompt,
-      addDirs,
-      settings: input.settings,
-      mcpConfig: input.mcpConfig,
-      mcpServers,
-    });
     const meta: Meta = {
       version: 1,
       name: input.name,

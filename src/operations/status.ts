@@ -24,14 +24,14 @@ export async function listWorkers(deps: Deps): Promise<StatusResult[]> {
 
 async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
   const { meta, provider } = worker;
-  const events = await readEvents(deps, meta.name);
+  const events = await readEvents(deps, provider, meta.name);
   const live = await checkLiveness(deps, worker);
   const base = {
     name: meta.name,
     provider: meta.provider,
     cwd: meta.cwd,
     createdAt: meta.createdAt,
-    sessionId: findSessionId(events) ?? meta.sessionId,
+    sessionId: findSessionId(provider, events) ?? meta.sessionId,
     model: meta.model ?? null,
     events: events.length,
   };

@@ -29,7 +29,10 @@ export async function waitForTurn(
   const { name } = worker.meta;
   let baseline = input.after;
   if (baseline === undefined) {
-    const last = lastSubmitIndex(worker.provider, parseEvents(await deps.store.readHooksLog(name)));
+    const last = lastSubmitIndex(
+      worker.provider,
+      parseEvents(worker.provider, await deps.store.readHooksLog(name)),
+    );
     if (last === null)
       return outcome(name, 0, startedAt, deps.clock.now(), "stop", { detail: "no turn has been sent" });
     baseline = last;

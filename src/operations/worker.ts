@@ -13,8 +13,8 @@ export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
   return { meta, provider: getProvider(meta.provider) };
 }
 
-export async function readEvents(deps: Deps, name: string): Promise<HookEvent[]> {
-  return parseEvents(await deps.store.readHooksLog(name));
+export async function readEvents(deps: Deps, provider: Provider, name: string): Promise<HookEvent[]> {
+  return parseEvents(provider, await deps.store.readHooksLog(name));
 }
 
 export type Liveness =
@@ -75,7 +75,7 @@ export async function currentTurn(
   baseline: number,
 ): Promise<{ turn: TurnState; transcriptPath: string | null; transcript: string | null }> {
   const hooked = assessTurn(worker.provider, events, baseline);
-  const transcriptPath = findTranscriptPath(events);
+  const transcriptPath = findTranscriptPath(worker.provider, events);
   const transcript = transcriptPath ? await deps.files.readText(transcriptPath) : null;
   return { turn: correctTurn(worker.provider, hooked, transcript), transcriptPath, transcript };
 }

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import { parseEvents } from "../../src/core/events.ts";
 import type { TmuxPort as Tmux } from "../../src/core/ports.ts";
-import { planCodexLaunch, prepareCodexPrompt } from "../../src/core/providers/codex.ts";
-import { type CodexHomePlan, planCodexHome } from "../../src/core/providers/codex-home.ts";
-import { classifyCodexScreen } from "../../src/core/providers/codex-screen.ts";
+import { type CodexHomePlan, planCodexHome } from "../../src/core/providers/codex/home.ts";
+import { codex, planCodexLaunch, prepareCodexPrompt } from "../../src/core/providers/codex/provider.ts";
+import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
 import { eventually, REPO } from "./sandbox.ts";
 
@@ -23,7 +23,7 @@ export interface CodexWorld {
 
 /**
  * The stub as a custom Responses provider with no env_key (no Authorization header, no login
- * screen), retries off and a 2 s stream idle timeout so failures end fast (notes §1, §7).
+ * screen), retries off and a 2 s stream idle timeout so failures end fast (docs/providers.md, Codex).
  */
 export function stubProviderToml(baseUrl: string): string {
   return [
@@ -132,15 +132,10 @@ export async function startCodex(
   const events = join(options.dir, "events", "hooks.jsonl");
   mkdirSync(join(options.dir, "events"), { recursive: true });
   writeManagedHome(world, name, options.cwd, `sh ${join(REPO, "hooks", "hook.sh")} ${events}`);
-  const launch = planCodexLaunch({
-    bin: options.bin,
-    sessionId: "unused",
-    hookCommand: "",
-    isRoot: true,
-    worker: name,
-    providerHome: world.managedHome,
-    resumeSessionId: options.resume,
-  });
+  const launch = planCodexLaunch(
+    { bin: options.bin, sessionId: "unused", hookCommand: "", isRoot: true, resumeSessionId: options.resume },
+    { path: world.managedHome, worker: name },
+  );
   const env = { ...codexEnv(world, world.managedHome), ...launch.env, ...options.env };
   const tmux = createTmux({ socket: `umbel-codex-${process.pid}-${name}`, hostEnv: process.env });
   await tmux.newSession({
@@ -159,7 +154,7 @@ export async function startCodex(
     bufferContent: "unused\n",
   });
   const log = () => (existsSync(events) ? readFileSync(events, "utf8") : "");
-  const hooks = (from = 0) => parseEvents(log(), from);
+  const hooks = (from = 0) => parseEvents(codex, log(), from);
   const screen = async () => (await tmux.capture(name)) ?? "";
   return {
     tmux,

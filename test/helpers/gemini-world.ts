@@ -9,11 +9,12 @@ import { join } from "node:path";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import { countEvents, parseEvents } from "../../src/core/events.ts";
 import type { TmuxPort as Tmux } from "../../src/core/ports.ts";
-import { GEMINI_DELIVERY, prepareGeminiPrompt } from "../../src/core/providers/gemini.ts";
-import { interpretGeminiEvent } from "../../src/core/providers/gemini-events.ts";
-import { planGeminiHome } from "../../src/core/providers/gemini-home.ts";
-import { classifyGeminiScreen, type GeminiScreenState } from "../../src/core/providers/gemini-screen.ts";
-import { type GeminiAnswer, parseGeminiAnswer } from "../../src/core/providers/gemini-transcript.ts";
+import { interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
+import { planGeminiHome } from "../../src/core/providers/gemini/home.ts";
+import { GEMINI_DELIVERY, gemini, prepareGeminiPrompt } from "../../src/core/providers/gemini/provider.ts";
+import { classifyGeminiScreen, type GeminiScreenState } from "../../src/core/providers/gemini/screen.ts";
+import { type GeminiAnswer, parseGeminiAnswer } from "../../src/core/providers/gemini/transcript.ts";
+import { findTranscriptPath } from "../../src/core/turn.ts";
 import { renderEnvScript } from "../../src/core/worker-env.ts";
 import { eventually } from "./sandbox.ts";
 
@@ -99,13 +100,11 @@ export async function createGeminiWorld(bin: string, stubUrl: string | null): Pr
         bufferContent: renderEnvScript(env(extraEnv)),
       });
     },
-    events: () => parseEvents(readText(eventsLog)),
+    events: () => parseEvents(gemini, readText(eventsLog)),
     eventCount: () => countEvents(readText(eventsLog)),
     transcript() {
-      const path = parseEvents(readText(eventsLog)).findLast(
-        (e) => typeof e.payload.transcript_path === "string",
-      )?.payload.transcript_path;
-      return typeof path === "string" ? readText(path) : "";
+      const path = findTranscriptPath(gemini, parseEvents(gemini, readText(eventsLog)));
+      return path === null ? "" : readText(path);
     },
     exit() {
       const text = readText(join(events, "exit.json"));

@@ -5,14 +5,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { interpretCodexEvent } from "../../src/core/providers/codex.ts";
+import { interpretCodexEvent } from "../../src/core/providers/codex/events.ts";
 import {
   classifyCodexScreen,
   clearCodexComposerKeys,
   findCodexScreenError,
   readCodexComposer,
-} from "../../src/core/providers/codex-screen.ts";
-import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex-transcript.ts";
+} from "../../src/core/providers/codex/screen.ts";
+import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex/transcript.ts";
 import { type CodexDriver, seedCodexWorld, startCodex } from "../helpers/codex-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 

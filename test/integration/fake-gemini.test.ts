@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { gemini } from "../../src/core/providers/gemini.ts";
-import { assessRetryStall } from "../../src/core/providers/gemini-events.ts";
+import { assessRetryStall } from "../../src/core/providers/gemini/events.ts";
+import { gemini } from "../../src/core/providers/gemini/provider.ts";
 import { createGeminiWorld, driveGemini, type GeminiWorld } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 

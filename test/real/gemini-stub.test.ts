@@ -5,8 +5,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { gemini, prepareGeminiPrompt } from "../../src/core/providers/gemini.ts";
-import { assessRetryStall } from "../../src/core/providers/gemini-events.ts";
+import { assessRetryStall } from "../../src/core/providers/gemini/events.ts";
+import { gemini, prepareGeminiPrompt } from "../../src/core/providers/gemini/provider.ts";
 import { createGeminiWorld, driveGemini, type GeminiWorld, STUB_KEY } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 import { renderPromptEcho } from "../stub-model/digest.ts";

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { classifyScreen, claude } from "../../src/core/providers/claude.ts";
-import { launchExtras, mergeSettings } from "../../src/core/providers/claude-launch.ts";
-import type { LaunchInput } from "../../src/core/providers/types.ts";
+import { launchExtras, mergeSettings } from "../../src/core/providers/claude/launch.ts";
+import { claude } from "../../src/core/providers/claude/provider.ts";
+import { classifyScreen } from "../../src/core/providers/claude/screen.ts";
+import type { LaunchInput } from "../../src/core/providers/launch-types.ts";
 
 const base: LaunchInput = { bin: "claude", sessionId: "sid-1", hookCommand: "sh hook.sh log", isRoot: false };
 

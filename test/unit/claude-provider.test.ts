@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { classifyScreen, claude } from "../../src/core/providers/claude.ts";
-import { parseClaudeAnswer } from "../../src/core/providers/claude-transcript.ts";
+import { claude } from "../../src/core/providers/claude/provider.ts";
+import { classifyScreen } from "../../src/core/providers/claude/screen.ts";
+import { parseClaudeAnswer } from "../../src/core/providers/claude/transcript.ts";
 import { answerDialog } from "../../src/core/screen.ts";
 import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { trackClaudeTurn } from "../../src/core/providers/claude-stream.ts";
+import { trackClaudeTurn } from "../../src/core/providers/claude/stream.ts";
 
 /**
  * A real 2.1.332 interactive transcript (trimmed: attachments and request blobs dropped), three

@@ -5,7 +5,7 @@ import {
   codexMcpName,
   planCodexMcpServers,
   refuseCodexMcpServers,
-} from "../../src/core/providers/codex-mcp.ts";
+} from "../../src/core/providers/codex/mcp.ts";
 
 const parse = (toml: readonly string[]) =>
   (Bun.TOML.parse(toml.join("\n")) as { mcp_servers?: Record<string, unknown> }).mcp_servers;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { trackClaudeTurn } from "../../src/core/providers/claude-stream.ts";
-import { trackCodexTurn } from "../../src/core/providers/codex-stream.ts";
-import type { StreamMessage } from "../../src/core/providers/types.ts";
+import { trackClaudeTurn } from "../../src/core/providers/claude/stream.ts";
+import { trackCodexTurn } from "../../src/core/providers/codex/stream.ts";
+import type { StreamMessage } from "../../src/core/providers/transcript-types.ts";
 
 /**
  * A real codex-cli 0.171.0 rollout against a stub model, four turns: "first plain" → text; "use

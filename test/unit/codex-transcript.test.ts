@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex-transcript.ts";
+import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex/transcript.ts";
 
 const ROLLOUT = readFileSync(
   join(import.meta.dir, "..", "fixtures", "codex", "rollout-four-turns.jsonl"),

@@ -4,8 +4,8 @@ import {
   type GeminiHomeInput,
   type HomeEntry,
   planGeminiHome,
-} from "../../src/core/providers/gemini-home.ts";
-import { escapeMemoryImports, toGeminiMcpServers } from "../../src/core/providers/gemini-launch.ts";
+} from "../../src/core/providers/gemini/home.ts";
+import { escapeMemoryImports, toGeminiMcpServers } from "../../src/core/providers/gemini/launch.ts";
 
 /** claude's launch flags that live in a gemini worker's home: settings.json, GEMINI.md, the system prompt. */
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { trackClaudeTurn } from "../../src/core/providers/claude-stream.ts";
-import { trackGeminiTurn } from "../../src/core/providers/gemini-stream.ts";
-import type { StreamMessage } from "../../src/core/providers/types.ts";
+import { trackClaudeTurn } from "../../src/core/providers/claude/stream.ts";
+import { trackGeminiTurn } from "../../src/core/providers/gemini/stream.ts";
+import type { StreamMessage } from "../../src/core/providers/transcript-types.ts";
 import { TRANSCRIPT_LINES, TURN_KEYS } from "./gemini-samples.ts";
 
 /**

@@ -7,7 +7,7 @@ import {
   endingExitCode,
   type PrintEnding,
 } from "../../src/core/print-result.ts";
-import type { TurnSummary } from "../../src/core/providers/types.ts";
+import type { TurnSummary } from "../../src/core/providers/transcript-types.ts";
 
 const outcome = (
   reason: Outcome["reason"],

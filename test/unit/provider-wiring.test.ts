@@ -1,8 +1,8 @@
 // The pure glue between the codex/gemini providers and the engine: transcript-corrected turns,
 // gemini's transcript verdicts, and the per-provider launch usage errors.
 import { describe, expect, test } from "bun:test";
-import { codex } from "../../src/core/providers/codex.ts";
-import { gemini, geminiTurnEnd } from "../../src/core/providers/gemini.ts";
+import { codex } from "../../src/core/providers/codex/provider.ts";
+import { gemini, geminiTurnEnd } from "../../src/core/providers/gemini/provider.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { TurnSignal } from "../../src/core/providers/types.ts";
 import { applyTranscriptEnd, type TurnState } from "../../src/core/turn.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { ProviderId } from "../../src/core/schemas.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -97,6 +98,37 @@ describe("structure", () => {
       const text = readFileSync(join(ROOT, file), "utf8");
       for (const re of direct)
         expect({ file, re: re.source, hit: re.test(text) }).toEqual({ file, re: re.source, hit: false });
+    }
+  });
+
+  /** The files every provider shares; everything else of a provider lives in its own folder. */
+  const SHARED = [
+    "registry.ts",
+    "stream-shape.ts",
+    "transcript-types.ts",
+    "home-types.ts",
+    "launch-types.ts",
+    "types.ts",
+    "usage.ts",
+  ];
+  const providerFiles = () =>
+    files("src/core/providers", [".ts"]).map((f) => relative("src/core/providers", f));
+
+  test("every provider file lives in its provider's folder or is one of the shared files", () => {
+    const misplaced = providerFiles().filter((file) => {
+      const parts = file.split("/");
+      if (parts.length === 1) return !SHARED.includes(file);
+      return parts.length !== 2 || !(ProviderId.options as readonly string[]).includes(parts[0] ?? "");
+    });
+    expect(misplaced).toEqual([]);
+    expect(providerFiles().filter((file) => file.endsWith("index.ts"))).toEqual([]);
+  });
+
+  test("the provider contract needs no casts and no runtime throws", () => {
+    for (const file of providerFiles()) {
+      const text = readFileSync(join(ROOT, "src/core/providers", file), "utf8");
+      expect({ file, throws: /throw new Error\b/.test(text) }).toEqual({ file, throws: false });
+      expect({ file, casts: /\bas\s+\w*Input\b/.test(text) }).toEqual({ file, casts: false });
     }
   });
 });

@@ -1,20 +1,20 @@
 import { describe, expect, test } from "bun:test";
 import { countEvents, parseEvents } from "../../src/core/events.ts";
 import { decideOutcome, type WaitSnapshot } from "../../src/core/outcome.ts";
-import { claude } from "../../src/core/providers/claude.ts";
+import { claude } from "../../src/core/providers/claude/provider.ts";
 import { assessTurn, findTranscriptPath, lastSubmitIndex } from "../../src/core/turn.ts";
 
 const ev = (name: string, extra: object = {}) =>
   `${JSON.stringify({ hook_event_name: name, session_id: "S", ...extra })}\n`;
 const log = (...lines: string[]) => lines.join("");
-const turn = (text: string, baseline = 0) => assessTurn(claude, parseEvents(text), baseline);
+const turn = (text: string, baseline = 0) => assessTurn(claude, parseEvents(claude, text), baseline);
 
 describe("events log", () => {
   test("only newline-terminated lines count; bad lines are kept as invalid", () => {
     const text = `${ev("SessionStart")}not json\n{"hook_event_name":"Stop"`;
     expect(countEvents(text)).toBe(2);
-    expect(parseEvents(text).map((e) => e.name)).toEqual(["SessionStart", "invalid"]);
-    expect(parseEvents(text, 1).map((e) => e.index)).toEqual([1]);
+    expect(parseEvents(claude, text).map((e) => e.name)).toEqual(["SessionStart", "invalid"]);
+    expect(parseEvents(claude, text, 1).map((e) => e.index)).toEqual([1]);
   });
 });
 
@@ -130,10 +130,11 @@ describe("turn assessment", () => {
   });
   test("the default baseline is the last human submit; subagent reports are not one", () => {
     const events = parseEvents(
+      claude,
       log(start, submit, ev("Stop"), ev("UserPromptSubmit", { prompt: "<agent-message>x" })),
     );
     expect(lastSubmitIndex(claude, events)).toBe(1);
-    expect(findTranscriptPath(events)).toBe("/t.jsonl");
+    expect(findTranscriptPath(claude, events)).toBe("/t.jsonl");
   });
 });
 

@@ -1,7 +1,7 @@
 import type { ProviderId } from "../schemas.ts";
-import { claude } from "./claude.ts";
-import { codex } from "./codex.ts";
-import { gemini } from "./gemini.ts";
+import { claude } from "./claude/provider.ts";
+import { codex } from "./codex/provider.ts";
+import { gemini } from "./gemini/provider.ts";
 import type { Provider } from "./types.ts";
 
 const PROVIDERS: Record<ProviderId, Provider> = { claude, codex, gemini };

@@ -1,10 +1,10 @@
-import { addUsage, emptyUsage } from "./claude-usage.ts";
-import type { StreamMessage } from "./types.ts";
+import type { StreamMessage } from "./transcript-types.ts";
+import { addUsage, emptyUsage } from "./usage.ts";
 
 /**
  * claude -p's stream-json shapes, for providers whose transcripts are not claude's (codex, gemini).
  * Their trackers read their own records and render them through these builders, so every provider
- * prints the same keys in the same order as claude's tracker (claude-stream.ts) does.
+ * prints the same keys in the same order as claude's tracker (claude/stream.ts) does.
  */
 
 /** One content block of an assistant message, in the Anthropic Messages shape. */

@@ -1,4 +1,7 @@
-import type { PermissionMode, ProviderId } from "../schemas.ts";
+import type { ProviderId } from "../schemas.ts";
+import type { LaidOutHome, ProviderHome } from "./home-types.ts";
+import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
+import type { TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
 
 /**
  * The contract every provider file fulfils: data and pure functions only. The engine (operations)
@@ -12,6 +15,17 @@ export type HookEvent = {
   readonly index: number;
   readonly name: string;
   readonly payload: Readonly<Record<string, unknown>>;
+};
+
+/**
+ * How a provider's hook payloads name their event, session and transcript (null: this payload does
+ * not say). claude, codex and gemini all write claude's `hook_event_name`, `session_id` and
+ * `transcript_path`; a CLI whose events come from a plugin declares its own shape.
+ */
+export type HookWire = {
+  eventName(payload: Readonly<Record<string, unknown>>): string | null;
+  sessionId(payload: Readonly<Record<string, unknown>>): string | null;
+  transcriptPath(payload: Readonly<Record<string, unknown>>): string | null;
 };
 
 /** What a hook event means for the turn protocol (provider-neutral). */
@@ -29,121 +43,11 @@ export type TurnSignal =
   | { kind: "session-end"; reason: string }
   | { kind: "ignore" };
 
-export type LaunchInput = {
-  readonly bin: string;
-  readonly sessionId: string;
-  /** The shell command a hook runs; it reads the payload on stdin. */
-  readonly hookCommand: string;
-  readonly model?: string | undefined;
-  readonly permissionMode?: PermissionMode | undefined;
-  readonly allowedTools?: readonly string[] | undefined;
-  readonly unattended?: boolean | undefined;
-  readonly resumeSessionId?: string | undefined;
-  /** Continue the most recent conversation in the cwd (claude: --continue) instead of a new one. */
-  readonly continueSession?: boolean | undefined;
-  readonly disallowedTools?: readonly string[] | undefined;
-  readonly systemPrompt?: string | undefined;
-  readonly appendSystemPrompt?: string | undefined;
-  readonly addDirs?: readonly string[] | undefined;
-  /** The caller's settings (a JSON object's text), merged into the provider's own hook settings. */
-  readonly settings?: string | undefined;
-  /** MCP server configs: JSON text or file paths, passed through (claude reads them itself). */
-  readonly mcpConfig?: readonly string[] | undefined;
-  /** The same configs read and merged: claude's `mcpServers` map (name → server), for other CLIs. */
-  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
-  readonly isRoot: boolean;
-  /** The worker's name (codex: its config profile `umbel-<worker>`). */
-  readonly worker?: string | undefined;
-  /** The provider-owned home the engine laid out from planHome (absolute). */
-  readonly providerHome?: string | undefined;
-};
-
-/** What the engine knows before it lays out a provider's home (all paths absolute, symlinks resolved). */
-export type HomeContext = {
-  /** $UMBEL_HOME. */
-  readonly stateRoot: string;
-  /** sessions/<name>: removed with the worker's tombstone. */
-  readonly sessionDir: string;
-  readonly worker: string;
-  readonly cwd: string;
-  readonly hookCommand: string;
-  readonly eventsLog: string;
-  /** umbel's own environment (to find the user's config; never passed on). */
-  readonly hostEnv: Readonly<Record<string, string | undefined>>;
-  /** The names (not values) of the worker's environment. */
-  readonly workerEnvNames: readonly string[];
-  /** The launch flags that live in a provider's home (a config file) rather than on its argv. */
-  readonly launch: HomeLaunch;
-};
-
-export type HomeLaunch = {
-  readonly systemPrompt?: string | undefined;
-  readonly appendSystemPrompt?: string | undefined;
-  readonly disallowedTools?: readonly string[] | undefined;
-  /** claude's `mcpServers` map, merged from every --mcp-config. */
-  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
-};
-
-/** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */
-export type HomeEntry =
-  | { readonly kind: "dir"; readonly path: string; readonly mode: number }
-  | { readonly kind: "file"; readonly path: string; readonly content: string; readonly mode: number }
-  | { readonly kind: "link"; readonly path: string; readonly target: string };
-
-export type HomePlan = {
-  /** Given to planLaunch as providerHome. */
-  readonly home: string;
-  readonly entries: readonly HomeEntry[];
-  /** What kill removes (never following links). */
-  readonly removeOnKill: readonly string[];
-  readonly warnings: readonly string[];
-};
-
 /** Paste → Enter pause, how long to wait for the submit hook, and how many Enters at most. */
 export type Delivery = {
   readonly enterDelayMs: number;
   readonly confirmWindowMs: number;
   readonly maxEnters: number;
-};
-
-/** The launch options a provider may not support, checked before any I/O. */
-export type LaunchOptions = {
-  readonly allowedTools?: readonly string[] | undefined;
-  readonly permissionMode?: PermissionMode | undefined;
-  readonly unattended?: boolean | undefined;
-  /** The optional launch flags given, e.g. `--system-prompt`. */
-  readonly launchFlags?: readonly LaunchFlag[] | undefined;
-  /** claude's `mcpServers` map from --mcp-config (a provider may refuse servers it cannot run). */
-  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
-};
-
-/** Every optional launch flag claude's TUI takes; other providers list the ones they honour. */
-export type LaunchFlag =
-  | "--disallowed-tools"
-  | "--system-prompt"
-  | "--append-system-prompt"
-  | "--add-dir"
-  | "--settings"
-  | "--mcp-config"
-  | "--continue";
-
-/** The usage error for launch flags given to a provider that does not honour them, or null. */
-export function refuseLaunchFlags(
-  provider: string,
-  options: LaunchOptions,
-  supported: readonly LaunchFlag[],
-): string | null {
-  const given = (options.launchFlags ?? []).filter(
-    (flag) => !(supported as readonly string[]).includes(flag),
-  );
-  if (given.length === 0) return null;
-  return `${given.join(", ")} ${given.length === 1 ? "is" : "are"} not supported with --provider ${provider}`;
-}
-
-export type LaunchPlan = {
-  readonly argv: readonly string[];
-  /** Fixed environment the provider needs (lowest precedence after the allowlist). */
-  readonly env: Readonly<Record<string, string>>;
 };
 
 /** How the provider reads a screen. `keys` are tmux key names, sent one call at a time. */
@@ -158,7 +62,8 @@ export type ScreenState =
   | { kind: "exited"; text: string }
   | { kind: "unknown" };
 
-export type Provider = {
+/** What every provider declares; a provider is a PlainProvider or a HomedProvider. */
+export type ProviderCommon = {
   readonly id: ProviderId;
   readonly displayName: string;
   /** Environment variable that overrides the binary (tests, CLIs not on PATH). */
@@ -170,7 +75,8 @@ export type Provider = {
   readonly explicitOnlyEnv: readonly string[];
   /** Hook events to register; the engine builds one command per event. */
   readonly hookEvents: readonly string[];
-  planLaunch(input: LaunchInput): LaunchPlan;
+  /** How its hook payloads name the event, the session and the transcript. */
+  readonly hookWire: HookWire;
   classifyScreen(screen: string): ScreenState;
   /** The screen without what moves while nothing happens (spinner glyphs, elapsed-time counters). */
   stillScreen(screen: string): string;
@@ -186,12 +92,6 @@ export type Provider = {
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */
   trackTurn?(promptId: string | null): TurnTracker;
-  /**
-   * The files of the user's own config the engine reads for planHome (text, or null when missing).
-   * With planHome: the provider runs in a umbel-owned home (codex CODEX_HOME, gemini GEMINI_CLI_HOME).
-   */
-  homeReads?(context: HomeContext): readonly string[];
-  planHome?(context: HomeContext, files: Readonly<Record<string, string | null>>): HomePlan;
   /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
   readonly sessionStartAtLaunch?: boolean;
   /** false: text streams with no busy marker (codex), so an idle-looking screen proves nothing. */
@@ -228,6 +128,24 @@ export type Provider = {
   readonly markerEvents?: readonly string[];
 };
 
+/** A provider that runs straight from its flags and env (claude: hooks in `--settings`). */
+export type PlainProvider = ProviderCommon & {
+  readonly home?: undefined;
+  planLaunch(input: LaunchInput): LaunchPlan;
+};
+
+/**
+ * A provider that runs in a umbel-owned home (codex CODEX_HOME, gemini GEMINI_CLI_HOME): the engine
+ * lays the home out first, and the launch planner cannot be called without it.
+ */
+export type HomedProvider = ProviderCommon & {
+  readonly home: ProviderHome;
+  planLaunch(input: LaunchInput, home: LaidOutHome): LaunchPlan;
+};
+
+/** The contract every provider fulfils; `provider.home` tells the two kinds apart. */
+export type Provider = PlainProvider | HomedProvider;
+
 export type StallInput = {
   /** The turn's events (after the baseline), in log order. */
   readonly events: readonly HookEvent[];
@@ -241,44 +159,3 @@ export type StallInput = {
 export type Stall =
   | { readonly stalled: false; readonly attempts: number }
   | { readonly stalled: true; readonly attempts: number; readonly sinceMs: number; readonly error: string };
-
-/** One message of claude's `--output-format stream-json` (an assistant or a user/tool-result line). */
-export type StreamMessage = { readonly type: "assistant" | "user" } & Readonly<Record<string, unknown>>;
-
-/** What a turn's transcript says, in the terms of claude -p's result object. */
-export type TurnSummary = {
-  /** Distinct assistant API messages (claude -p counts these as num_turns). */
-  readonly assistantMessages: number;
-  /** claude's usage object, summed over the turn's API messages. */
-  readonly usage: Readonly<Record<string, unknown>>;
-  /** Per model: token counts summed (claude's modelUsage keys; cost and limits unknown → null). */
-  readonly modelUsage: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  readonly stopReason: string | null;
-  /** Sum over the turn's API requests of (last line of its answer − the request's own line). */
-  readonly durationApiMs: number | null;
-  /** The prompt line → the first assistant line / the first API request line. */
-  readonly ttftMs: number | null;
-  readonly timeToRequestMs: number | null;
-  /** The API error that ended the turn (its text is the answer). */
-  readonly apiError: { readonly status: number | null; readonly type: string | null } | null;
-  readonly permissionDenials: readonly Readonly<Record<string, unknown>>[];
-  /** The provider wrote its end-of-turn marker (claude: system/turn_duration). */
-  readonly complete: boolean;
-  /** Tool calls of the turn whose results have not landed yet (--max-turns halts once this is 0). */
-  readonly toolsPending: number;
-  readonly sessionId: string | null;
-};
-
-/** Fed the transcript's new lines in order (pure, stateful); returns the stream messages they complete. */
-export type TurnTracker = {
-  push(line: string): StreamMessage[];
-  summary(): TurnSummary;
-};
-
-export type TranscriptAnswer = {
-  readonly text: string | null;
-  /** The provider wrote its end-of-turn marker for this turn (safe to stop re-reading). */
-  readonly complete: boolean;
-  readonly sessionId: string | null;
-  readonly assistantMessages: number;
-};

@@ -123,7 +123,7 @@ export function stepStall(s: Stalling, o: WaitObservation): Step {
     case "keys":
       return { state: { ...s, until: o.now + STALL_SETTLE_MS }, next: { kind: "read" } };
     case "read": {
-      const events = parseEvents(o.log, config.baseline);
+      const events = parseEvents(config.provider, o.log, config.baseline);
       const stopped = events.slice(s.seen).some((e) => config.provider.interpretEvent(e).kind === "stop");
       if (stopped || o.aborted || o.now >= (s.until ?? o.now)) return stalled(s);
       return { state: s, next: { kind: "sleep", ms: STALL_POLL_MS, wake: true } };

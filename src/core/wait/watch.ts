@@ -83,10 +83,10 @@ export function stepWatch(s: Watching, o: WaitObservation): Step {
 
 function afterRead(s: Watching, o: Obs<"read">): Step {
   const { provider, baseline } = s.config;
-  const events = parseEvents(o.log);
+  const events = parseEvents(provider, o.log);
   const hooked = assessTurn(provider, events, baseline);
   const watch: Watch = { ...s.watch, events, logLength: o.log.length, exit: o.exit, hooked };
-  const path = findTranscriptPath(events);
+  const path = findTranscriptPath(provider, events);
   const wantText = provider.transcriptTurnEnd !== undefined && hooked.status !== "none";
   // The size alone feeds the idle fingerprint and the stall rule's progress.
   const wantSize = s.config.idleTimeoutMs !== null || provider.assessStall !== undefined;

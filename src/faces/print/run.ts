@@ -64,7 +64,7 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
   try {
     worker = await acquireWorker(io.deps, input, io.err);
     if (worker.kind === "dead") return reportDead(io, input, output, worker, started);
-    const { meta } = await loadWorker(io.deps, worker.name);
+    const { meta, provider } = await loadWorker(io.deps, worker.name);
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;
     for (const [index, prompt] of prompts.entries()) {
@@ -73,8 +73,8 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
       let sessionId: string | null = meta.sessionId;
       // The init line is printed once the prompt is in: codex names its session and model only then.
       const printInit = async () => {
-        const events = await readEvents(io.deps, workerName);
-        sessionId = findSessionId(events) ?? meta.sessionId;
+        const events = await readEvents(io.deps, provider, workerName);
+        sessionId = findSessionId(provider, events) ?? meta.sessionId;
         output.init(
           buildInit({
             cwd: meta.cwd,
@@ -105,7 +105,8 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
       const result = buildResult({
         ending,
         summary: turn.summary,
-        sessionId: turn.sessionId ?? findSessionId(await readEvents(io.deps, worker.name)),
+        sessionId:
+          turn.sessionId ?? findSessionId(provider, await readEvents(io.deps, provider, worker.name)),
         durationMs: io.deps.clock.now() - turnStarted,
         uuid: crypto.randomUUID(),
         resultIndex: index,

@@ -1,7 +1,7 @@
-import type { ScreenState } from "./types.ts";
+import type { ScreenState } from "../types.ts";
 
 /**
- * Reading gemini-cli 0.61.0's screen (measured over tmux, 160x50; see ../shared/notes/gemini.md §2).
+ * Reading gemini-cli 0.61.0's screen (measured over tmux, 160x50; docs/providers.md, Gemini CLI).
  * Menus are boxes whose options read `● 1. Label` (selected) / `  2. Label`; a digit picks an
  * option at once, so umbel answers with the digit of the option it found by its label and never
  * assumes the highlighted default.

@@ -1,5 +1,5 @@
-import { isRecord, parseJsonObject as parseLine } from "../json.ts";
-import type { TranscriptAnswer } from "./types.ts";
+import { isRecord, parseJsonObject as parseLine } from "../../json.ts";
+import type { TranscriptAnswer } from "../transcript-types.ts";
 
 /**
  * gemini-cli 0.61.0's chat recording (`<GEMINI_CLI_HOME>/.gemini/tmp/<slug>/chats/session-*.jsonl`),

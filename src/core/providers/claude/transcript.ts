@@ -1,5 +1,5 @@
-import { parseJsonObject } from "../json.ts";
-import type { TranscriptAnswer } from "./types.ts";
+import { parseJsonObject } from "../../json.ts";
+import type { TranscriptAnswer } from "../transcript-types.ts";
 
 type Entry = Record<string, unknown> & {
   type?: unknown;
@@ -8,7 +8,7 @@ type Entry = Record<string, unknown> & {
 
 /**
  * The final assistant text of a turn in a claude transcript (JSONL, appended while we read, so bad
- * lines are skipped). Rule from the notes (§3): find the human user line of the turn (by promptId,
+ * lines are skipped). The rule (docs/providers.md, "Answer (read)"): find the human user line of the turn (by promptId,
  * else the last one with origin.kind "human"); of every later non-sidechain assistant line without
  * isApiErrorMessage, take the last message.id that has text and join its text blocks with "\n\n".
  * One API message is split into one line per content block, sharing message.id.

@@ -1,6 +1,4 @@
-import { isRecord, parseJsonObject as parseLine } from "../json.ts";
-import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
-import { CANCELLED, type GeminiMessage, isRealPrompt, textOf } from "./gemini-transcript.ts";
+import { isRecord, parseJsonObject as parseLine } from "../../json.ts";
 import {
   apiErrorLine,
   assistantLine,
@@ -9,11 +7,13 @@ import {
   statusInText,
   timeOfIso,
   toolResultLine,
-} from "./stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "./types.ts";
+} from "../stream-shape.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
+import { CANCELLED, type GeminiMessage, isRealPrompt, textOf } from "./transcript.ts";
 
 /**
- * Follows one gemini-cli 0.61.0 turn through its chat recording (see gemini-transcript.ts) and
+ * Follows one gemini-cli 0.61.0 turn through its chat recording (see gemini/transcript.ts) and
  * renders claude -p's stream-json shapes. The turn is the first real prompt line written at or after
  * promptId (BeforeAgent's `timestamp`; null: the first real prompt fed) up to the next real prompt,
  * an `error` line or an info "Request cancelled." line. Raw lines, not the replay: a rollback's

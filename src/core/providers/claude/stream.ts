@@ -1,7 +1,7 @@
-import { parseJsonObject } from "../json.ts";
-import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
-import { timeOfIso } from "./stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "./types.ts";
+import { parseJsonObject } from "../../json.ts";
+import { timeOfIso } from "../stream-shape.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 
 type Entry = Record<string, unknown> & {
   type?: unknown;

@@ -1,5 +1,4 @@
-import { isRecord as isObject, parseJsonObject } from "../json.ts";
-import { addUsage, emptyUsage, modelUsageOf } from "./claude-usage.ts";
+import { isRecord as isObject, parseJsonObject } from "../../json.ts";
 import {
   apiErrorLine,
   assistantLine,
@@ -8,8 +7,9 @@ import {
   statusInText,
   timeOfIso,
   toolResultLine,
-} from "./stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "./types.ts";
+} from "../stream-shape.ts";
+import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 
 type Payload = Record<string, unknown>;
 type Usage = Record<string, unknown> | null;

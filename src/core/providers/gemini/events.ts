@@ -1,22 +1,37 @@
-import type { HookEvent, TurnSignal } from "./types.ts";
+import { stringAt } from "../../json.ts";
+import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
 
 /**
- * gemini-cli 0.61.0's hook payloads as turn signals (../shared/notes/gemini.md §3). Per prompt:
+ * gemini's hook payloads use claude's field names (0.61.0); so do the bare markers its home's own
+ * hooks write (`{"hook_event_name":"BeforeModel"}`, no session id: home.ts).
+ */
+export const GEMINI_HOOK_WIRE: HookWire = {
+  eventName: (payload) => stringAt(payload, "hook_event_name"),
+  sessionId: (payload) => stringAt(payload, "session_id"),
+  transcriptPath: (payload) => stringAt(payload, "transcript_path"),
+};
+
+/**
+ * gemini-cli 0.61.0's hook payloads as turn signals (docs/providers.md). Per prompt:
  * BeforeAgent → [BeforeModel → BeforeTool → Notification(ToolPermission) → AfterTool]* → AfterAgent.
  * - BeforeAgent proves the prompt was taken. gemini has no prompt id; its `timestamp` (gemini's
  *   clock, ms) is the turn key that finds the turn's line in the transcript (parseGeminiAnswer).
  * - AfterAgent ends the turn: after an answer, an API error, an Escape, or "Stop" on a quota dialog.
  *   Which one it was is in the transcript, never in `prompt_response` (mangled). So it is a "stop"
- *   with no message, and the engine asks the transcript (extension E4).
+ *   with no message, and the engine asks the transcript (transcriptTurnEnd).
  * - A denied tool (Esc or "No") and a "Keep trying / Stop" dialog fire nothing; retries that never
- *   end fire only BeforeModel markers (extension E5).
+ *   end fire only BeforeModel markers (assessStall).
  */
 export function interpretGeminiEvent(event: HookEvent): TurnSignal {
   const p = event.payload;
-  const str = (key: string): string | null => (typeof p[key] === "string" ? (p[key] as string) : null);
+  const str = (key: string): string | null => stringAt(p, key);
   switch (event.name) {
     case "SessionStart":
-      return { kind: "session-start", sessionId: str("session_id"), transcriptPath: str("transcript_path") };
+      return {
+        kind: "session-start",
+        sessionId: GEMINI_HOOK_WIRE.sessionId(p),
+        transcriptPath: GEMINI_HOOK_WIRE.transcriptPath(p),
+      };
     case "BeforeAgent":
       return { kind: "submitted", promptId: str("timestamp"), prompt: str("prompt"), human: true };
     case "AfterAgent":

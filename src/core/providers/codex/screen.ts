@@ -1,4 +1,4 @@
-import type { ScreenState } from "./types.ts";
+import type { ScreenState } from "../types.ts";
 
 /**
  * Reading the codex 0.171.0 TUI screen (tmux capture-pane, no escapes). Measured layout at rest:

@@ -1,7 +1,7 @@
-import { isRecord, asRecord as record } from "../json.ts";
-import { shellQuote } from "../shell.ts";
-import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./gemini-launch.ts";
-import type { HomeEntry, HomeLaunch } from "./types.ts";
+import { isRecord, asRecord as record } from "../../json.ts";
+import { shellQuote } from "../../shell.ts";
+import type { HomeEntry, HomeLaunch } from "../home-types.ts";
+import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./launch.ts";
 
 /**
  * The umbel-owned home a gemini worker runs in (`GEMINI_CLI_HOME=<home>`: gemini-cli 0.61.0 then
@@ -62,7 +62,7 @@ export type GeminiHomeInput = {
   readonly envNames: readonly string[];
   /** The text of the user's global context file (`GEMINI.md` in userDir), or null. */
   readonly userMemory?: string | null | undefined;
-  /** The launch flags that live in the home (gemini-launch.ts). */
+  /** The launch flags that live in the home (gemini/launch.ts). */
   readonly launch?: HomeLaunch | undefined;
 };
 
@@ -70,8 +70,6 @@ export type { HomeEntry };
 
 export type GeminiHomePlan = {
   readonly entries: readonly HomeEntry[];
-  /** Things a person should know (the user's settings.json did not parse, no auth method). */
-  readonly warnings: readonly string[];
 };
 
 /** `$GEMINI_CLI_HOME/.gemini` when the user has one, else `$HOME/.gemini`. */
@@ -81,14 +79,10 @@ export function userGeminiDir(env: Readonly<Record<string, string | undefined>>)
 }
 
 export function planGeminiHome(input: GeminiHomeInput): GeminiHomePlan {
-  const warnings: string[] = [];
   const dir = `${input.home}/.gemini`;
-  const user = parseSettings(input.userSettings, warnings);
+  const user = parseSettings(input.userSettings);
   const launch = input.launch ?? {};
   const settings = applyLaunchSettings(applyUmbelSettings(user, input), launch);
-  if (readSelectedType(settings) === null) {
-    warnings.push("no gemini auth method: sign in once with `gemini` or pass GEMINI_API_KEY");
-  }
   const links: HomeEntry[] =
     input.userDir === null
       ? []
@@ -126,7 +120,6 @@ export function planGeminiHome(input: GeminiHomeInput): GeminiHomePlan {
             },
           ]),
     ],
-    warnings,
   };
 }
 
@@ -182,13 +175,8 @@ function deriveSelectedType(envNames: readonly string[]): string | undefined {
   return undefined;
 }
 
-function readSelectedType(settings: Record<string, unknown>): string | null {
-  const auth = record(record(settings.security).auth);
-  return typeof auth.selectedType === "string" ? auth.selectedType : null;
-}
-
 /** settings.json may hold line and block comments (gemini strips them); a broken file is ignored. */
-function parseSettings(text: string | null, warnings: string[]): Record<string, unknown> {
+function parseSettings(text: string | null): Record<string, unknown> {
   if (text === null || text.trim() === "") return {};
   for (const candidate of [text, stripComments(text)]) {
     try {
@@ -198,7 +186,6 @@ function parseSettings(text: string | null, warnings: string[]): Record<string, 
       // try the next form
     }
   }
-  warnings.push("the user's gemini settings.json is not valid JSON; the worker starts without it");
   return {};
 }
 

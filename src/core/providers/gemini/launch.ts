@@ -1,6 +1,6 @@
-import { UsageError } from "../errors.ts";
-import { isRecord, asRecord as record } from "../json.ts";
-import type { HomeEntry, HomeLaunch } from "./types.ts";
+import { UsageError } from "../../errors.ts";
+import { isRecord, asRecord as record } from "../../json.ts";
+import type { HomeEntry, HomeLaunch } from "../home-types.ts";
 
 /**
  * claude's launch flags in gemini-cli 0.61.0's terms (read from its bundle, each measured against

@@ -1,4 +1,4 @@
-import type { LaunchInput } from "./types.ts";
+import type { LaunchInput } from "../launch-types.ts";
 
 /**
  * claude honours only the LAST `--settings` it is given (2.1.332: with two, the first one's hooks

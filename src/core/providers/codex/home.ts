@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { planCodexMcpServers } from "./codex-mcp.ts";
-import { tomlString } from "./codex-toml.ts";
+import { planCodexMcpServers } from "./mcp.ts";
+import { tomlString } from "./toml.ts";
 
 /**
- * The umbel-managed CODEX_HOME, as data (measured on codex-cli 0.171.0; ../shared/notes/codex.md §3).
+ * The umbel-managed CODEX_HOME, as data (measured on codex-cli 0.171.0; docs/providers.md, Codex).
  *
  * One home is shared by every codex worker of a state root (`$UMBEL_HOME/codex-home`), so `codex
  * resume <id>` finds any worker's rollout and codex's own auth lock serialises token refreshes:
@@ -22,7 +22,7 @@ import { tomlString } from "./codex-toml.ts";
  * - claude's launch flags that live in codex's config go into that profile too: `--system-prompt` as
  *   `model_instructions_file` (`umbel-<worker>.instructions.md`, also removed at kill),
  *   `--append-system-prompt` as `developer_instructions`, `--mcp-config` as `[mcp_servers.*]`
- *   (codex-mcp.ts). Measured: the file's text (trimmed) REPLACES codex's built-in base instructions
+ *   (codex/mcp.ts). Measured: the file's text (trimmed) REPLACES codex's built-in base instructions
  *   as the first developer message of every request (`base_instructions` is ignored with a
  *   warning); `developer_instructions` is the first part of the next developer message. A user's
  *   own `developer_instructions` is overridden by the profile's, as any key of a higher layer.
@@ -82,8 +82,6 @@ export type CodexHomePlan = {
   readonly profile: string;
   /** What kill removes (the shared home stays: it holds every worker's rollouts). */
   readonly removeOnKill: readonly string[];
-  /** MCP servers left out because codex cannot run them as configured (codex-mcp.ts). */
-  readonly warnings: readonly string[];
 };
 
 export function codexProfileName(worker: string): string {
@@ -120,7 +118,6 @@ export function planCodexHome(input: CodexHomeInput): CodexHomePlan {
     })),
     profile,
     removeOnKill: instructions ? [profilePath, instructions] : [profilePath],
-    warnings: mcp.refused,
   };
 }
 

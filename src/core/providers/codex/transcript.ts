@@ -1,5 +1,5 @@
-import { parseJsonObject } from "../json.ts";
-import type { TranscriptAnswer } from "./types.ts";
+import { parseJsonObject } from "../../json.ts";
+import type { TranscriptAnswer } from "../transcript-types.ts";
 
 /**
  * Reading a codex rollout file (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<session>.jsonl`,

@@ -1,4 +1,4 @@
-import { tomlString } from "./codex-toml.ts";
+import { tomlString } from "./toml.ts";
 
 /**
  * claude's `mcpServers` map (merged from every --mcp-config) as codex `[mcp_servers.<name>]` tables

@@ -1,85 +1,36 @@
-import { UsageError } from "../errors.ts";
-import { normalisePrompt } from "../prompt.ts";
-import type { PermissionMode } from "../schemas.ts";
-import { assessRetryStall, interpretGeminiEvent } from "./gemini-events.ts";
+import { UsageError } from "../../errors.ts";
+import { normalisePrompt } from "../../prompt.ts";
+import type { PermissionMode } from "../../schemas.ts";
+import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
+import {
+  type LaunchFlag,
+  type LaunchInput,
+  type LaunchOptions,
+  type LaunchPlan,
+  refuseLaunchFlags,
+} from "../launch-types.ts";
+import type { HomedProvider, TurnSignal } from "../types.ts";
+import { assessRetryStall, GEMINI_HOOK_WIRE, interpretGeminiEvent } from "./events.ts";
 import {
   GEMINI_AUTH_FILES,
   GEMINI_HOOK_EVENTS,
   GEMINI_MARKER_EVENTS,
   planGeminiHome,
   userGeminiDir,
-} from "./gemini-home.ts";
-import { geminiMcpProblem, geminiSystemPromptPath } from "./gemini-launch.ts";
-import { classifyGeminiScreen, stillGeminiScreen } from "./gemini-screen.ts";
-import { trackGeminiTurn } from "./gemini-stream.ts";
-import { parseGeminiAnswer } from "./gemini-transcript.ts";
-import type {
-  HomeContext,
-  HomePlan,
-  LaunchInput,
-  LaunchOptions,
-  LaunchPlan,
-  Provider,
-  TurnSignal,
-} from "./types.ts";
-import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
+} from "./home.ts";
+import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
+import { classifyGeminiScreen, stillGeminiScreen } from "./screen.ts";
+import { trackGeminiTurn } from "./stream.ts";
+import { parseGeminiAnswer } from "./transcript.ts";
 
-/*
- * Google Gemini CLI (`gemini`, @google/gemini-cli), measured on 0.61.0 (../shared/notes/gemini.md,
- * and docs/providers.md). Wired through the optional members of the Provider contract (types.ts):
- * E1 (homeReads/planHome), E2 (delivery), E3 (transcriptTurnEnd after AfterAgent), E4 (the error
- * box's keys in ScreenState, assessStall + interruptKeys), E5 (a cancelled transcript ends the
- * turn) and E7 (checkLaunchOptions) are done; E6 (answerBeforeSend) is NOT wired: send refuses a
- * worker showing such a dialog (exit 4). The original list:
- *
- * E1 A umbel-owned home. Hooks live in `<home>/.gemini/settings.json`, given to the CLI as
- *    GEMINI_CLI_HOME=<home> (the user's project and ~/.gemini stay untouched). Contract:
- *      LaunchInput.providerHome?: string                      // absolute, e.g. sessions/<name>/gemini
- *      Provider.userConfigDir?(hostEnv): string | null        // = userGeminiDir
- *      Provider.authFiles?: readonly string[]                 // = GEMINI_AUTH_FILES
- *      Provider.prepareHome?(input: GeminiHomeInput): GeminiHomePlan   // = planGeminiHome
- *    spawn reads the user's settings.json and lists which auth files exist (I/O), calls
- *    prepareHome, then makes the entries (dirs 0700, files atomically 0600, symlinks for auth) before
- *    newSession; kill --purge / prune delete the home without following its links.
- * E2 Delivery timing per provider: Provider.delivery?: { enterDelayMs; confirmWindowMs; maxEnters }
- *    (gemini: GEMINI_DELIVERY). Measured on 2 cores at load 6-9: an Enter 50 ms after the paste was
- *    lost 4 of 4 times, at 150 ms 5 of 8, at 300 ms 1 of 8, at 600 ms 0 of 8 in a row (yet 2 of ~10
- *    ad-hoc sends at 600 ms still needed a second Enter); BeforeAgent came 130-450 ms after the
- *    Enter that took. A lost Enter leaves the text in the box (the composer, "ready"). Keep the
- *    per-paste unique buffer (tmux buffers are server-global: shared names cross prompts between
- *    workers) and re-press Enter only while classifyScreen says "ready" (safe on an empty box).
- * E3 Turn end by transcript: AfterAgent is a plain "stop" for answers, API errors and Escapes alike.
- *    parseAnswer returns GeminiAnswer (TranscriptAnswer + status "answered" | "running" | "failed" |
- *    "cancelled" | "none", error, prompt); wait must read it after a stop (bounded, like read) and
- *    report status "failed" as provider-error with evidence.error, "cancelled" as stop with
- *    evidence.detail "cancelled" and no message. promptId is BeforeAgent's `timestamp`: read must
- *    pass the turn's promptId to parseAnswer (the turn key; gemini has no prompt id).
- * E4 Provider-error by screen while a turn runs (no hook fires for these):
- *    - classifyScreen → { kind: "error", text, keys } ("Keep trying / Stop": quota, model not found):
- *      press `keys` (Stop; gemini then writes the error and fires AfterAgent, the worker stays
- *      usable) and report provider-error with evidence.screen = text;
- *    - Provider.assessStall?(input: RetryStallInput): RetryStall (= assessRetryStall, fed with the
- *      events after the baseline, umbel's own time of last progress — a new non-marker event or a
- *      transcript size change — and busy = classifyScreen(screen).kind === "busy"): when stalled,
- *      keep the screen as evidence, press Provider.interruptKeys (GEMINI_INTERRUPT_KEYS: AfterAgent fires,
- *      the prompt is rolled back), wait ≤ 5 s for that AfterAgent, report provider-error with
- *      evidence { error: stall.error, attempts, screen }. This is how persistent 500/429 and an
- *      unreachable server end (gemini itself retries for ever), by umbel's deadline, not gemini's.
- * E5 A denied tool (Esc / "No" on the permission box) fires no AfterAgent: while the turn is in
- *    "input" and the screen is "ready" again, parseAnswer(...).status === "cancelled" ends it
- *    (stop, evidence.detail "cancelled").
- * E6 Dialogs after a turn: loop detection opens its box after AfterAgent; shell mode is one `!` key
- *    away. send answers a "dialog" whose name is in Provider.answerBeforeSend?: readonly string[]
- *    (gemini: GEMINI_ANSWER_BEFORE_SEND) before pasting, instead of exit 4.
- * E7 Permission modes per provider: Provider.permissionModes?: Partial<Record<PermissionMode, string>>
- *    (absent mode = usage error, exit 2, naming the provider) and Provider.unattendedMode?: string.
- *    planLaunch may assume a valid mode; geminiLaunchProblems lists the usage errors.
- * E8 Marker hooks: BeforeModel is registered by the home plan itself as a bare marker line
- *    (`{"hook_event_name":"BeforeModel"}`), so parseEvents must accept a payload without session_id.
- *    (It already does; noted so nobody "fixes" it.)
+/**
+ * Google Gemini CLI (`gemini`, @google/gemini-cli), measured on 0.61.0 (docs/providers.md). It runs
+ * in its own GEMINI_CLI_HOME in the worker's session directory (home.ts), where its hooks live; its
+ * AfterAgent hook ends every turn alike, so the transcript says whether the turn answered, failed
+ * or was cancelled, and retries that never end are found by assessStall.
  */
 
-/** Gemini's --approval-mode for umbel's permission modes; the others are usage errors (E7). */
+/** Gemini's --approval-mode for umbel's permission modes; the others are usage errors. */
 export const GEMINI_APPROVAL_MODES: Partial<Record<PermissionMode, string>> = {
   default: "default",
   manual: "default",
@@ -88,19 +39,19 @@ export const GEMINI_APPROVAL_MODES: Partial<Record<PermissionMode, string>> = {
   bypassPermissions: "yolo",
 };
 
-/** Paste → Enter pause, how long to wait for BeforeAgent, and how many Enters at most (E2). */
+/**
+ * Paste → Enter pause, how long to wait for BeforeAgent, and how many Enters at most. Measured on 2
+ * cores at load 6-9: an Enter 50 ms after the paste was lost 4 of 4 times, at 150 ms 5 of 8, at
+ * 300 ms 1 of 8, at 600 ms 0 of 8 (yet 2 of ~10 ad-hoc sends at 600 ms still needed a second Enter);
+ * BeforeAgent came 130-450 ms after the Enter that took. A lost Enter leaves the text in the box.
+ */
 export const GEMINI_DELIVERY = { enterDelayMs: 400, confirmWindowMs: 1500, maxEnters: 4 } as const;
 
-/** One Escape cancels a turn (streaming or retrying): "Request cancelled.", AfterAgent (E4). */
+/** One Escape cancels a turn (streaming or retrying): "Request cancelled.", AfterAgent. */
 export const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
 
-/** Dialogs send may answer before it pastes (E6). */
-export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-nudge"] as const;
-
-export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
-
 /**
- * The optional launch flags gemini honours (gemini-launch.ts says how); the rest are usage errors
+ * The optional launch flags gemini honours (gemini/launch.ts says how); the rest are usage errors
  * naming gemini. Not --settings (claude's settings mean nothing to gemini) nor --continue (gemini's
  * `--resume latest` looks only in the worker's own home, which is new for every worker).
  */
@@ -112,7 +63,7 @@ export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [
   "--disallowed-tools",
 ];
 
-export const gemini: Provider = {
+export const gemini: HomedProvider = {
   id: "gemini",
   displayName: "Gemini CLI",
   binEnv: "UMBEL_GEMINI_BIN",
@@ -142,7 +93,8 @@ export const gemini: Provider = {
   explicitOnlyEnv: [],
   hookEvents: GEMINI_HOOK_EVENTS,
   submitEvent: "BeforeAgent",
-  planLaunch: (input) => planGeminiLaunch(input),
+  hookWire: GEMINI_HOOK_WIRE,
+  planLaunch: planGeminiLaunch,
   classifyScreen: classifyGeminiScreen,
   stillScreen: stillGeminiScreen,
   preparePrompt: prepareGeminiPrompt,
@@ -152,13 +104,15 @@ export const gemini: Provider = {
   maxTurnsHalt: "hook",
   // 0.61.0: the agent stops after that tool ("Agent execution stopped: <reason>"), no AfterAgent.
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
-  homeReads: (context) => {
-    const dir = userGeminiDir(context.hostEnv);
-    return dir === null
-      ? []
-      : [`${dir}/settings.json`, `${dir}/GEMINI.md`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];
+  home: {
+    reads: (context) => {
+      const dir = userGeminiDir(context.hostEnv);
+      return dir === null
+        ? []
+        : [`${dir}/settings.json`, `${dir}/GEMINI.md`, ...GEMINI_AUTH_FILES.map((name) => `${dir}/${name}`)];
+    },
+    plan: planGeminiHomeEntries,
   },
-  planHome: planGeminiHomeEntries,
   delivery: GEMINI_DELIVERY,
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("gemini", options, GEMINI_LAUNCH_FLAGS) ?? geminiLaunchProblems(options)[0] ?? null,
@@ -190,7 +144,7 @@ export function planGeminiHomeEntries(
     launch: context.launch,
   });
   const links = plan.entries.flatMap((entry) => (entry.kind === "link" ? [entry.path] : []));
-  return { home, entries: plan.entries, removeOnKill: links, warnings: plan.warnings };
+  return { home, entries: plan.entries, removeOnKill: links };
 }
 
 /** After AfterAgent (a plain stop for answers, errors and Escapes alike), the transcript says which. */
@@ -209,14 +163,13 @@ export function geminiTurnEnd(transcript: string, promptId: string | null): Turn
 }
 
 /**
- * argv and fixed env. The home comes from LaunchInput.providerHome (E1). GEMINI_CLI_TRUST_WORKSPACE
+ * argv and fixed env, in the home the engine laid out from `home.plan`. GEMINI_CLI_TRUST_WORKSPACE
  * trusts the cwd (hooks, user-level ones included, are silently off in an untrusted folder; the
  * `--skip-trust` flag comes too late for project settings). GEMINI_CLI_NO_RELAUNCH keeps gemini in
  * one process: its relaunching parent ignores SIGHUP/SIGTERM/SIGINT and outlives the pane.
  * --system-prompt's text is a file of the home (planGeminiHome writes it): GEMINI_SYSTEM_MD.
  */
-export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
-  if (!input.providerHome) throw new Error("gemini needs a umbel-owned home: LaunchInput.providerHome");
+export function planGeminiLaunch(input: LaunchInput, home: LaidOutHome): LaunchPlan {
   const argv: string[] = [input.bin];
   if (input.resumeSessionId) argv.push("--resume", input.resumeSessionId);
   else argv.push("--session-id", input.sessionId);
@@ -228,11 +181,11 @@ export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
   for (const tool of input.allowedTools ?? []) argv.push("--allowed-tools", tool);
   for (const dir of input.addDirs ?? []) argv.push("--include-directories", includeDirectory(dir));
   const env: Record<string, string> = {
-    GEMINI_CLI_HOME: input.providerHome,
+    GEMINI_CLI_HOME: home.path,
     GEMINI_CLI_TRUST_WORKSPACE: "true",
     GEMINI_CLI_NO_RELAUNCH: "true",
   };
-  if (input.systemPrompt !== undefined) env.GEMINI_SYSTEM_MD = geminiSystemPromptPath(input.providerHome);
+  if (input.systemPrompt !== undefined) env.GEMINI_SYSTEM_MD = geminiSystemPromptPath(home.path);
   return { argv, env };
 }
 
@@ -240,7 +193,7 @@ export function planGeminiLaunch(input: GeminiLaunchInput): LaunchPlan {
  * --add-dir as `--include-directories`: gemini splits its values at commas and trims them (0.61.0
  * coerceCommaSeparated), so such a path would name other directories. Its TUI then asks "Do you
  * trust the following folders being added to this workspace?"; spawn answers Yes (this session
- * only) like claude's own --add-dir question (gemini-screen.ts).
+ * only) like claude's own --add-dir question (gemini/screen.ts).
  */
 function includeDirectory(dir: string): string {
   if (dir.includes(",") || dir.trim() !== dir) {
@@ -252,7 +205,7 @@ function includeDirectory(dir: string): string {
   return dir;
 }
 
-/** Usage errors for a launch gemini cannot honour (E7: permission modes; MCP servers); empty when it can. */
+/** Usage errors for a launch gemini cannot honour (permission modes, MCP servers); empty when it can. */
 export function geminiLaunchProblems(input: Pick<LaunchOptions, "permissionMode" | "mcpServers">): string[] {
   // (unattended maps to --approval-mode yolo; --allowed-tools to gemini's own --allowed-tools)
   const problems: string[] = [];

@@ -1,0 +1,100 @@
+import { stringAt } from "../../json.ts";
+import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
+
+/** The hook events umbel registers with claude (2.1.332). */
+export const CLAUDE_HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "Stop",
+  "StopFailure",
+  "Notification",
+  "PermissionRequest",
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "SubagentStart",
+  "SubagentStop",
+  "SessionEnd",
+] as const;
+
+/** Notification types that mean "a person has to answer something"; idle_prompt is not one. */
+const INPUT_NOTIFICATIONS = new Set(["permission_prompt", "agent_needs_input", "elicitation_dialog"]);
+
+/** claude's hook payloads name the event, session and transcript like this (2.1.332). */
+export const CLAUDE_HOOK_WIRE: HookWire = {
+  eventName: (payload) => stringAt(payload, "hook_event_name"),
+  sessionId: (payload) => stringAt(payload, "session_id"),
+  transcriptPath: (payload) => stringAt(payload, "transcript_path"),
+};
+
+export function interpretEvent(event: HookEvent): TurnSignal {
+  const p = event.payload;
+  const str = (key: string): string | null => stringAt(p, key);
+  switch (event.name) {
+    case "SessionStart":
+      return {
+        kind: "session-start",
+        sessionId: CLAUDE_HOOK_WIRE.sessionId(p),
+        transcriptPath: CLAUDE_HOOK_WIRE.transcriptPath(p),
+      };
+    case "UserPromptSubmit": {
+      const prompt = str("prompt");
+      // Subagent reports and task notifications arrive as prompts too; they are not the caller's turn.
+      const human = !(prompt && /^<(agent-message|task-notification)\b/.test(prompt));
+      return { kind: "submitted", promptId: str("prompt_id"), prompt, human };
+    }
+    case "Stop":
+      return {
+        kind: "stop",
+        promptId: str("prompt_id"),
+        message: str("last_assistant_message"),
+        backgroundTasks: runningTasks(p),
+      };
+    case "StopFailure":
+      return {
+        kind: "failure",
+        promptId: str("prompt_id"),
+        error: str("error") ?? "unknown",
+        message: str("last_assistant_message"),
+      };
+    case "PermissionRequest":
+      return { kind: "input", text: describeTool(str("tool_name"), p.tool_input), detail: "permission" };
+    case "Notification": {
+      const type = str("notification_type") ?? "";
+      if (!INPUT_NOTIFICATIONS.has(type)) return { kind: "ignore" };
+      return { kind: "input", text: str("message") ?? type, detail: type };
+    }
+    case "SubagentStart":
+      return { kind: "subagent-start", id: str("agent_id") ?? "?" };
+    case "SubagentStop":
+      return { kind: "subagent-stop", id: str("agent_id") ?? "?" };
+    case "SessionEnd":
+      return { kind: "session-end", reason: str("reason") ?? "" };
+    case "PreToolUse":
+    case "PostToolUse":
+    case "PostToolUseFailure":
+      return { kind: "progress" };
+    default:
+      return { kind: "ignore" };
+  }
+}
+
+function runningTasks(payload: Readonly<Record<string, unknown>>): string[] {
+  const tasks = Array.isArray(payload.background_tasks) ? payload.background_tasks : [];
+  return tasks.flatMap((t) =>
+    t && typeof t === "object" && (t as { status?: unknown }).status === "running"
+      ? [String((t as { id?: unknown }).id ?? "?")]
+      : [],
+  );
+}
+
+function describeTool(name: string | null, input: unknown): string {
+  const tool = name ?? "tool";
+  if (input && typeof input === "object") {
+    const i = input as Record<string, unknown>;
+    const main = i.command ?? i.file_path ?? i.path ?? i.url ?? i.pattern;
+    if (typeof main === "string") return `${tool}: ${main}`;
+    return `${tool}: ${JSON.stringify(input)}`;
+  }
+  return tool;
+}

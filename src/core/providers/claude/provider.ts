@@ -1,0 +1,95 @@
+import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
+import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
+import type { PlainProvider } from "../types.ts";
+import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, interpretEvent } from "./events.ts";
+import { launchExtras, mergeSettings } from "./launch.ts";
+import { classifyScreen, stillScreen } from "./screen.ts";
+import { trackClaudeTurn } from "./stream.ts";
+import { parseClaudeAnswer } from "./transcript.ts";
+
+/**
+ * Claude Code (`claude`), measured on 2.1.332 (docs/providers.md). Hooks come in through
+ * `--settings '<json>'`, which shows no review dialog and touches nothing in the user's project.
+ */
+
+export const claude: PlainProvider = {
+  id: "claude",
+  displayName: "Claude Code",
+  binEnv: "UMBEL_CLAUDE_BIN",
+  defaultBin: "claude",
+  // Named one by one: a host Claude Code exports CLAUDECODE and CLAUDE_CODE_CHILD_SESSION, and the
+  // latter turns transcript writing off in every worker that inherits it.
+  envNames: [
+    "ANTHROPIC_BASE_URL",
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_SMALL_FAST_MODEL",
+    "ANTHROPIC_DEFAULT_OPUS_MODEL",
+    "ANTHROPIC_DEFAULT_SONNET_MODEL",
+    "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_MAX_RETRIES",
+    "CLAUDE_CODE_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "DISABLE_AUTOUPDATER",
+    "DISABLE_TELEMETRY",
+    "IS_SANDBOX",
+  ],
+  // An inherited key silently switches a subscription user to API billing.
+  explicitOnlyEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+  hookEvents: CLAUDE_HOOK_EVENTS,
+  hookWire: CLAUDE_HOOK_WIRE,
+  submitEvent: "UserPromptSubmit",
+  planLaunch,
+  classifyScreen,
+  stillScreen,
+  preparePrompt,
+  interpretEvent,
+  parseAnswer: parseClaudeAnswer,
+  trackTurn: trackClaudeTurn,
+  maxTurnsHalt: "hook",
+  // Stop right after the tool that just ran (no Stop hook; the transcript ends with turn_duration).
+  haltHooks: (reason) => ({
+    PostToolUse: { continue: false, stopReason: reason },
+    PostToolUseFailure: { continue: false, stopReason: reason },
+  }),
+};
+
+/**
+ * claude folds a paste of more than 800 characters or more than 2 line breaks (in a pane of 12+ rows;
+ * fewer rows fold sooner) into `[Pasted text #N +L lines]`, read from the 2.1.332 binary and checked.
+ */
+const PASTE_FOLD: PasteFold = { maxChars: 800, maxLineBreaks: 2 };
+
+/**
+ * The text umbel pastes for a prompt. `/…` (after any leading whitespace) would run as a slash
+ * command, so it gets trailing newlines until the paste folds (a folded paste is always text; the
+ * model sees the newlines). `!…` would switch the box to shell mode, so it gets a leading space.
+ */
+export function preparePrompt(prompt: string): string {
+  return neutraliseShellPrefix(foldSlashPrompt(normalisePrompt(prompt), PASTE_FOLD));
+}
+
+function planLaunch(input: LaunchInput): LaunchPlan {
+  const hook = [{ matcher: "", hooks: [{ type: "command", command: input.hookCommand }] }];
+  const own: Record<string, unknown> = {
+    hooks: Object.fromEntries(CLAUDE_HOOK_EVENTS.map((event) => [event, hook])),
+  };
+  const bypass = input.unattended === true || input.permissionMode === "bypassPermissions";
+  if (bypass) own.skipDangerousModePermissionPrompt = true;
+  const argv: string[] = [input.bin];
+  if (input.resumeSessionId) argv.push("--resume", input.resumeSessionId);
+  else if (input.continueSession) argv.push("--continue");
+  else argv.push("--session-id", input.sessionId);
+  argv.push("--settings", JSON.stringify(mergeSettings(own, input.settings)));
+  if (input.model) argv.push("--model", input.model);
+  if (bypass) argv.push("--permission-mode", "bypassPermissions");
+  else if (input.permissionMode) argv.push("--permission-mode", input.permissionMode);
+  if (input.allowedTools && input.allowedTools.length > 0)
+    argv.push("--allowedTools", input.allowedTools.join(","));
+  argv.push(...launchExtras(input));
+  // Without it every worker runs `npm view @anthropic-ai/claude-code@latest` a few seconds in.
+  const env: Record<string, string> = { DISABLE_AUTOUPDATER: "1" };
+  // As root, bypass mode refuses to start ("cannot be used with root/sudo privileges") unless IS_SANDBOX=1.
+  if (bypass && input.isRoot) env.IS_SANDBOX = "1";
+  return { argv, env };
+}

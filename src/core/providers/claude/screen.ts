@@ -1,0 +1,76 @@
+import { answerDialog } from "../../screen.ts";
+import type { ScreenState } from "../types.ts";
+
+const TRUST_OPTION = "Yes, I trust this folder";
+const ADD_DIR_OPTION = "Yes, add it";
+
+export function classifyScreen(screen: string): ScreenState {
+  if (screen.includes("didn't start because this folder isn't trusted"))
+    return { kind: "exited", text: tail(screen) };
+  if (screen.includes(TRUST_OPTION)) return dialog("trust", screen, TRUST_OPTION);
+  // --add-dir of a folder claude has not trusted yet asks again, defaulting to "No, exit".
+  if (screen.includes(ADD_DIR_OPTION)) return dialog("add-dir", screen, ADD_DIR_OPTION);
+  if (screen.includes("Detected a custom API key")) return dialog("api-key", screen, "Yes");
+  if (screen.includes("Yes, I accept") && screen.includes("Bypass Permissions")) {
+    return dialog("bypass-permissions", screen, "Yes, I accept");
+  }
+  if (screen.includes("Settings Warning")) {
+    return {
+      kind: "dialog",
+      dialog: "settings-warning",
+      keys: [],
+      fatal: "claude rejected umbel's --settings",
+    };
+  }
+  if (/Select login method|Not logged in|run \/login|Log in with your Claude account/.test(screen)) {
+    return { kind: "sign-in", text: tail(screen) };
+  }
+  if (/Enter to continue/.test(screen) && /auto mode/i.test(screen) && /classifier|charge/.test(screen)) {
+    return { kind: "dialog", dialog: "auto-mode-billing-notice", keys: ["Enter"] };
+  }
+  const permission = /Do you want to (proceed|create|make this edit|allow)[^\n]*/.exec(screen);
+  if (permission && /Esc to cancel/.test(screen)) return { kind: "input", text: permissionBlock(screen) };
+  if (/esc to interrupt/.test(screen)) return { kind: "busy" };
+  if (/^❯/m.test(screen) && /^─{8,}/m.test(screen)) return { kind: "ready" };
+  return { kind: "unknown" };
+}
+
+/**
+ * claude's busy line ticks every second (`✻ Puttering… (12s · ↓ 40 tokens)`) and its glyph cycles,
+ * even when the request hangs; `--idle-timeout` must see through that, so the spinner line goes
+ * and digits are blanked.
+ */
+export function stillScreen(screen: string): string {
+  return screen
+    .split("\n")
+    .filter((l) => !/^\S\s+\S.*…/.test(l))
+    .join("\n")
+    .replace(/\d+/g, "#");
+}
+
+function dialog(name: string, screen: string, target: string): ScreenState {
+  const keys = answerDialog(screen, target);
+  return keys ? { kind: "dialog", dialog: name, keys } : { kind: "unknown" };
+}
+
+/** The prompt block: from the tool line (`● Bash(...)`) or the header down to "Esc to cancel". */
+function permissionBlock(screen: string): string {
+  const lines = screen.split("\n");
+  const end = lines.findLastIndex((l) => l.includes("Esc to cancel"));
+  let start = lines.findLastIndex((l, i) => i < end && /^[─]{8,}/.test(l.trim()));
+  if (start < 0) start = Math.max(0, end - 15);
+  return lines
+    .slice(start + 1, end + 1)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "" && !/^[╌─]+$/.test(l.trim()))
+    .join("\n");
+}
+
+function tail(screen: string): string {
+  return screen
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== "")
+    .slice(-12)
+    .join("\n");
+}

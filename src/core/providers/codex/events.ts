@@ -1,0 +1,67 @@
+import { stringAt } from "../../json.ts";
+import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
+import type { CodexTurnEnd } from "./transcript.ts";
+
+/** codex's hook payloads use claude's field names (0.171.0; `turn_id` is codex's own). */
+export const CODEX_HOOK_WIRE: HookWire = {
+  eventName: (payload) => stringAt(payload, "hook_event_name"),
+  sessionId: (payload) => stringAt(payload, "session_id"),
+  transcriptPath: (payload) => stringAt(payload, "transcript_path"),
+};
+
+export function interpretCodexEvent(event: HookEvent): TurnSignal {
+  const p = event.payload;
+  const str = (key: string): string | null => stringAt(p, key);
+  switch (event.name) {
+    case "SessionStart":
+      return {
+        kind: "session-start",
+        sessionId: CODEX_HOOK_WIRE.sessionId(p),
+        transcriptPath: CODEX_HOOK_WIRE.transcriptPath(p),
+      };
+    case "UserPromptSubmit":
+      return { kind: "submitted", promptId: str("turn_id"), prompt: str("prompt"), human: true };
+    case "Stop":
+      return {
+        kind: "stop",
+        promptId: str("turn_id"),
+        message: str("last_assistant_message"),
+        backgroundTasks: [],
+      };
+    case "Interrupt":
+      return { kind: "interrupted", promptId: str("turn_id") };
+    case "PermissionRequest":
+      return { kind: "input", text: describeTool(str("tool_name"), p.tool_input), detail: "permission" };
+    case "PreToolUse":
+    case "PostToolUse":
+      return { kind: "progress" };
+    case "SessionEnd":
+      return { kind: "session-end", reason: str("reason") ?? "" };
+    default:
+      return { kind: "ignore" };
+  }
+}
+
+/** What the transcript says about the turn, as a signal (null while the turn runs). */
+export function turnEndSignal(end: CodexTurnEnd): TurnSignal | null {
+  switch (end.status) {
+    case "running":
+      return null;
+    case "complete":
+      return { kind: "stop", promptId: end.turnId, message: end.message, backgroundTasks: [] };
+    case "failed":
+      return { kind: "failure", promptId: end.turnId, error: end.errorKind, message: end.error };
+    case "aborted":
+      return { kind: "interrupted", promptId: end.turnId };
+  }
+}
+
+/** `Bash: touch x (Need to touch a file outside the sandbox?)`, `apply_patch: *** Begin Patch…`. */
+function describeTool(name: string | null, input: unknown): string {
+  const tool = name ?? "tool";
+  if (!input || typeof input !== "object") return tool;
+  const i = input as Record<string, unknown>;
+  if (typeof i.command !== "string") return `${tool}: ${JSON.stringify(input)}`;
+  const why = typeof i.description === "string" ? ` (${i.description})` : "";
+  return `${tool}: ${i.command}${why}`;
+}

@@ -1,0 +1,174 @@
+import { normalisePrompt } from "../../prompt.ts";
+import type { PermissionMode } from "../../schemas.ts";
+import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
+import {
+  type LaunchFlag,
+  type LaunchInput,
+  type LaunchOptions,
+  type LaunchPlan,
+  refuseLaunchFlags,
+} from "../launch-types.ts";
+import type { HomedProvider } from "../types.ts";
+import { CODEX_HOOK_WIRE, interpretCodexEvent, turnEndSignal } from "./events.ts";
+import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
+import { refuseCodexMcpServers } from "./mcp.ts";
+import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
+import { trackCodexTurn } from "./stream.ts";
+import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
+
+/**
+ * OpenAI Codex (`codex`, @openai/codex), measured on codex-cli 0.171.0 (docs/providers.md,
+ * test/real/codex-stub.test.ts). It runs in a umbel-owned CODEX_HOME shared by every codex worker
+ * (home.ts), each worker in its own profile `umbel-<worker>`; its SessionStart hook fires at the
+ * first prompt, and a failed turn fires no hook at all (the transcript says how it ended).
+ */
+
+/**
+ * umbel's permission modes as codex flags. Measured (docs/providers.md, Codex): `-a never` keeps the sandbox and
+ * rejects escalations to the model; `--approve-for-me` sends escalations to a guardian model
+ * request; `-s read-only` fails writes and asks before patches. manual and acceptEdits have no
+ * codex equivalent (0.171.0 offers only `-a on-request` and `-a never`).
+ */
+export const CODEX_PERMISSION_MODES: Partial<Record<PermissionMode, readonly string[]>> = {
+  default: [],
+  plan: ["-s", "read-only"],
+  auto: ["--approve-for-me"],
+  dontAsk: ["-a", "never"],
+  bypassPermissions: ["--dangerously-bypass-approvals-and-sandbox"],
+};
+
+/**
+ * The optional launch flags codex honours (the rest are usage errors naming codex): the prompts and
+ * MCP servers go into the worker's profile (codex/home.ts), `--add-dir` and `--continue` onto argv.
+ * `--disallowed-tools` (codex has no per-tool deny list) and `--settings` (claude's settings JSON)
+ * have no codex equivalent.
+ */
+export const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
+  "--system-prompt",
+  "--append-system-prompt",
+  "--add-dir",
+  "--mcp-config",
+  "--continue",
+];
+
+export const codex: HomedProvider = {
+  id: "codex",
+  displayName: "Codex",
+  binEnv: "UMBEL_CODEX_BIN",
+  defaultBin: "codex",
+  // CODEX_HOME is umbel's (planLaunch sets it); the user's never reaches a worker.
+  envNames: ["CODEX_CA_CERTIFICATE"],
+  // A key in the environment switches a ChatGPT-subscription login to API billing.
+  explicitOnlyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN"],
+  hookEvents: CODEX_HOOKS.map((hook) => hook.event),
+  submitEvent: "UserPromptSubmit",
+  hookWire: CODEX_HOOK_WIRE,
+  planLaunch: planCodexLaunch,
+  classifyScreen: classifyCodexScreen,
+  stillScreen: stillCodexScreen,
+  preparePrompt: prepareCodexPrompt,
+  interpretEvent: interpretCodexEvent,
+  parseAnswer: parseCodexAnswer,
+  trackTurn: trackCodexTurn,
+  // --max-turns interrupts a codex turn (the default); meanwhile PreToolUse refuses every call, so a
+  // response already on its way runs no tool ("Blocked by hook", measured on 0.171.0).
+  haltHooks: (reason) => ({
+    PreToolUse: {
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: reason,
+      },
+    },
+  }),
+  home: {
+    reads: (context) => {
+      const user = userCodexHome(context.hostEnv);
+      return [`${user}/config.toml`, ...CODEX_LINKED_FILES.map((name) => `${user}/${name}`)];
+    },
+    plan: planCodexHomeEntries,
+  },
+  sessionStartAtLaunch: false,
+  screenShowsStreaming: false,
+  clearInputKeys: clearCodexComposerKeys,
+  checkLaunchOptions: (options: LaunchOptions) =>
+    refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??
+    unsupportedLaunchOption(options) ??
+    refuseCodexMcpServers(options.mcpServers),
+  transcriptTurnEnd: (transcript, promptId) => turnEndSignal(findCodexTurnEnd(transcript, promptId)),
+};
+
+/** The user's CODEX_HOME: `$CODEX_HOME`, else `~/.codex` (read from umbel's env, never passed on). */
+export function userCodexHome(env: Readonly<Record<string, string | undefined>>): string {
+  return (env.CODEX_HOME || `${env.HOME ?? ""}/.codex`).replace(/\/+$/, "");
+}
+
+/** The shared `$UMBEL_HOME/codex-home` with this worker's profile; links only to files that exist. */
+export function planCodexHomeEntries(
+  context: HomeContext,
+  files: Readonly<Record<string, string | null>>,
+): HomePlan {
+  const userHome = userCodexHome(context.hostEnv);
+  const plan = planCodexHome({
+    home: `${context.stateRoot}/codex-home`,
+    userHome,
+    userConfig: files[`${userHome}/config.toml`] ?? null,
+    worker: context.worker,
+    cwd: context.cwd,
+    hookCommand: context.hookCommand,
+    launch: context.launch,
+    envNames: context.workerEnvNames,
+  });
+  return {
+    home: `${context.stateRoot}/codex-home`,
+    entries: [
+      ...plan.dirs.map((path) => ({ kind: "dir" as const, path, mode: 0o700 })),
+      ...plan.files.map((file) => ({ kind: "file" as const, ...file })),
+      ...plan.links.map((link) => ({ kind: "link" as const, ...link })),
+    ],
+    removeOnKill: plan.removeOnKill,
+  };
+}
+
+/** argv and env: the worker's profile in the shared home, which the engine laid out from `home.plan`. */
+export function planCodexLaunch(input: LaunchInput, home: LaidOutHome): LaunchPlan {
+  const argv: string[] = [input.bin];
+  if (input.resumeSessionId) argv.push("resume", input.resumeSessionId);
+  // Measured: --last takes the newest session recorded in this cwd (`--all` lifts that filter).
+  else if (input.continueSession) argv.push("resume", "--last");
+  // The default daemon copies ~424 MB into every fresh CODEX_HOME and outlives /quit.
+  argv.push("--no-daemon", "-p", codexProfileName(home.worker));
+  if (input.model) argv.push("-m", input.model);
+  const mode: PermissionMode | undefined = input.unattended ? "bypassPermissions" : input.permissionMode;
+  argv.push(...(CODEX_PERMISSION_MODES[mode ?? "default"] ?? []));
+  for (const dir of input.addDirs ?? []) argv.push("--add-dir", dir);
+  return { argv, env: { CODEX_HOME: home.path } };
+}
+
+/** A usage error for options codex cannot honour, or null (checked before any I/O). */
+export function unsupportedLaunchOption(input: {
+  allowedTools?: readonly string[] | undefined;
+  permissionMode?: PermissionMode | undefined;
+  unattended?: boolean | undefined;
+}): string | null {
+  if (input.allowedTools && input.allowedTools.length > 0)
+    return "codex has no per-tool allowlist: --allowed-tools is not supported with --provider codex";
+  if (input.permissionMode && CODEX_PERMISSION_MODES[input.permissionMode] === undefined) {
+    const known = Object.keys(CODEX_PERMISSION_MODES).join(", ");
+    return `codex has no permission mode "${input.permissionMode}" (codex supports: ${known})`;
+  }
+  return null;
+}
+
+/**
+ * The text to paste. A leading `/` runs a slash command (or, unknown, stays in the composer) and a
+ * leading `!` runs a local shell command, even pasted; a leading space makes both plain text, and
+ * codex trims it before the model sees the prompt. A trailing `@word` opens the file-mention popup,
+ * so Enter would accept a completion instead of submitting: a trailing space prevents it.
+ */
+export function prepareCodexPrompt(prompt: string): string {
+  let text = normalisePrompt(prompt);
+  if (/^[/!]/.test(text)) text = ` ${text}`;
+  if (/(^|\s)@\S*$/.test(text)) text = `${text} `;
+  return text;
+}
