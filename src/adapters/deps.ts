@@ -2,6 +2,7 @@ import { parseDuration } from "../core/duration.ts";
 import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
+import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
@@ -48,6 +49,7 @@ export function createDeps(
       which: (bin, where) => Bun.which(bin, where),
       uuid: () => crypto.randomUUID(),
       installAssets,
+      processStart,
     },
     clock: systemClock,
     env,

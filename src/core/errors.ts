@@ -3,7 +3,7 @@
  * and mapped to exit codes / MCP results only at the faces (`toExitCode`, `formatError`).
  *
  * Exit-code table (documented in docs/cli-reference.md; the wait outcomes share it):
- *   0 ok / stop · 1 failure · 2 usage · 3 no such worker · 4 conflict · 70 internal
+ *   0 ok / stop · 1 failure · 2 usage · 3 no such worker · 4 conflict · 5 nothing to wait for · 70 internal
  *   122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
  */
 export const EXIT = {
@@ -12,6 +12,7 @@ export const EXIT = {
   usage: 2,
   notFound: 3,
   conflict: 4,
+  noTurn: 5,
   internal: 70,
   providerError: 122,
   idle: 123,
@@ -148,6 +149,12 @@ export function renderErrorJson(error: unknown): {
 } {
   const e = toUmbelError(error);
   return { error: { code: e.code, class: e.name, message: e.message, exitCode: e.exitCode, data: e.data } };
+}
+
+/** `wait` on a worker that was never sent a prompt: there is no turn to wait for (never a stop). */
+export class NoTurnError extends UmbelError {
+  override readonly code = "no-turn";
+  override readonly exitCode = EXIT.noTurn;
 }
 
 /** The worker is mid-turn or showing a prompt; typing now would queue or answer something. */

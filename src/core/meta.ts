@@ -20,6 +20,11 @@ export const Meta = z.object({
   /** Files of the provider's home that belong to this worker alone; kill removes them. */
   providerFiles: z.array(z.string()).optional(),
   state: z.enum(["starting", "ready", "killed"]),
+  /**
+   * The process that ran spawn, while the worker is starting: its pid and that process's start
+   * (pids are reused). A starting worker whose spawner is gone was never finished (umbel was killed).
+   */
+  spawner: z.object({ pid: z.number().int(), start: z.string() }).optional(),
   readyAt: z.string().optional(),
   killedAt: z.string().optional(),
 });

@@ -143,6 +143,8 @@ export type SystemPort = {
   which(bin: string, where: { PATH: string; cwd: string }): string | null;
   uuid(): string;
   installAssets(root: string): Promise<Assets>;
+  /** When a process started, as an opaque token (null: no such process); tells a reused pid apart. */
+  processStart(pid: number): Promise<string | null>;
 };
 
 /**

@@ -1,4 +1,4 @@
-import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError } from "./errors.ts";
+import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError, UsageError } from "./errors.ts";
 import { parseEvents } from "./events.ts";
 import type { ExitRecord } from "./outcome.ts";
 import type { PaneInfo } from "./ports.ts";
@@ -13,8 +13,12 @@ import { screenTail } from "./screen.ts";
 
 /** Keys sent less than ~0.15 s after claude's trust dialog appears are dropped; wait a bit more. */
 const DIALOG_SETTLE_MS = 300;
+/** After a move, how long the TUI gets to redraw the highlight before the screen is read again. */
+const DIALOG_STEP_MS = 100;
 const DIALOG_RETRY_MS = 1500;
+/** Answers (the final key) and moves a dialog may take before the spawn gives up on it. */
 const DIALOG_TRIES = 3;
+const DIALOG_MOVES = 12;
 /** tmux has no change notification: look this often (a hook event wakes the driver earlier). */
 const POLL_MS = 100;
 /** The idle screen without the SessionStart hook this long: the hooks do not fire. */
@@ -28,6 +32,8 @@ export type ReadyConfig = {
   readonly name: string;
   readonly deadline: number;
   readonly timeoutMs: number;
+  /** A folder umbel will not trust on the user's behalf (/ or the home directory), when one is asked. */
+  readonly untrusted: string | null;
 };
 
 export type ReadyCommand =
@@ -53,8 +59,11 @@ export type ReadyObservation = { readonly now: number; readonly aborted: boolean
 type DialogSeen = {
   readonly dialog: string;
   readonly at: number;
-  readonly answeredAt: number | null;
+  /** When the last key went, and whether it was a move (a redraw is due) or the answer. */
+  readonly keyAt: number | null;
+  readonly moved: boolean;
   readonly tries: number;
+  readonly moves: number;
 };
 
 export type ReadyState =
@@ -140,31 +149,16 @@ function onScreen(s: Starting, now: number): ReadyStep {
             screen: screenTail(screen),
           }),
         );
-      const seen: DialogSeen =
-        s.dialog?.dialog === state.dialog
-          ? s.dialog
-          : { dialog: state.dialog, at: now, answeredAt: null, tries: 0 };
-      const due =
-        seen.answeredAt === null
-          ? now - seen.at >= DIALOG_SETTLE_MS
-          : now - seen.answeredAt >= DIALOG_RETRY_MS;
-      const base: Starting = { ...s, readySince: null, dialog: seen };
-      if (!due) return untilDeadline(base, now);
-      if (seen.tries >= DIALOG_TRIES)
+      const { untrusted } = s.config;
+      if (state.grantsTrust && untrusted !== null)
         return fail(
-          base,
-          new SpawnFailedError(`the ${state.dialog} dialog did not accept umbel's answer`, {
-            name,
-            screen: screenTail(screen),
-          }),
+          s,
+          new UsageError(
+            `${provider.displayName} asks to trust ${untrusted}; umbel will not trust / or your home directory on your behalf. Start ${provider.defaultBin} there once by hand and answer its trust question yourself, or give a project folder as --cwd`,
+            { name, path: untrusted, dialog: state.dialog },
+          ),
         );
-      const answered = s.answered.includes(state.dialog) ? s.answered : [...s.answered, state.dialog];
-      const next: Starting = {
-        ...base,
-        answered,
-        dialog: { ...seen, answeredAt: now, tries: seen.tries + 1 },
-      };
-      return { state: next, next: { kind: "keys", keys: state.keys } };
+      return onDialog(s, now, state.dialog, state.keys);
     }
     case "sign-in":
       return fail(
@@ -192,6 +186,48 @@ function onScreen(s: Starting, now: number): ReadyStep {
     default:
       return untilDeadline({ ...s, readySince: null }, now);
   }
+}
+
+/**
+ * One key at a time, the screen read again after each: a move (Down/Up) is followed by whatever the
+ * redrawn screen asks for, so Enter goes only once the highlight sits on the answer. Under load a
+ * TUI drops keys (1 of 120 concurrent spawns pressed Enter on claude's "No, exit").
+ */
+function onDialog(s: Starting, now: number, dialog: string, keys: readonly string[]): ReadyStep {
+  const { name } = s.config;
+  const seen: DialogSeen =
+    s.dialog?.dialog === dialog
+      ? s.dialog
+      : { dialog, at: now, keyAt: null, moved: false, tries: 0, moves: 0 };
+  const base: Starting = { ...s, readySince: null, dialog: seen };
+  const due =
+    seen.keyAt === null
+      ? now - seen.at >= DIALOG_SETTLE_MS
+      : now - seen.keyAt >= (seen.moved ? DIALOG_STEP_MS : DIALOG_RETRY_MS);
+  if (!due) return untilDeadline(base, now);
+  const key = keys[0];
+  const moving = keys.length > 1;
+  if (key === undefined || (moving ? seen.moves >= DIALOG_MOVES : seen.tries >= DIALOG_TRIES))
+    return fail(
+      base,
+      new SpawnFailedError(`the ${dialog} dialog did not accept umbel's answer`, {
+        name,
+        screen: screenTail(s.screen),
+      }),
+    );
+  const answered = s.answered.includes(dialog) ? s.answered : [...s.answered, dialog];
+  const next: Starting = {
+    ...base,
+    answered,
+    dialog: {
+      ...seen,
+      keyAt: now,
+      moved: moving,
+      tries: seen.tries + (moving ? 0 : 1),
+      moves: seen.moves + (moving ? 1 : 0),
+    },
+  };
+  return { state: next, next: { kind: "keys", keys: [key] } };
 }
 
 function untilDeadline(s: Starting, now: number): ReadyStep {

@@ -7,14 +7,19 @@ import { WorkerState } from "./schemas.ts";
 export const StatusResult = z.object({
   name: z.string().describe("Worker name"),
   provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini)"),
-  state: WorkerState.describe("starting, idle, busy, needs-input, dead or killed"),
+  state: WorkerState.describe(
+    "starting, idle, busy, needs-input, failed (its spawn died half-way; prune removes it), dead or killed",
+  ),
   cwd: z.string().describe("The worker's working directory"),
   createdAt: z.string().describe("When it was spawned (ISO 8601)"),
   sessionId: z.string().nullable().describe("The CLI's session id"),
   model: z.string().nullable().describe("The model it was spawned with, if one was given"),
   pid: z.number().int().nullable().describe("The pane's process id while it runs"),
   exit: ExitRecord.nullable(),
-  reason: z.string().nullable().describe("Why it is not running: killed, exited, pane-dead, gone"),
+  reason: z
+    .string()
+    .nullable()
+    .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone"),
   prompt: z.string().nullable().describe("What it is asking, when state is needs-input"),
   events: z.number().int().describe("Hook events recorded so far"),
 });

@@ -101,6 +101,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
     } else {
       plan = provider.planLaunch(launch);
     }
+    const spawnerStart = await deps.system.processStart(deps.pid);
     const meta: Meta = {
       version: 1,
       name: input.name,
@@ -112,6 +113,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       createdAt: new Date(deps.clock.now()).toISOString(),
       envNames: Object.keys(input.env ?? {}),
       state: "starting",
+      // Where a process's start cannot be read, no spawner is recorded (never a false "gone").
+      ...(spawnerStart === null ? {} : { spawner: { pid: deps.pid, start: spawnerStart } }),
       ...(input.model ? { model: input.model } : {}),
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
@@ -134,14 +137,13 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       bufferName,
       bufferContent: renderEnvScript(env),
     });
-    const dialogsAnswered = await waitReady(
-      deps,
-      provider,
-      input.name,
-      input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
-    );
+    const dialogsAnswered = await waitReady(deps, provider, input.name, {
+      timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
+      untrusted: await untrustedFolder(deps, [cwd, ...(addDirs ?? [])]),
+    });
+    const { spawner: _spawned, ...ready } = meta;
     await deps.store.writeMeta({
-      ...meta,
+      ...ready,
       state: "ready",
       readyAt: new Date(deps.clock.now()).toISOString(),
     });
@@ -213,7 +215,14 @@ async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> 
 async function requireDirectory(deps: Deps, flag: string, path: string, key: string): Promise<string> {
   if (!(await deps.files.isDirectory(path)))
     throw new UsageError(`${flag} ${path} is not a directory`, { [key]: path });
-  return path;
+  // The real path: a symlink to / must not get / trusted under another name.
+  return deps.files.realpath(path);
+}
+
+/** / or the home directory among the folders a CLI may ask to trust: umbel never trusts those itself. */
+async function untrustedFolder(deps: Deps, folders: readonly string[]): Promise<string | null> {
+  const home = deps.env.HOME ? await deps.files.realpath(deps.env.HOME).catch(() => deps.env.HOME) : null;
+  return folders.find((folder) => folder === "/" || folder === home) ?? null;
 }
 
 function resolveBinary(deps: Deps, provider: Provider): string {
@@ -239,8 +248,14 @@ async function unwind(deps: Deps, name: string, bufferName: string): Promise<voi
  * and wakes early on hook events. Ready means the provider's idle screen AND its SessionStart hook: a
  * TUI whose hooks do not fire cannot prove delivery, so that is a failure, not a ready worker.
  */
-async function waitReady(deps: Deps, provider: Provider, name: string, timeoutMs: number): Promise<string[]> {
-  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs });
+async function waitReady(
+  deps: Deps,
+  provider: Provider,
+  name: string,
+  options: { timeoutMs: number; untrusted: string | null },
+): Promise<string[]> {
+  const { timeoutMs, untrusted } = options;
+  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs, untrusted });
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
     let seen = observe(deps, { kind: "tick" });

@@ -36,7 +36,8 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     events: events.length,
   };
   if (!live.alive) {
-    const state: WorkerState = live.why === "killed" ? "killed" : "dead";
+    const state: WorkerState =
+      live.why === "killed" ? "killed" : live.why === "spawner-gone" ? "failed" : "dead";
     return { ...base, state, pid: null, exit: live.exit, reason: live.why, prompt: null };
   }
   if (meta.state === "starting")

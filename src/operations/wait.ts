@@ -1,4 +1,4 @@
-import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import { NoTurnError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import { parseEvents } from "../core/events.ts";
 import { OUTCOME_EXIT, type Outcome } from "../core/outcome.ts";
 import type { Deps, Waker } from "../core/ports.ts";
@@ -34,7 +34,9 @@ export async function waitForTurn(
       parseEvents(worker.provider, await deps.store.readHooksLog(name)),
     );
     if (last === null)
-      return outcome(name, 0, startedAt, deps.clock.now(), "stop", { detail: "no turn has been sent" });
+      throw new NoTurnError(`worker ${name} has not been sent a prompt yet: there is no turn to wait for`, {
+        name,
+      });
     baseline = last;
   }
   const stallMs = Number(deps.env.UMBEL_RETRY_STALL_MS);

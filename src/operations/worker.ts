@@ -1,3 +1,4 @@
+import { StateError } from "../core/errors.ts";
 import { parseEvents } from "../core/events.ts";
 import type { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
@@ -10,6 +11,12 @@ export type Worker = { readonly meta: Meta; readonly provider: Provider };
 
 export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
   const meta = await deps.store.readMeta(name);
+  // The directory is the identity: a meta.json naming another worker would send every verb there.
+  if (meta.name !== name)
+    throw new StateError(
+      `the state of worker ${name} is inconsistent: ${deps.store.paths(name).meta} names worker ${meta.name}`,
+      { name, metaName: meta.name, path: deps.store.paths(name).meta },
+    );
   return { meta, provider: getProvider(meta.provider) };
 }
 
@@ -19,7 +26,11 @@ export async function readEvents(deps: Deps, provider: Provider, name: string): 
 
 export type Liveness =
   | { alive: true; pid: number | null }
-  | { alive: false; why: "killed" | "exited" | "pane-dead" | "gone"; exit: ExitRecord | null };
+  | {
+      alive: false;
+      why: "killed" | "exited" | "pane-dead" | "gone" | "spawner-gone";
+      exit: ExitRecord | null;
+    };
 
 /** Alive or not, from the wrapper's exit record first (no tmux call needed), then tmux. */
 export async function checkLiveness(deps: Deps, worker: Worker): Promise<Liveness> {
@@ -35,7 +46,18 @@ export async function checkLiveness(deps: Deps, worker: Worker): Promise<Livenes
       why: "pane-dead",
       exit: pane.deadStatus === null ? null : { exitCode: pane.deadStatus },
     };
+  if (await spawnerGone(deps, worker.meta)) return { alive: false, why: "spawner-gone", exit: null };
   return { alive: true, pid: pane.pid };
+}
+
+/**
+ * A worker still "starting" whose spawning process is gone (umbel killed mid-spawn) will never be
+ * finished: it may sit on a trust dialog for ever. Its spawner's pid and start tell (pids are reused).
+ */
+async function spawnerGone(deps: Deps, meta: Meta): Promise<boolean> {
+  if (meta.state !== "starting" || !meta.spawner) return false;
+  const start = await deps.system.processStart(meta.spawner.pid);
+  return start === null || start !== meta.spawner.start;
 }
 
 /** The screen of a live or dead pane, or the tombstone's last screen. */

@@ -25,6 +25,7 @@ export type FakeWorld = {
   /** Files outside the store (transcripts, configs), by absolute path. */
   readonly files: Map<string, string>;
   readonly dirs: Set<string>;
+  readonly processes: Map<number, string>;
   /** Appends hook payloads to a worker's events log (as hooks/hook.sh does). */
   hook(name: string, ...payloads: object[]): void;
 };
@@ -41,6 +42,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   const sessions = new Map<string, FakeSession>();
   const files = new Map<string, string>();
   const dirs = new Set<string>(["/work", "/"]);
+  /** Live processes by pid → their start token (this process, 4242, is alive). */
+  const processes = new Map<number, string>([[4242, "boot+42"]]);
   const session = (name: string): FakeSession => {
     const s = sessions.get(name);
     if (!s) throw new WorkerNotFoundError(`no worker named ${name}`, { name });
@@ -151,6 +154,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       which: (bin) => (bin.startsWith("/") ? bin : `/usr/bin/${bin}`),
       uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
       installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
+      processStart: async (pid) => processes.get(pid) ?? null,
     },
     clock,
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
@@ -166,6 +170,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     sessions,
     files,
     dirs,
+    processes,
     hook(name, ...payloads) {
       const s = session(name);
       s.hooksLog += payloads.map((p) => `${JSON.stringify(p)}\n`).join("");

@@ -145,9 +145,14 @@ export type ReadyRun = {
 /** Runs spawn's readiness machine against the world from time 0. Panes are PaneInfo here. */
 export function runReady(
   config: ReadyConfig,
-  world: Omit<World, "pane"> & { readonly pane?: readonly (readonly [number, PaneInfo | null])[] },
+  given: Omit<World, "pane"> & {
+    readonly pane?: readonly (readonly [number, PaneInfo | null])[];
+    /** The TUI's reaction to keys: the screen it shows from then on (null: no change). */
+    readonly onKeys?: (keys: readonly string[], screen: string | null) => string | null;
+  },
   maxSteps = 100_000,
 ): ReadyRun {
+  const world = { ...given, screens: [...(given.screens ?? [])] };
   let now = 0;
   let state = startReady(config);
   const keys: string[][] = [];
@@ -186,11 +191,14 @@ export function runReady(
         now += 2;
         seen = stamp({ kind: "screen", screen: valueAt(world.screens, now, null) });
         break;
-      case "keys":
+      case "keys": {
         now += 2;
         keys.push([...c.keys]);
+        const next = world.onKeys?.(c.keys, valueAt(world.screens, now, null)) ?? null;
+        if (next !== null) world.screens.push([now, next]);
         seen = stamp({ kind: "keys" });
         break;
+      }
       case "sleep":
         now = c.wake ? Math.min(now + c.ms, nextFileEvent(world, now)) : now + c.ms;
         seen = stamp({ kind: "tick" });

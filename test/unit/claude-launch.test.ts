@@ -95,5 +95,10 @@ test("the --add-dir trust question is answered yes (it defaults to No, exit)", (
 
  Enter to confirm · Esc to cancel
 `;
-  expect(classifyScreen(screen)).toEqual({ kind: "dialog", dialog: "add-dir", keys: ["Down", "Enter"] });
+  expect(classifyScreen(screen)).toEqual({
+    kind: "dialog",
+    dialog: "add-dir",
+    keys: ["Down", "Enter"],
+    grantsTrust: true,
+  });
 });

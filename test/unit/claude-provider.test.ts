@@ -7,11 +7,21 @@ import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
 
 describe("claude screens", () => {
   test("the trust dialog is answered by moving to 'Yes', never a blind Enter", () => {
-    expect(classifyScreen(TRUST)).toEqual({ kind: "dialog", dialog: "trust", keys: ["Down", "Enter"] });
+    expect(classifyScreen(TRUST)).toEqual({
+      kind: "dialog",
+      dialog: "trust",
+      keys: ["Down", "Enter"],
+      grantsTrust: true,
+    });
   });
   test("already on the wanted option: just Enter", () => {
     const moved = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");
-    expect(classifyScreen(moved)).toEqual({ kind: "dialog", dialog: "trust", keys: ["Enter"] });
+    expect(classifyScreen(moved)).toEqual({
+      kind: "dialog",
+      dialog: "trust",
+      keys: ["Enter"],
+      grantsTrust: true,
+    });
   });
   test("API key dialog: move up to Yes", () => {
     const screen =

@@ -37,7 +37,7 @@ describe("codex screens (real captures)", () => {
     ["interrupted", { kind: "ready" }],
     ["composer-text", { kind: "ready" }],
     ["unknown-command", { kind: "ready" }],
-    ["trust-dialog", { kind: "dialog", dialog: "trust", keys: ["Enter"] }],
+    ["trust-dialog", { kind: "dialog", dialog: "trust", keys: ["Enter"], grantsTrust: true }],
     ["hooks-review", { kind: "dialog", dialog: "hooks-review", keys: ["Down", "Down", "Enter"] }],
     ["update", { kind: "dialog", dialog: "update", keys: ["Down", "Enter"] }],
     [

@@ -50,11 +50,15 @@ describe("gemini screens (real 0.61.0 captures)", () => {
     ["hooks running", S.BUSY_HOOK, { kind: "busy" }],
     ["thinking", S.BUSY_THINKING, { kind: "busy" }],
     ["shell mode", S.SHELL_MODE, { kind: "dialog", dialog: "shell-mode", keys: ["Escape"] }],
-    ["folder trust: the digit of 'Trust folder'", S.TRUST, { kind: "dialog", dialog: "trust", keys: ["1"] }],
+    [
+      "folder trust: the digit of 'Trust folder'",
+      S.TRUST,
+      { kind: "dialog", dialog: "trust", keys: ["1"], grantsTrust: true },
+    ],
     [
       "--add-dir's folders: Yes (this session)",
       S.INCLUDE_TRUST,
-      { kind: "dialog", dialog: "include-trust", keys: ["1"] },
+      { kind: "dialog", dialog: "include-trust", keys: ["1"], grantsTrust: true },
     ],
     ["loop detection", LOOP, { kind: "dialog", dialog: "loop-detection", keys: ["1"] }],
   ])("%s", (_name, screen, expected) => {

@@ -9,6 +9,9 @@ import { spawnWorker } from "../../src/operations/spawn.ts";
 import { listWorkers, statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
+
+const TRUSTED = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");
+
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 
 /** Every operation on in-memory ports and a virtual clock: no tmux, no files, no real time. */
@@ -53,7 +56,9 @@ describe("spawn (in memory)", () => {
       const pane = world.tmux.panes.get(name);
       if (pane) pane.screen = TRUST;
       world.tmux.onKeys = (_n, keys) => {
-        if (keys.includes("Enter") && pane) {
+        if (!pane) return;
+        if (keys.includes("Down")) pane.screen = TRUSTED;
+        if (keys.includes("Enter") && pane.screen === TRUSTED) {
           pane.screen = IDLE;
           world.hook(name, START);
         }
@@ -65,6 +70,22 @@ describe("spawn (in memory)", () => {
     expect(world.sessions.get("w1")?.meta?.state).toBe("ready");
     // The env travels in the buffer, never on the command line.
     expect(world.tmux.started[0]?.command.join(" ")).not.toContain("PATH=");
+  });
+
+  test("a cwd that is / (or links to it) is never trusted on the user's behalf", async () => {
+    const world = createFakeWorld();
+    world.dirs.add("/link");
+    world.deps.files.realpath = async (path) => (path === "/link" ? "/" : path);
+    world.tmux.onNewSession = ({ name }) =>
+      Object.assign(world.tmux.panes.get(name) ?? {}, { screen: TRUST });
+    await expect(
+      spawnWorker(world.deps, { name: "w1", provider: "claude", cwd: "/link" }),
+    ).rejects.toMatchObject({
+      code: "usage",
+      data: { path: "/" },
+    });
+    expect(world.tmux.calls.filter((c) => c.startsWith("send-keys"))).toEqual([]);
+    expect(world.sessions.has("w1")).toBe(false);
   });
 
   test("a cwd that is not a directory is refused before anything is made", async () => {
@@ -121,6 +142,15 @@ describe("send → wait → read (in memory)", () => {
     });
     expect(world.tmux.calls.filter((c) => c === "send-keys Enter")).toHaveLength(4);
     expect(world.tmux.panes.has("w1")).toBe(true);
+  });
+
+  test("wait on a worker never sent a prompt: no-turn (5), never a stop", async () => {
+    const world = readyWorker();
+    await expect(waitForTurn(world.deps, { name: "w1" })).rejects.toMatchObject({
+      code: "no-turn",
+      exitCode: 5,
+      name: "NoTurnError",
+    });
   });
 
   test("wait: a 30-minute timeout runs on the virtual clock", async () => {
@@ -263,5 +293,58 @@ describe("faults in reads are errors, never 'nothing yet'", () => {
     await expect(waitForTurn(world.deps, { name: "w1", after: 1, timeout: 5000 })).rejects.toMatchObject({
       code: "EACCES",
     });
+  });
+});
+
+describe("state that contradicts itself is a typed error, never an act on the wrong worker", () => {
+  test("a meta.json naming another worker: kill refuses (state error) and the other worker lives", async () => {
+    const world = readyWorker();
+    addWorker(world, "o2", { screen: IDLE });
+    const o1 = world.sessions.get("w1");
+    if (o1?.meta) o1.meta = { ...o1.meta, name: "o2" };
+    await expect(killWorker(world.deps, { name: "w1" })).rejects.toMatchObject({
+      code: "state",
+      data: { name: "w1", metaName: "o2" },
+    });
+    expect(world.tmux.panes.has("o2")).toBe(true);
+    expect(world.tmux.calls).not.toContain("kill-session");
+  });
+
+  test("a worker left starting by a spawner that died reads as failed, and prune removes it (tmux too)", async () => {
+    const world = createFakeWorld();
+    addWorker(world, "w1", { screen: TRUST, state: "starting" });
+    world.processes.set(777, "boot+7");
+    const record = world.sessions.get("w1");
+    if (record?.meta) record.meta = { ...record.meta, spawner: { pid: 777, start: "boot+7" } };
+    expect((await statusOf(world.deps, "w1")).state).toBe("starting");
+    world.processes.delete(777);
+    expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "failed", reason: "spawner-gone" });
+    await expect(sendPrompt(world.deps, { name: "w1", prompt: "hi" })).rejects.toMatchObject({
+      code: "dead",
+    });
+    expect(await pruneWorkers(world.deps)).toEqual({ removed: ["w1"], kept: [] });
+    expect(world.tmux.panes.has("w1")).toBe(false);
+  });
+
+  test("a reused pid is not the spawner", async () => {
+    const world = createFakeWorld();
+    addWorker(world, "w1", { screen: TRUST, state: "starting" });
+    world.processes.set(777, "boot+99");
+    const record = world.sessions.get("w1");
+    if (record?.meta) record.meta = { ...record.meta, spawner: { pid: 777, start: "boot+7" } };
+    expect((await statusOf(world.deps, "w1")).state).toBe("failed");
+  });
+
+  test("spawn records its spawner while starting and drops it once ready", async () => {
+    const world = createFakeWorld();
+    let whileStarting: unknown;
+    world.tmux.onNewSession = ({ name }) => {
+      whileStarting = world.sessions.get(name)?.meta?.spawner;
+      Object.assign(world.tmux.panes.get(name) ?? {}, { screen: IDLE });
+      world.hook(name, START);
+    };
+    await spawnWorker(world.deps, { name: "w1", provider: "claude" });
+    expect(whileStarting).toEqual({ pid: 4242, start: "boot+42" });
+    expect(world.sessions.get("w1")?.meta?.spawner).toBeUndefined();
   });
 });

@@ -11,6 +11,7 @@ const config = (over: Partial<ReadyConfig> = {}): ReadyConfig => ({
   name: "w1",
   deadline: 60_000,
   timeoutMs: 60_000,
+  untrusted: null,
   ...over,
 });
 const TRUSTED = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");
@@ -34,12 +35,42 @@ describe("spawn readiness machine", () => {
       screens: [
         [0, ""],
         [200, TRUST],
-        [1000, IDLE],
       ],
       events: [[1100, START]],
+      onKeys: (keys) => (keys[0] === "Down" ? TRUSTED : keys[0] === "Enter" ? IDLE : null),
     });
     expect(run).toMatchObject({ result: "ready", dialogsAnswered: ["trust"] });
-    expect(run.keys).toEqual([["Down", "Enter"]]);
+    expect(run.keys).toEqual([["Down"], ["Enter"]]);
+  });
+
+  test("keys go one at a time, re-read after each: Enter only once the highlight is on the answer", () => {
+    const run = runReady(config(), {
+      screens: [[0, TRUST]],
+      events: [[5000, START]],
+      onKeys: (keys, screen) =>
+        keys[0] === "Down" ? TRUSTED : keys[0] === "Enter" && screen === TRUSTED ? IDLE : null,
+    });
+    expect(run).toMatchObject({ result: "ready", dialogsAnswered: ["trust"] });
+    expect(run.keys).toEqual([["Down"], ["Enter"]]);
+  });
+
+  test("a move the TUI drops under load is never followed by Enter on the wrong option", () => {
+    const run = runReady(config(), { screens: [[0, TRUST]] });
+    expect(run.keys.flat()).not.toContain("Enter");
+    expect(run.error).toMatchObject({
+      name: "SpawnFailedError",
+      message: "the trust dialog did not accept umbel's answer",
+    });
+  });
+
+  test.each([
+    ["/", "/"],
+    ["the home directory", "/home/u"],
+  ])("a trust question for %s is refused, never answered on the user's behalf", (_what, path) => {
+    const run = runReady(config({ untrusted: path }), { screens: [[0, TRUST]] });
+    expect(run.keys).toEqual([]);
+    expect(run.error).toMatchObject({ name: "UsageError", data: { path } });
+    expect(run.error?.message).toContain("by hand");
   });
 
   test("a dialog that stays after three answers (1.5 s apart) fails the spawn", () => {

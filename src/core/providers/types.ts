@@ -52,7 +52,11 @@ export type Delivery = {
 
 /** How the provider reads a screen. `keys` are tmux key names, sent one call at a time. */
 export type ScreenState =
-  | { kind: "dialog"; dialog: string; keys: readonly string[]; fatal?: string }
+  /**
+   * `keys` answer it from this very screen (moves, then Enter); `grantsTrust`: answering it trusts
+   * a folder on the user's behalf (umbel refuses that for / and the home directory itself).
+   */
+  | { kind: "dialog"; dialog: string; keys: readonly string[]; fatal?: string; grantsTrust?: true }
   | { kind: "sign-in"; text: string }
   | { kind: "input"; text: string }
   /** `keys` (when given) dismiss it so the provider ends the turn (gemini: Stop on "Keep trying / Stop"). */

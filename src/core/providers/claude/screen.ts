@@ -7,9 +7,9 @@ const ADD_DIR_OPTION = "Yes, add it";
 export function classifyScreen(screen: string): ScreenState {
   if (screen.includes("didn't start because this folder isn't trusted"))
     return { kind: "exited", text: tail(screen) };
-  if (screen.includes(TRUST_OPTION)) return dialog("trust", screen, TRUST_OPTION);
+  if (screen.includes(TRUST_OPTION)) return trusting(dialog("trust", screen, TRUST_OPTION));
   // --add-dir of a folder claude has not trusted yet asks again, defaulting to "No, exit".
-  if (screen.includes(ADD_DIR_OPTION)) return dialog("add-dir", screen, ADD_DIR_OPTION);
+  if (screen.includes(ADD_DIR_OPTION)) return trusting(dialog("add-dir", screen, ADD_DIR_OPTION));
   if (screen.includes("Detected a custom API key")) return dialog("api-key", screen, "Yes");
   if (screen.includes("Yes, I accept") && screen.includes("Bypass Permissions")) {
     return dialog("bypass-permissions", screen, "Yes, I accept");
@@ -46,6 +46,10 @@ export function stillScreen(screen: string): string {
     .filter((l) => !/^\S\s+\S.*…/.test(l))
     .join("\n")
     .replace(/\d+/g, "#");
+}
+
+function trusting(state: ScreenState): ScreenState {
+  return state.kind === "dialog" ? { ...state, grantsTrust: true } : state;
 }
 
 function dialog(name: string, screen: string, target: string): ScreenState {

@@ -43,7 +43,7 @@ export function classifyCodexScreen(screen: string): ScreenState {
     };
   }
   if (screen.includes("Trust this folder?"))
-    return menu("trust", lines, "Trust this folder?", "Trust and continue");
+    return trusting(menu("trust", lines, "Trust this folder?", "Trust and continue"));
   // Hooks umbel did not write (the user's inline hooks, a project's new hooks): never trusted on the
   // user's behalf; umbel's own hooks are pre-trusted and keep running.
   if (screen.includes("Hooks need review"))
@@ -160,6 +160,10 @@ function menu(dialog: string, lines: readonly string[], title: string, target: s
     dialog,
     keys: [...Array.from({ length: Math.abs(delta) }, () => move), "Enter"],
   };
+}
+
+function trusting(state: ScreenState): ScreenState {
+  return state.kind === "dialog" ? { ...state, grantsTrust: true } : state;
 }
 
 function tail(lines: readonly string[]): string {

@@ -28,13 +28,13 @@ export function classifyGeminiScreen(screen: string): GeminiScreenState {
     return { kind: "exited", text: tail(lines) };
   if (SIGN_IN.test(text)) return { kind: "sign-in", text: tail(lines) };
   if (text.includes("Do you trust the files in this folder?")) {
-    return pick("trust", lines, "Trust folder");
+    return trusting(pick("trust", lines, "Trust folder"));
   }
   // --add-dir (`--include-directories`): "1. Yes" trusts them for this session only. Measured: the
   // box comes ~0.3 s after the composer and ~0.4 s before SessionStart (which waits for gemini's
   // config to load), so spawn answers it before it calls the worker ready.
   if (text.includes("Do you trust the following folders being added to this workspace?")) {
-    return pick("include-trust", lines, "Yes");
+    return trusting(pick("include-trust", lines, "Yes"));
   }
   if (text.includes("Do you want to connect IDE to Gemini CLI?")) {
     return { kind: "dialog", dialog: "ide-nudge", keys: ["Escape"] };
@@ -77,6 +77,10 @@ export function optionDigit(lines: readonly string[], label: string): string | n
     if (match?.[2]?.startsWith(label)) return match[1] ?? null;
   }
   return null;
+}
+
+function trusting(state: GeminiScreenState): GeminiScreenState {
+  return state.kind === "dialog" ? { ...state, grantsTrust: true } : state;
 }
 
 function pick(dialog: string, lines: readonly string[], label: string): GeminiScreenState {
