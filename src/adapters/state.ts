@@ -4,8 +4,9 @@ import { join, resolve } from "node:path";
 import { NameTakenError, StateError, WorkerNotFoundError } from "../core/errors.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
-import type { StorePort } from "../core/ports.ts";
+import type { Lock, StorePort } from "../core/ports.ts";
 import { isExists, isNotFound, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { takeLock } from "./lock-file.ts";
 
 /**
  * The filesystem is the state store: $UMBEL_HOME (default ~/.umbel, 0700) holds
@@ -110,6 +111,10 @@ export function createStore(root: string): StorePort & { ensureRoot(): Promise<v
 
     async eventsChangedAt(name: string): Promise<number | null> {
       return changedAt(paths(name).hooksLog);
+    },
+
+    async lock(name: string, key: string): Promise<Lock | null> {
+      return takeLock(join(dir(name), `${key}.lock`), process.pid);
     },
   };
 }

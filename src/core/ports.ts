@@ -86,7 +86,14 @@ export type StorePort = {
   dirChangedAt(name: string): Promise<number | null>;
   /** When the events log last changed (ms), or null before the first event. */
   eventsChangedAt(name: string): Promise<number | null>;
+  /**
+   * Takes the worker's lock named `key` (a file in its state dir holding this process's pid and
+   * start): null while another live process holds it; a dead holder's lock is taken over.
+   */
+  lock(name: string, key: string): Promise<Lock | null>;
 };
+
+export type Lock = { release(): Promise<void> };
 
 /** Files outside the store: transcripts, the caller's config files, halt files. */
 export type FilesPort = {

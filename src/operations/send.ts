@@ -1,7 +1,7 @@
 import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
 import type { SendResult } from "../core/outputs.ts";
-import type { Deps, Waker } from "../core/ports.ts";
+import type { Deps, Lock, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
 import type { SendInput } from "../core/schemas.ts";
 import { screenTail } from "../core/screen.ts";
@@ -28,6 +28,32 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
   const live = await checkLiveness(deps, worker);
   if (!live.alive)
     throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
+  // One send owns the composer from paste to proof: two at once merged or lost a prompt (10 of 10).
+  const lock = await holdComposer(deps, name);
+  try {
+    return await deliver(deps, worker, input, started);
+  } finally {
+    await lock.release();
+  }
+}
+
+/** A send that finds the composer held waits for it (then sees the worker busy) within this. */
+const COMPOSER_WAIT_MS = 20_000;
+const COMPOSER_POLL_MS = 50;
+
+async function holdComposer(deps: Deps, name: string): Promise<Lock> {
+  const until = deps.clock.now() + COMPOSER_WAIT_MS;
+  for (;;) {
+    const lock = await deps.store.lock(name, "send");
+    if (lock) return lock;
+    if (deps.clock.now() >= until || deps.signal?.aborted)
+      throw new WorkerBusyError(`another send to worker ${name} is still delivering its prompt`, { name });
+    await deps.clock.sleep(COMPOSER_POLL_MS, deps.signal);
+  }
+}
+
+async function deliver(deps: Deps, worker: Worker, input: SendInput, started: number): Promise<SendResult> {
+  const { name } = worker.meta;
   const screen = await settledScreen(deps, worker);
   const state = worker.provider.classifyScreen(screen);
   if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {

@@ -28,4 +28,22 @@ describe("delivery", () => {
     expect(r.code).toBe(1);
     expect((await sb.umbel(["status", "deaf", "--json"])).stdout).toContain('"state":"idle"');
   });
+
+  test("two concurrent sends to one idle worker: one submits its prompt whole, the other exits 4", async () => {
+    expect((await sb.umbel(["spawn", "pair"])).code).toBe(0);
+    const [a, b] = await Promise.all([sb.umbel(["send", "pair", "A1"]), sb.umbel(["send", "pair", "B1"])]);
+    expect([a.code, b.code].sort()).toEqual([0, 4]);
+    const loser = a.code === 4 ? a : b;
+    expect(loser.stderr).toMatch(/busy|still delivering/);
+    const logs = await sb.umbel(["logs", "pair", "--json"]);
+    const prompts = logs.stdout
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { event: string; payload: { prompt?: string } })
+      .filter((e) => e.event === "UserPromptSubmit")
+      .map((e) => e.payload.prompt);
+    expect(prompts).toHaveLength(1);
+    expect(["A1", "B1"]).toContain(prompts[0] ?? "");
+    expect((await sb.umbel(["wait", "pair"])).code).toBe(0);
+  });
 });

@@ -44,6 +44,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   const dirs = new Set<string>(["/work", "/"]);
   /** Live processes by pid → their start token (this process, 4242, is alive). */
   const processes = new Map<number, string>([[4242, "boot+42"]]);
+  const locks = new Set<string>();
   const session = (name: string): FakeSession => {
     const s = sessions.get(name);
     if (!s) throw new WorkerNotFoundError(`no worker named ${name}`, { name });
@@ -103,6 +104,12 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     async eventsChangedAt(name) {
       return sessions.get(name)?.changedAt ?? null;
+    },
+    async lock(name, key) {
+      const id = `${name}/${key}`;
+      if (locks.has(id)) return null;
+      locks.add(id);
+      return { release: async () => void locks.delete(id) };
     },
   };
   const fileSystem: FilesPort = {

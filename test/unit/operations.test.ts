@@ -126,6 +126,19 @@ describe("send → wait → read (in memory)", () => {
     expect((await readAnswer(world.deps, { name: "w1", after: sent.baseline })).text).toBe("the answer");
   });
 
+  test("two concurrent sends to one idle worker: one prompt submitted, the other refused busy (4)", async () => {
+    const world = readyWorker();
+    claudeTui(world, "w1", null);
+    const results = await Promise.allSettled([
+      sendPrompt(world.deps, { name: "w1", prompt: "A1" }),
+      sendPrompt(world.deps, { name: "w1", prompt: "B1" }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const refused = results.find((r) => r.status === "rejected");
+    expect(refused?.status === "rejected" ? refused.reason : null).toMatchObject({ code: "busy" });
+    expect(world.tmux.pasted).toHaveLength(1);
+  });
+
   test("send to a busy worker is refused (4) and types nothing", async () => {
     const world = readyWorker(BUSY);
     world.hook("w1", ev("UserPromptSubmit", { prompt_id: "p0", prompt: "x" }));
