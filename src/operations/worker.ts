@@ -37,7 +37,10 @@ export async function checkLiveness(deps: Deps, worker: Worker): Promise<Livenes
   const name = worker.meta.name;
   const exit = await deps.store.readExit(name);
   if (worker.meta.state === "killed") return { alive: false, why: "killed", exit };
-  if (exit) return { alive: false, why: "exited", exit };
+  if (exit) {
+    await confirmExit(deps, name);
+    return { alive: false, why: "exited", exit };
+  }
   const pane = await deps.tmux.paneInfo(name);
   if (pane === null) return { alive: false, why: "gone", exit: null };
   if (pane.dead)
@@ -48,6 +51,29 @@ export async function checkLiveness(deps: Deps, worker: Worker): Promise<Livenes
     };
   if (await spawnerGone(deps, worker.meta)) return { alive: false, why: "spawner-gone", exit: null };
   return { alive: true, pid: pane.pid };
+}
+
+/** The wrapper writes its exit record just before it exits; tmux marks the pane dead within this. */
+const EXIT_SETTLE_MS = 1000;
+
+/**
+ * An exit record is believed only once tmux agrees: a live pane beside one (empty, corrupt or
+ * planted) is a state error, never a death — prune would kill a working CLI on its word.
+ */
+async function confirmExit(deps: Deps, name: string): Promise<void> {
+  const until = deps.clock.now() + EXIT_SETTLE_MS;
+  for (;;) {
+    const pane = await deps.tmux.paneInfo(name);
+    if (pane === null || pane.dead) return;
+    if (deps.clock.now() >= until) {
+      const path = deps.store.paths(name).exit;
+      throw new StateError(
+        `worker ${name}'s exit record (${path}) says its CLI exited, but its pane is alive (pid ${pane.pid}); remove that file, or kill the worker`,
+        { name, path, pid: pane.pid },
+      );
+    }
+    await deps.clock.sleep(25, deps.signal);
+  }
 }
 
 /**

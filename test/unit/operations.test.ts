@@ -232,6 +232,7 @@ describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
     setScreen(world, "w1", PERMISSION);
     expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "needs-input", prompt: "Bash: ls" });
     Object.assign(world.sessions.get("w1") ?? {}, { exit: { exitCode: 0 } });
+    Object.assign(world.tmux.panes.get("w1") ?? {}, { dead: true, deadStatus: 0 });
     expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "dead", exit: { exitCode: 0 } });
   });
 
@@ -359,5 +360,25 @@ describe("state that contradicts itself is a typed error, never an act on the wr
     await spawnWorker(world.deps, { name: "w1", provider: "claude" });
     expect(whileStarting).toEqual({ pid: 4242, start: "boot+42" });
     expect(world.sessions.get("w1")?.meta?.spawner).toBeUndefined();
+  });
+
+  test.each([
+    ["an empty exit record", { exitCode: -1 }],
+    ["an exit record of 0", { exitCode: 0 }],
+  ])("prune never removes a live worker beside %s: a state error, nothing removed", async (_what, exit) => {
+    const world = readyWorker();
+    Object.assign(world.sessions.get("w1") ?? {}, { exit });
+    await expect(pruneWorkers(world.deps)).rejects.toMatchObject({ code: "state", data: { name: "w1" } });
+    expect(world.sessions.has("w1")).toBe(true);
+    expect(world.tmux.panes.has("w1")).toBe(true);
+  });
+
+  test("an exit record the pane confirms within a second is a death", async () => {
+    const world = readyWorker();
+    Object.assign(world.sessions.get("w1") ?? {}, { exit: { exitCode: 0 } });
+    world.clock.at(world.clock.now() + 200, () =>
+      Object.assign(world.tmux.panes.get("w1") ?? {}, { dead: true }),
+    );
+    expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "dead", exit: { exitCode: 0 } });
   });
 });
