@@ -186,7 +186,7 @@ describe("fake gemini: startup screens", () => {
     const g = driveGemini(world, "trust");
     await world.start("trust", ["--session-id", crypto.randomUUID()], { GEMINI_CLI_TRUST_WORKSPACE: "" });
     const dialog = await g.until("dialog");
-    expect(dialog).toEqual({ kind: "dialog", dialog: "trust", keys: ["1"] });
+    expect(dialog).toEqual({ kind: "dialog", dialog: "trust", keys: ["1"], grantsTrust: true });
     await world.tmux.sendKeys("trust", [...dialog.keys]);
     await g.until("ready");
     expect(readFileSync(join(world.geminiHome, ".gemini", "trustedFolders.json"), "utf8")).toContain(
