@@ -94,9 +94,13 @@ export class TmuxTimeoutError extends UmbelError {
   override readonly code = "tmux-timeout";
 }
 
+/** A state file umbel cannot read (a corrupt meta.json): evidence to look at, never absence. */
 export class StateError extends UmbelError {
   override readonly code = "state";
 }
+
+/** A session directory with no meta.json yet: a spawn in progress, or one that died half-way. */
+export class WorkerIncompleteError extends StateError {}
 
 export class TimeoutError extends UmbelError {
   override readonly code = "timeout";

@@ -1,8 +1,9 @@
 import { stat } from "node:fs/promises";
 import { removeHomePaths } from "../adapters/provider-home.ts";
+import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import type { KillInput } from "../core/schemas.ts";
 import type { Deps } from "./context.ts";
-import { checkLiveness, deadPaneScreen, loadWorker } from "./worker.ts";
+import { checkLiveness, deadPaneScreen, loadWorker, type Worker } from "./worker.ts";
 
 export type KillResult = { name: string; state: "killed" | "purged"; wasAlive: boolean };
 
@@ -40,22 +41,31 @@ export type PruneResult = { removed: string[]; kept: string[] };
 /** A directory without meta.json older than this is a spawn that died half-way (umbel was killed). */
 const ORPHAN_AGE_MS = 10 * 60_000;
 
-/** Removes dead and killed workers; never a live one. */
+/**
+ * Removes dead and killed workers; never a live one. Every worker is read before anything is
+ * removed, so a meta.json that does not parse (a StateError naming it) stops prune with nothing deleted.
+ */
 export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
   const removed: string[] = [];
   const kept: string[] = [];
+  const found: (Worker | string)[] = [];
   for (const name of await deps.store.listNames()) {
-    let worker: Awaited<ReturnType<typeof loadWorker>>;
-    try {
-      worker = await loadWorker(deps, name);
-    } catch {
-      const info = await stat(deps.store.paths(name).dir).catch(() => null);
-      if (info && deps.clock.now() - info.mtimeMs > ORPHAN_AGE_MS && !(await deps.tmux.hasSession(name))) {
-        await deps.store.remove(name);
-        removed.push(name);
-      } else kept.push(name);
+    const worker = await loadWorker(deps, name).catch((error: unknown) => {
+      if (error instanceof WorkerIncompleteError) return name;
+      if (error instanceof WorkerNotFoundError) return null; // removed since it was listed
+      throw error;
+    });
+    if (worker !== null) found.push(worker);
+  }
+  for (const worker of found) {
+    if (typeof worker === "string") {
+      if (await isOrphan(deps, worker)) {
+        await deps.store.remove(worker);
+        removed.push(worker);
+      } else kept.push(worker);
       continue;
     }
+    const { name } = worker.meta;
     const live = await checkLiveness(deps, worker);
     if (live.alive) {
       kept.push(name);
@@ -65,4 +75,11 @@ export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
     removed.push(name);
   }
   return { removed, kept };
+}
+
+/** A directory with no meta.json, older than ORPHAN_AGE_MS and with no tmux session. */
+async function isOrphan(deps: Deps, name: string): Promise<boolean> {
+  const info = await stat(deps.store.paths(name).dir).catch(() => null);
+  if (!info || deps.clock.now() - info.mtimeMs <= ORPHAN_AGE_MS) return false;
+  return !(await deps.tmux.hasSession(name));
 }

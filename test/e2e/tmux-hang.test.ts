@@ -45,4 +45,15 @@ describe("when tmux hangs", () => {
     expect(JSON.parse(r.stdout).error).toMatchObject({ code: "tmux-timeout", class: "TmuxTimeoutError" });
     expect(r.code).toBe(1);
   });
+
+  test("ls (and ls --json) fails with the typed tmux-timeout error: a hang never reads as an empty fleet", async () => {
+    const env = { PATH: hangingPath, UMBEL_TMUX_TIMEOUT: "1s" };
+    const text = await sb.umbel(["ls"], { env });
+    expect(text.stdout).toBe("");
+    expect(text.stderr).toContain("tmux did not answer within 1000 ms");
+    expect(text.code).toBe(1);
+    const json = await sb.umbel(["ls", "--json"], { env });
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: "tmux-timeout", class: "TmuxTimeoutError" });
+    expect(json.code).toBe(1);
+  });
 });
