@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { isExists, readTextOrNull, writeFileAtomic } from "../../adapters/files.ts";
 import { StateError } from "../../core/errors.ts";
+import { parseJson } from "../../core/json.ts";
 import { RunBusyError, RunNotFoundError } from "../../core/workflow/errors.ts";
 import { RunState } from "../../core/workflow/state.ts";
 
@@ -51,7 +52,7 @@ export async function openRunStore(
   ]);
   if (text === null || stateText === null)
     throw new RunNotFoundError(`no workflow run ${runId} (looked in ${dir})`, { runId, dir });
-  const parsed = RunState.safeParse(safeJson(stateText));
+  const parsed = RunState.safeParse(parseJson(stateText));
   if (!parsed.success) throw new StateError(`state.json of run ${runId} is unreadable`, { runId, dir });
   return { store, state: parsed.data, text };
 }
@@ -102,13 +103,5 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as { code?: string }).code === "EPERM";
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }
