@@ -1,7 +1,7 @@
 // test/fixtures/fake-codex.sh on real tmux, read only through umbel's pure codex provider: the
 // fake must look to umbel like the real 0.171.0 TUI (test/real/codex-stub.test.ts runs the same
 // driver and provider against the real one).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +15,10 @@ import {
 import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex-transcript.ts";
 import { type CodexDriver, seedCodexWorld, startCodex } from "../helpers/codex-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 const FAKE = join(import.meta.dir, "..", "fixtures", "fake-codex.sh");
 const CONFIG = 'model = "fake-model"\n';

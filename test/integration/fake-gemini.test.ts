@@ -1,13 +1,17 @@
 // test/fixtures/fake-gemini.sh on real tmux, read only through umbel's pure gemini provider: the
 // fake must look to umbel like the real 0.61.0 TUI (test/real/gemini-stub.test.ts runs the same
 // provider against the real one).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gemini } from "../../src/core/providers/gemini.ts";
 import { assessRetryStall } from "../../src/core/providers/gemini-events.ts";
 import { createGeminiWorld, driveGemini, type GeminiWorld } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 const FAKE = join(import.meta.dir, "..", "fixtures", "fake-gemini.sh");
 

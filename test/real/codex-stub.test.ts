@@ -2,7 +2,7 @@
 // codex-cli 0.171.0: `codex exec` against the stub, then the interactive TUI in tmux (through
 // createTmux, on a private socket) with the umbel-managed CODEX_HOME that planCodexHome describes.
 // Timing figures are printed, never asserted.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,10 @@ import { renderPromptEcho, renderToolResultEcho } from "../stub-model/digest.ts"
 import { bash, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealCodex } from "./real-codex.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const codex = requireRealCodex("test/real/codex-stub.test.ts");
 const timing = (what: string, ms: number) => console.log(`[timing] codex ${what}: ${Math.round(ms)} ms`);

@@ -2,7 +2,7 @@
 // (the pinned binary from scripts/setup-real-gemini.ts): `gemini -p` for the wire, then one
 // interactive session in tmux for screens, hooks, delivery and the transcript. Offline: the stub on
 // loopback, a private HOME and GEMINI_CLI_HOME. Timing figures are printed, never asserted.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { gemini, prepareGeminiPrompt } from "../../src/core/providers/gemini.ts";
@@ -13,6 +13,10 @@ import { renderPromptEcho } from "../stub-model/digest.ts";
 import { dailyQuotaExhausted } from "../stub-model/gemini-replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealGemini } from "./real-gemini.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const bin = requireRealGemini("test/real/gemini-stub.test.ts");
 const MODEL = "gemini-2.5-flash";
