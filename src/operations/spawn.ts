@@ -45,6 +45,48 @@ const PANE = { width: 160, height: 50 } as const;
  */
 export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnResult> {
   const started = deps.clock.now();
+  const { meta, provider, unwind } = await launchWorker(deps, input);
+  try {
+    const dialogsAnswered = await waitReady(
+      deps,
+      provider,
+      input.name,
+      input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
+    );
+    await deps.store.writeMeta({
+      ...meta,
+      state: "ready",
+      readyAt: new Date(deps.clock.now()).toISOString(),
+    });
+    return {
+      name: input.name,
+      provider: provider.id,
+      cwd: meta.cwd,
+      sessionId: meta.sessionId,
+      state: "ready",
+      elapsedMs: deps.clock.now() - started,
+      dialogsAnswered,
+    };
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+/** A worker whose CLI is started in tmux; its TUI may still be on a startup screen. */
+export type LaunchedWorker = {
+  readonly meta: Meta;
+  readonly provider: Provider;
+  /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
+  unwind(): Promise<void>;
+};
+
+/**
+ * spawn up to the wait for ready: validates, claims the name, lays out the provider's home, writes
+ * meta.json ("starting") and starts the CLI. A failure unwinds what it made; once it returns, the
+ * caller owns `unwind` (the integration tests watch startup screens from here).
+ */
+export async function launchWorker(deps: Deps, input: SpawnInput): Promise<LaunchedWorker> {
   const provider = getProvider(input.provider);
   const cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(input.addDir, cwd);
@@ -75,6 +117,10 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   await deps.store.claim(input.name);
   const bufferName = `umbel-env-${input.name}-${randomUUID().slice(0, 8)}`;
   const homeMade: string[] = [];
+  const unwind = async () => {
+    await unwindSession(deps, input.name, bufferName);
+    await removeHomePaths(homeMade);
+  };
   try {
     const assets = await installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
@@ -157,29 +203,9 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       bufferName,
       bufferContent: renderEnvScript(env),
     });
-    const dialogsAnswered = await waitReady(
-      deps,
-      provider,
-      input.name,
-      input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
-    );
-    await deps.store.writeMeta({
-      ...meta,
-      state: "ready",
-      readyAt: new Date(deps.clock.now()).toISOString(),
-    });
-    return {
-      name: input.name,
-      provider: provider.id,
-      cwd,
-      sessionId,
-      state: "ready",
-      elapsedMs: deps.clock.now() - started,
-      dialogsAnswered,
-    };
+    return { meta, provider, unwind };
   } catch (error) {
-    await unwind(deps, input.name, bufferName);
-    await removeHomePaths(homeMade);
+    await unwind();
     throw error;
   }
 }
@@ -246,7 +272,7 @@ function resolveBinary(deps: Deps, provider: Provider): string {
   return found;
 }
 
-async function unwind(deps: Deps, name: string, bufferName: string): Promise<void> {
+async function unwindSession(deps: Deps, name: string, bufferName: string): Promise<void> {
   await deps.tmux.killSession(name).catch(() => undefined);
   await deps.tmux.deleteBuffer(bufferName).catch(() => undefined);
   await deps.store.remove(name).catch(() => undefined);

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gemini } from "../../src/core/providers/gemini.ts";
 import { assessRetryStall } from "../../src/core/providers/gemini-events.ts";
+import { statusOf } from "../../src/operations/status.ts";
 import { createGeminiWorld, driveGemini, type GeminiWorld } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 
@@ -19,12 +20,12 @@ describe("fake gemini through the gemini provider", () => {
   let world: GeminiWorld;
   let g: ReturnType<typeof driveGemini>;
   const name = "f1";
-  const sessionId = crypto.randomUUID();
+  let sessionId = "";
 
   beforeAll(async () => {
     world = await createGeminiWorld(FAKE, null);
     g = driveGemini(world, name);
-    await world.start(name, ["--session-id", sessionId, "--model", "gemini-2.5-flash"]);
+    ({ sessionId } = await world.start(name, { model: "gemini-2.5-flash" }));
     await g.until("ready");
     await eventually(() => world.events().some((e) => gemini.interpretEvent(e).kind === "session-start"));
   });
@@ -35,6 +36,15 @@ describe("fake gemini through the gemini provider", () => {
       .events()
       .slice(baseline)
       .some((e) => e.name === "AfterAgent");
+
+  test("the worker is the engine's own: umbel status knows it", async () => {
+    expect(await statusOf(world.deps, name)).toMatchObject({
+      name,
+      provider: "gemini",
+      state: "idle",
+      sessionId,
+    });
+  });
 
   test("a plain turn: BeforeAgent, AfterAgent, the echo in the transcript; ? and ! survive the paste", async () => {
     const prompt = "is this right? yes! ok";
@@ -188,7 +198,7 @@ describe("fake gemini: startup screens", () => {
 
   test("an untrusted folder shows the trust dialog; its digit trusts and the session starts", async () => {
     const g = driveGemini(world, "trust");
-    await world.start("trust", ["--session-id", crypto.randomUUID()], { GEMINI_CLI_TRUST_WORKSPACE: "" });
+    await world.start("trust", { env: { GEMINI_CLI_TRUST_WORKSPACE: "" }, watchStartup: true });
     const dialog = await g.until("dialog");
     expect(dialog).toEqual({ kind: "dialog", dialog: "trust", keys: ["1"] });
     await world.tmux.sendKeys("trust", [...dialog.keys]);
@@ -200,24 +210,28 @@ describe("fake gemini: startup screens", () => {
 
   test("no auth method: the sign-in screen, and no SessionStart", async () => {
     const g = driveGemini(world, "signin");
-    const before = world.eventCount();
-    await world.start("signin", ["--session-id", crypto.randomUUID()], { FAKE_GEMINI_SIGNIN: "1" });
+    const before = world.eventCount("signin");
+    await world.start("signin", { env: { FAKE_GEMINI_SIGNIN: "1" }, watchStartup: true });
     expect((await g.until("sign-in")).text).toContain("How would you like to authenticate");
     expect(
       world
-        .events()
+        .events("signin")
         .slice(before)
         .some((e) => e.name === "SessionStart"),
     ).toBe(false);
   });
 
   test("a --session-id that exists: gemini's message and exit 42", async () => {
-    const sessionId = crypto.randomUUID();
     const g = driveGemini(world, "first");
-    await world.start("first", ["--session-id", sessionId]);
+    const { sessionId } = await world.start("first", { watchStartup: true });
     await g.until("ready");
     await world.tmux.killSession("trust");
-    await world.start("again", ["--session-id", sessionId]);
+    // The same id in the same GEMINI_CLI_HOME (umbel itself never reuses one).
+    await world.start("again", {
+      args: ["--session-id", sessionId],
+      env: { GEMINI_CLI_HOME: world.homeOf("first") },
+      watchStartup: true,
+    });
     await eventually(() => world.exit());
     expect(world.exit()).toEqual({ exitCode: 42 });
     // tmux 3.3 scrolls a dead pane's output away when it prints "Pane is dead": read the history too.

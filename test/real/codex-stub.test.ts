@@ -153,7 +153,7 @@ describe.skipIf(codex === null)("real codex against the stub model", () => {
         `check_for_update_on_startup = true\n${stubProviderToml(stub.url)}`,
       );
       writeFileSync(join(world.managedHome, "version.json"), '{"latest_version":"0.999.0"}\n');
-      c = await startCodex(world, { bin: codex ?? "codex", name: "w1", cwd: work, dir: root });
+      c = await startCodex(world, { bin: codex ?? "codex", name: "w1", cwd: work, watchStartup: true });
     });
     afterAll(async () => {
       await c?.dispose();
@@ -289,13 +289,12 @@ describe.skipIf(codex === null)("real codex against the stub model", () => {
     test("resume <id> while the session is live: locked until the first worker is gone, then the same thread", async () => {
       const first = c.hooks().find((e) => e.name === "SessionStart");
       const sessionId = String(first?.payload.session_id);
-      const dir = join(root, "r");
       const r = await startCodex(world, {
         bin: codex ?? "codex",
         name: "w1r",
         cwd: work,
-        dir,
         resume: sessionId,
+        watchStartup: true,
       });
       try {
         expect(await r.until("dialog")).toMatchObject({ dialog: "thread-locked", keys: [] });

@@ -108,7 +108,7 @@ describe.skipIf(bin === null)("real gemini TUI in tmux against the stub", () => 
     world = await createGeminiWorld(bin ?? "gemini", stub.url);
     g = driveGemini(world, name);
     const started = performance.now();
-    await world.start(name, ["--session-id", crypto.randomUUID(), "--model", MODEL]);
+    await world.start(name, { model: MODEL });
     await g.until("ready", 60_000);
     await eventually(
       () => world.events().some((e) => gemini.interpretEvent(e).kind === "session-start"),
