@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { gemini } from "../../src/core/providers/gemini.ts";
 import { assessRetryStall } from "../../src/core/providers/gemini-events.ts";
 import { statusOf } from "../../src/operations/status.ts";
-import { createGeminiWorld, driveGemini, type GeminiWorld } from "../helpers/gemini-world.ts";
+import { driveGemini } from "../helpers/gemini-driver.ts";
+import { createGeminiWorld, type GeminiWorld } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 
 // Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
