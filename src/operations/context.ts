@@ -6,7 +6,7 @@ import { AbortedError } from "../core/errors.ts";
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
 const DEFAULT_TMUX_TIMEOUT_MS = 10_000;
 
-export type Clock = {
+type Clock = {
   now(): number;
   /** Resolves after ms, or early (without throwing) when the signal aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
@@ -23,7 +23,7 @@ export type Deps = {
   readonly signal?: AbortSignal | undefined;
 };
 
-export const systemClock: Clock = {
+const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve) => {

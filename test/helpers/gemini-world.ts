@@ -17,7 +17,7 @@ import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
 
 export const STUB_KEY = "stub-gemini-key-0123456789";
 
-export type StartOptions = {
+type StartOptions = {
   readonly model?: string;
   /** The worker's explicit env (`--env`): it wins over the provider's own. */
   readonly env?: Record<string, string>;

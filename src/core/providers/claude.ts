@@ -80,7 +80,7 @@ const PASTE_FOLD: PasteFold = { maxChars: 800, maxLineBreaks: 2 };
  * command, so it gets trailing newlines until the paste folds (a folded paste is always text; the
  * model sees the newlines). `!…` would switch the box to shell mode, so it gets a leading space.
  */
-export function preparePrompt(prompt: string): string {
+function preparePrompt(prompt: string): string {
   return neutraliseShellPrefix(foldSlashPrompt(normalisePrompt(prompt), PASTE_FOLD));
 }
 
@@ -148,7 +148,7 @@ export function classifyScreen(screen: string): ScreenState {
  * even when the request hangs; `--idle-timeout` must see through that, so the spinner line goes
  * and digits are blanked.
  */
-export function stillScreen(screen: string): string {
+function stillScreen(screen: string): string {
   return screen
     .split("\n")
     .filter((l) => !/^\S\s+\S.*…/.test(l))
@@ -183,7 +183,7 @@ function tail(screen: string): string {
     .join("\n");
 }
 
-export function interpretEvent(event: HookEvent): TurnSignal {
+function interpretEvent(event: HookEvent): TurnSignal {
   const p = event.payload;
   const str = (key: string): string | null => (typeof p[key] === "string" ? (p[key] as string) : null);
   switch (event.name) {

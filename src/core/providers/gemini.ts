@@ -70,7 +70,7 @@ import { type LaunchFlag, refuseLaunchFlags } from "./types.ts";
  *    (stop, evidence.detail "cancelled").
  * E6 Dialogs after a turn: loop detection opens its box after AfterAgent; shell mode is one `!` key
  *    away. send answers a "dialog" whose name is in Provider.answerBeforeSend?: readonly string[]
- *    (gemini: GEMINI_ANSWER_BEFORE_SEND) before pasting, instead of exit 4.
+ *    (gemini: loop-detection, shell-mode, ide-nudge) before pasting, instead of exit 4.
  * E7 Permission modes per provider: Provider.permissionModes?: Partial<Record<PermissionMode, string>>
  *    (absent mode = usage error, exit 2, naming the provider) and Provider.unattendedMode?: string.
  *    planLaunch may assume a valid mode; geminiLaunchProblems lists the usage errors.
@@ -92,10 +92,7 @@ export const GEMINI_APPROVAL_MODES: Partial<Record<PermissionMode, string>> = {
 export const GEMINI_DELIVERY = { enterDelayMs: 400, confirmWindowMs: 1500, maxEnters: 4 } as const;
 
 /** One Escape cancels a turn (streaming or retrying): "Request cancelled.", AfterAgent (E4). */
-export const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
-
-/** Dialogs send may answer before it pastes (E6). */
-export const GEMINI_ANSWER_BEFORE_SEND = ["loop-detection", "shell-mode", "ide-nudge"] as const;
+const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
 
 export type GeminiLaunchInput = LaunchInput & { readonly providerHome?: string | undefined };
 
@@ -172,7 +169,7 @@ export const gemini: Provider = {
  * The worker's own GEMINI_CLI_HOME in its session directory (removed with the tombstone). kill
  * removes the credential links at once; the transcript stays for `read` until --purge / prune.
  */
-export function planGeminiHomeEntries(
+function planGeminiHomeEntries(
   context: HomeContext,
   files: Readonly<Record<string, string | null>>,
 ): HomePlan {

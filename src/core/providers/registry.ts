@@ -9,7 +9,3 @@ const PROVIDERS: Record<ProviderId, Provider> = { claude, codex, gemini };
 export function getProvider(id: ProviderId): Provider {
   return PROVIDERS[id];
 }
-
-export function listProviders(): Provider[] {
-  return Object.values(PROVIDERS);
-}

@@ -228,7 +228,7 @@ export type Provider = {
   readonly markerEvents?: readonly string[];
 };
 
-export type StallInput = {
+type StallInput = {
   /** The turn's events (after the baseline), in log order. */
   readonly events: readonly HookEvent[];
   /** When umbel last saw progress: the turn's start, a new non-marker event, or a transcript change. */
@@ -238,7 +238,7 @@ export type StallInput = {
   readonly stallMs?: number;
 };
 
-export type Stall =
+type Stall =
   | { readonly stalled: false; readonly attempts: number }
   | { readonly stalled: true; readonly attempts: number; readonly sinceMs: number; readonly error: string };
 

@@ -19,7 +19,7 @@ export function renderOutcome(outcome: Outcome): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function renderExit(exit: { exitCode?: number; signal?: string }): string {
+function renderExit(exit: { exitCode?: number; signal?: string }): string {
   if (exit.signal) return `signal ${exit.signal} (status ${exit.exitCode ?? "?"})`;
   return `status ${exit.exitCode ?? "?"}`;
 }

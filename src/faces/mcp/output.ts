@@ -164,7 +164,8 @@ type Covers<Schema, Result> = [Result] extends [Schema]
 type Assert<T extends true> = T;
 type Out<S extends z.ZodType> = z.infer<S>;
 
-export type OutputChecks = [
+// biome-ignore lint/correctness/noUnusedVariables: read by tsc alone, which fails here when a result drifts from its schema.
+type OutputChecks = [
   Assert<Covers<Out<typeof SpawnOutput>, SpawnResult>>,
   Assert<Covers<Out<typeof SendOutput>, SendResult>>,
   Assert<Covers<Out<typeof WaitOutput>, Outcome>>,

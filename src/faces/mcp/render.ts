@@ -79,6 +79,6 @@ export function renderPrune(r: PruneResult): string {
   return r.kept.length ? `${removed}; kept ${r.kept.join(", ")}` : removed;
 }
 
-export function seconds(ms: number): string {
+function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)}s`;
 }

@@ -7,7 +7,7 @@ import { errorResult, toolResult } from "./render.ts";
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 /** What a tool's run gets: deps whose signal also fires when the client cancels this call. */
-export type ToolContext = {
+type ToolContext = {
   readonly deps: Deps;
   readonly extra: Extra;
   /** Progress notifications, when the client asked for them (sent a progressToken). */

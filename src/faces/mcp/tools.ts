@@ -22,7 +22,7 @@ import { runTool } from "./tools-run.ts";
 const EVIDENCE_MESSAGE_CHARS = 2000;
 
 /** umbel_read's input: the read verb's fields plus how to bound a long answer. */
-export const ReadToolInput = ReadInput.extend(TextBound.shape);
+const ReadToolInput = ReadInput.extend(TextBound.shape);
 
 const lifecycleTools: UmbelTool[] = [
   defineTool({

@@ -27,7 +27,7 @@ export function newRunId(now: number): string {
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-export function runDir(root: string, runId: string): string {
+function runDir(root: string, runId: string): string {
   return join(root, "workflows", runId);
 }
 
