@@ -33,6 +33,11 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     stderr: "pipe",
     detached: true,
   });
+  running.add(child.pid);
+  if (!exitHooked) {
+    process.on("exit", killRunning);
+    exitHooked = true;
+  }
   let timedOut = false;
   let onBound = () => {};
   const bound = new Promise<void>((resolve) => {
@@ -59,7 +64,20 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     };
   } finally {
     clearTimeout(timer);
+    running.delete(child.pid);
   }
+}
+
+/**
+ * Children still running. In their own groups they no longer get the terminal's Ctrl-C, and a verb
+ * that returns at its own deadline (wait) exits with a hung tmux call still in flight: without this
+ * the call's `sleep` outlived umbel (measured: 5 hung tmux calls left by one run of tmux-hang.test.ts).
+ */
+const running = new Set<number>();
+let exitHooked = false;
+
+function killRunning(): void {
+  for (const pid of running) killGroup(pid);
 }
 
 /** SIGKILL to the group the child leads (it and everything it started that stayed in it). */
