@@ -16,7 +16,12 @@ export type RunOptions = {
 
 /**
  * Runs a program to completion with stdin closed (or fed `input`), bounded in time: past the bound
- * it is killed and the result says `timedOut`, so a hung child never hangs umbel.
+ * its whole process group is killed, its pipes are no longer read (what they held is dropped) and
+ * the result says `timedOut`, so a hung child never hangs umbel.
+ *
+ * Killing the child alone was not enough: a hung `tmux` wrapper whose `sleep` outlived it kept the
+ * stdout pipe open, and `umbel ls` with a 2 s bound was still waiting for EOF after 25 s. So the
+ * child leads its own process group (`detached`: setsid in Bun 1.4.5) and the bound kills the group.
  */
 export async function runProcess(argv: readonly string[], options: RunOptions): Promise<RunResult> {
   const started = performance.now();
@@ -26,21 +31,32 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
     stdout: "pipe",
     stderr: "pipe",
+    detached: true,
   });
+  running.add(child.pid);
+  if (!exitHooked) {
+    process.on("exit", killRunning);
+    exitHooked = true;
+  }
   let timedOut = false;
+  let onBound = () => {};
+  const bound = new Promise<void>((resolve) => {
+    onBound = resolve;
+  });
   const timer = setTimeout(() => {
     timedOut = true;
-    child.kill("SIGKILL");
+    killGroup(child.pid);
+    onBound();
   }, options.timeoutMs);
   try {
     const [stdout, stderr] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
+      readUntil(child.stdout, bound),
+      readUntil(child.stderr, bound),
+      Promise.race([child.exited, bound]),
     ]);
-    await child.exited;
     return {
-      exitCode: child.exitCode,
-      signal: child.signalCode === null ? null : String(child.signalCode),
+      exitCode: timedOut ? null : child.exitCode,
+      signal: timedOut ? "SIGKILL" : child.signalCode === null ? null : String(child.signalCode),
       stdout,
       stderr,
       durationMs: Math.round(performance.now() - started),
@@ -48,5 +64,48 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     };
   } finally {
     clearTimeout(timer);
+    running.delete(child.pid);
   }
+}
+
+/**
+ * Children still running. In their own groups they no longer get the terminal's Ctrl-C, and a verb
+ * that returns at its own deadline (wait) exits with a hung tmux call still in flight: without this
+ * the call's `sleep` outlived umbel (measured: 5 hung tmux calls left by one run of tmux-hang.test.ts).
+ */
+const running = new Set<number>();
+let exitHooked = false;
+
+function killRunning(): void {
+  for (const pid of running) killGroup(pid);
+}
+
+/** SIGKILL to the group the child leads (it and everything it started that stayed in it). */
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // ESRCH: the group is already gone. The child itself too, in case it left its group.
+  }
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {}
+}
+
+/** The stream's text up to EOF, or up to `stop` (then the read is cancelled: a process outside the group may hold the pipe). */
+async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const stopped = stop.then(() => null);
+  let text = "";
+  try {
+    for (;;) {
+      const chunk = await Promise.race([reader.read(), stopped]);
+      if (chunk === null || chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text + decoder.decode();
 }

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../core/errors.ts";
+import { parseJson } from "../core/json.ts";
 import type { RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
 import { RunState } from "../core/workflow/state.ts";
@@ -47,7 +48,7 @@ async function openRunStore(
   ]);
   if (text === null || stateText === null)
     throw new RunNotFoundError(`no workflow run ${runId} (looked in ${dir})`, { runId, dir });
-  const parsed = RunState.safeParse(safeJson(stateText));
+  const parsed = RunState.safeParse(parseJson(stateText));
   if (!parsed.success) throw new StateError(`state.json of run ${runId} is unreadable`, { runId, dir });
   return { store, state: parsed.data, text };
 }
@@ -98,13 +99,5 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as { code?: string }).code === "EPERM";
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }

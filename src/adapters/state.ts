@@ -1,7 +1,8 @@
 import { chmod, mkdir, readdir, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { NameTakenError, StateError, WorkerNotFoundError } from "../core/errors.ts";
+import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
@@ -54,19 +55,22 @@ export function createStore(root: string): StorePort & { ensureRoot(): Promise<v
       await writeFileAtomic(paths(meta.name).meta, `${JSON.stringify(meta, null, 2)}\n`);
     },
 
+    /**
+     * Missing and corrupt are different answers: no directory is WorkerNotFoundError, a directory
+     * with no meta.json yet is WorkerIncompleteError (a spawn in progress, or one that died
+     * half-way), and a meta.json that does not parse is a StateError naming the file.
+     */
     async readMeta(name: string): Promise<Meta> {
-      const text = await readTextOrNull(paths(name).meta);
-      if (text === null) {
-        const exists = await stat(dir(name)).then(
-          () => true,
-          () => false,
-        );
-        if (exists) throw new StateError(`worker ${name} is being created or was left half-made`, { name });
-        throw new WorkerNotFoundError(`no worker named ${name}`, { name });
-      }
-      const parsed = Meta.safeParse(safeJson(text));
-      if (!parsed.success) throw new StateError(`meta.json of ${name} is unreadable`, { name });
-      return parsed.data;
+      const path = paths(name).meta;
+      const text = await readTextOrNull(path);
+      if (text !== null) return parseMeta(name, path, text);
+      const exists = await stat(dir(name)).then(
+        () => true,
+        () => false,
+      );
+      if (exists)
+        throw new WorkerIncompleteError(`worker ${name} is being created or was left half-made`, { name });
+      throw new WorkerNotFoundError(`no worker named ${name}`, { name });
     },
 
     async exists(name: string): Promise<boolean> {
@@ -89,8 +93,7 @@ export function createStore(root: string): StorePort & { ensureRoot(): Promise<v
     async readExit(name: string): Promise<ExitRecord | null> {
       const text = await readTextOrNull(paths(name).exit);
       if (text === null) return null;
-      const value = safeJson(text);
-      return value && typeof value === "object" ? (value as ExitRecord) : { exitCode: -1 };
+      return (parseJsonObject(text) as ExitRecord | null) ?? { exitCode: -1 };
     },
 
     async writeLastScreen(name: string, screen: string): Promise<void> {
@@ -119,12 +122,15 @@ export function createStore(root: string): StorePort & { ensureRoot(): Promise<v
   };
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
+function parseMeta(name: string, path: string, text: string): Meta {
+  const value = parseJson(text);
+  if (value === undefined)
+    throw new StateError(`meta.json of worker ${name} is not valid JSON: ${path}`, { name, path });
+  const parsed = Meta.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const why = issue ? `${issue.path.join(".") || "the record"}: ${issue.message}` : "not a worker record";
+  throw new StateError(`meta.json of worker ${name} is unreadable (${why}): ${path}`, { name, path, why });
 }
 
 async function changedAt(path: string): Promise<number | null> {

@@ -24,7 +24,7 @@ export function deriveSocket(stateRoot: string, override: string | undefined): s
 }
 
 /** tmux clients get PATH, a UTF-8 locale and the socket directory; nothing else crosses. */
-export function clientEnv(host: Readonly<Record<string, string | undefined>>): Record<string, string> {
+function clientEnv(host: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string> = { PATH: host.PATH ?? "/usr/local/bin:/usr/bin:/bin" };
   const locale = host.LC_ALL ?? host.LC_CTYPE ?? host.LANG;
   env.LANG = locale && /utf-?8/i.test(locale) ? locale : "C.UTF-8";

@@ -11,12 +11,12 @@ export const DEFAULT_MAX_CHARS = 20_000;
 /** Headings listed back when something was cut, so the caller can ask for one section. */
 const MAX_HEADINGS = 50;
 
-export const BoundMode = z
+const BoundMode = z
   .enum(["head", "tail", "section", "full"])
   .describe(
     "What to keep of a long answer: head (the start), tail (the end), section (one markdown section), full (everything). Default head, or section when `section` is given",
   );
-export type BoundMode = z.infer<typeof BoundMode>;
+type BoundMode = z.infer<typeof BoundMode>;
 
 export const TextBound = z
   .object({

@@ -53,12 +53,6 @@ export class NameTakenError extends UmbelError {
   override readonly exitCode = EXIT.conflict;
 }
 
-/** An operation that needs a dead worker (purge, prune) met a live one. */
-export class WorkerAliveError extends UmbelError {
-  override readonly code = "worker-alive";
-  override readonly exitCode = EXIT.conflict;
-}
-
 /** The worker exited (or was killed) and cannot take the request. */
 export class WorkerDeadError extends UmbelError {
   override readonly code = "dead";
@@ -95,29 +89,17 @@ export class TmuxTimeoutError extends UmbelError {
   override readonly code = "tmux-timeout";
 }
 
+/** A state file umbel cannot read (a corrupt meta.json): evidence to look at, never absence. */
 export class StateError extends UmbelError {
   override readonly code = "state";
 }
 
-export class TimeoutError extends UmbelError {
-  override readonly code = "timeout";
-  override readonly exitCode = EXIT.timeout;
-}
+/** A session directory with no meta.json yet: a spawn in progress, or one that died half-way. */
+export class WorkerIncompleteError extends StateError {}
 
 export class AbortedError extends UmbelError {
   override readonly code = "aborted";
   override readonly exitCode = EXIT.aborted;
-}
-
-/** The provider ended the turn with an API error. */
-export class ProviderError extends UmbelError {
-  override readonly code = "provider-error";
-  override readonly exitCode = EXIT.providerError;
-}
-
-export class IdleError extends UmbelError {
-  override readonly code = "idle";
-  override readonly exitCode = EXIT.idle;
 }
 
 /** Anything that is not an UmbelError is a bug: map it here, never let a stack trace out. */

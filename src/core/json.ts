@@ -3,18 +3,22 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The JSON value in `text`, or undefined when it is not JSON (blank text included). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The JSON object in `text`, or null: blank text, invalid JSON (a JSONL line still being appended
  * while we read, or cut by a read offset) and any other JSON value all read as null.
  */
 export function parseJsonObject(text: string): Record<string, unknown> | null {
-  if (text.trim() === "") return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : null;
-  } catch {
-    return null;
-  }
+  const value = parseJson(text);
+  return isRecord(value) ? value : null;
 }
 
 /** `value` when it is a JSON object, else an empty one (to read optional nested settings). */

@@ -89,7 +89,7 @@ export type WaitSnapshot = {
 };
 
 /** The idle composer held this long with no end-of-turn hook: the turn ended without one. */
-export const READY_WITHOUT_HOOK_MS = 2000;
+const READY_WITHOUT_HOOK_MS = 2000;
 
 /**
  * Exactly one outcome, or null to keep waiting. Order: a turn that ended is reported as ended even if

@@ -16,7 +16,7 @@ export type PrintEnding =
   /** A umbel outcome claude -p has no equivalent for (input, timeout, idle, dead, aborted). */
   | { kind: "failure"; reason: Exclude<OutcomeReason, "stop">; message: string };
 
-export type UmbelExtras = {
+type UmbelExtras = {
   worker: string;
   provider: string;
   outcome: OutcomeReason | "max-turns";

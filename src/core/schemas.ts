@@ -16,18 +16,18 @@ export type WorkerName = z.infer<typeof WorkerName>;
 export const ProviderId = z.enum(["claude", "codex", "gemini"]).describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
 
-export const EnvName = z
+const EnvName = z
   .string()
   .regex(
     /^[A-Za-z_][A-Za-z0-9_]*$/,
     "an environment variable name is letters, digits and _, not starting with a digit",
   );
 
-export const FromEnv = z
+const FromEnv = z
   .object({ fromEnv: EnvName.describe("Copy the value of this variable from umbel's own environment") })
   .strict();
 
-export const EnvValue = z.union([z.string(), FromEnv]);
+const EnvValue = z.union([z.string(), FromEnv]);
 
 export const EnvSpec = z
   .record(EnvName, EnvValue)
@@ -142,7 +142,7 @@ export const SendInput = z
   .strict();
 export type SendInput = z.infer<typeof SendInput>;
 
-export const Baseline = z
+const Baseline = z
   .number()
   .int()
   .nonnegative()

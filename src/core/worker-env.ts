@@ -8,7 +8,7 @@ import type { EnvSpec } from "./schemas.ts";
  * CLAUDE_CODE_CHILD_SESSION turned transcript writing off in every worker, and an inherited
  * ANTHROPIC_API_KEY switches a subscription user to API billing without a word.
  */
-export const ALLOWLIST: readonly string[] = [
+const ALLOWLIST: readonly string[] = [
   "PATH",
   "HOME",
   "USER",
@@ -59,7 +59,7 @@ export function buildWorkerEnv(input: WorkerEnvInput): Record<string, string> {
   return env;
 }
 
-export function isInherited(name: string, provider: Provider): boolean {
+function isInherited(name: string, provider: Provider): boolean {
   return (
     ALLOWLIST.includes(name) ||
     ALLOWED_PREFIXES.some((p) => name.startsWith(p)) ||

@@ -1,7 +1,8 @@
+import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import type { KillResult, PruneResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
-import { checkLiveness, deadPaneScreen, loadWorker } from "./worker.ts";
+import { checkLiveness, deadPaneScreen, type Liveness, loadWorker, type Worker } from "./worker.ts";
 
 /**
  * Records the last screen, kills the tmux session and keeps the session directory as a tombstone
@@ -35,28 +36,34 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
 /** A directory without meta.json older than this is a spawn that died half-way (umbel was killed). */
 const ORPHAN_AGE_MS = 10 * 60_000;
 
-/** Removes dead and killed workers; never a live one. */
+/**
+ * Removes dead and killed workers; never a live one. Every worker is read, and its liveness settled,
+ * before anything is removed: a meta.json that does not parse, or an exit record a live pane
+ * contradicts (StateErrors naming the file), stops prune with nothing deleted.
+ */
 export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
   const removed: string[] = [];
   const kept: string[] = [];
+  const found: ({ worker: Worker; live: Liveness } | string)[] = [];
   for (const name of await deps.store.listNames()) {
-    let worker: Awaited<ReturnType<typeof loadWorker>>;
-    try {
-      worker = await loadWorker(deps, name);
-    } catch {
-      const changedAt = await deps.store.dirChangedAt(name);
-      if (
-        changedAt !== null &&
-        deps.clock.now() - changedAt > ORPHAN_AGE_MS &&
-        !(await deps.tmux.hasSession(name))
-      ) {
-        await deps.store.remove(name);
-        removed.push(name);
-      } else kept.push(name);
+    const worker = await loadWorker(deps, name).catch((error: unknown) => {
+      if (error instanceof WorkerIncompleteError) return name;
+      if (error instanceof WorkerNotFoundError) return null; // removed since it was listed
+      throw error;
+    });
+    if (typeof worker === "string") found.push(worker);
+    else if (worker !== null) found.push({ worker, live: await checkLiveness(deps, worker) });
+  }
+  for (const entry of found) {
+    if (typeof entry === "string") {
+      if (await isOrphan(deps, entry)) {
+        await deps.store.remove(entry);
+        removed.push(entry);
+      } else kept.push(entry);
       continue;
     }
-    const live = await checkLiveness(deps, worker);
-    if (live.alive) {
+    const { name } = entry.worker.meta;
+    if (entry.live.alive) {
       kept.push(name);
       continue;
     }
@@ -64,4 +71,11 @@ export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
     removed.push(name);
   }
   return { removed, kept };
+}
+
+/** A directory with no meta.json, older than ORPHAN_AGE_MS and with no tmux session. */
+async function isOrphan(deps: Deps, name: string): Promise<boolean> {
+  const changedAt = await deps.store.dirChangedAt(name);
+  if (changedAt === null || deps.clock.now() - changedAt <= ORPHAN_AGE_MS) return false;
+  return !(await deps.tmux.hasSession(name));
 }

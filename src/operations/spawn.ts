@@ -23,6 +23,49 @@ const PANE = { width: 160, height: 50 } as const;
  */
 export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnResult> {
   const started = deps.clock.now();
+  const { meta, provider, untrusted, unwind } = await launchWorker(deps, input);
+  try {
+    const dialogsAnswered = await waitReady(deps, provider, input.name, {
+      timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
+      untrusted,
+    });
+    const { spawner: _spawned, ...ready } = meta;
+    await deps.store.writeMeta({
+      ...ready,
+      state: "ready",
+      readyAt: new Date(deps.clock.now()).toISOString(),
+    });
+    return {
+      name: input.name,
+      provider: provider.id,
+      cwd: meta.cwd,
+      sessionId: meta.sessionId,
+      state: "ready",
+      elapsedMs: deps.clock.now() - started,
+      dialogsAnswered,
+    };
+  } catch (error) {
+    await unwind();
+    throw error;
+  }
+}
+
+/** A worker whose CLI is started in tmux; its TUI may still be on a startup screen. */
+export type LaunchedWorker = {
+  readonly meta: Meta;
+  readonly provider: Provider;
+  /** / or the home directory, when the CLI may ask to trust it (umbel never answers that itself). */
+  readonly untrusted: string | null;
+  /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
+  unwind(): Promise<void>;
+};
+
+/**
+ * spawn up to the wait for ready: validates, claims the name, lays out the provider's home, writes
+ * meta.json ("starting") and starts the CLI. A failure unwinds what it made; once it returns, the
+ * caller owns `unwind` (the integration tests watch startup screens from here).
+ */
+export async function launchWorker(deps: Deps, input: SpawnInput): Promise<LaunchedWorker> {
   const provider = getProvider(input.provider);
   const cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
@@ -53,6 +96,10 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   await deps.store.claim(input.name);
   const bufferName = `umbel-env-${input.name}-${deps.system.uuid().slice(0, 8)}`;
   const homeMade: string[] = [];
+  const unwind = async () => {
+    await unwindSession(deps, input.name, bufferName);
+    await deps.home.remove(homeMade);
+  };
   try {
     const assets = await deps.system.installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
@@ -137,28 +184,9 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       bufferName,
       bufferContent: renderEnvScript(env),
     });
-    const dialogsAnswered = await waitReady(deps, provider, input.name, {
-      timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
-      untrusted: await untrustedFolder(deps, [cwd, ...(addDirs ?? [])]),
-    });
-    const { spawner: _spawned, ...ready } = meta;
-    await deps.store.writeMeta({
-      ...ready,
-      state: "ready",
-      readyAt: new Date(deps.clock.now()).toISOString(),
-    });
-    return {
-      name: input.name,
-      provider: provider.id,
-      cwd,
-      sessionId,
-      state: "ready",
-      elapsedMs: deps.clock.now() - started,
-      dialogsAnswered,
-    };
+    return { meta, provider, untrusted: await untrustedFolder(deps, [cwd, ...(addDirs ?? [])]), unwind };
   } catch (error) {
-    await unwind(deps, input.name, bufferName);
-    await deps.home.remove(homeMade);
+    await unwind();
     throw error;
   }
 }
@@ -237,7 +265,7 @@ function resolveBinary(deps: Deps, provider: Provider): string {
   return found;
 }
 
-async function unwind(deps: Deps, name: string, bufferName: string): Promise<void> {
+async function unwindSession(deps: Deps, name: string, bufferName: string): Promise<void> {
   await deps.tmux.killSession(name).catch(() => undefined);
   await deps.tmux.deleteBuffer(bufferName).catch(() => undefined);
   await deps.store.remove(name).catch(() => undefined);

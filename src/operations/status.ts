@@ -1,3 +1,4 @@
+import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import type { Deps } from "../core/ports.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
@@ -14,8 +15,11 @@ export async function listWorkers(deps: Deps): Promise<StatusResult[]> {
     names.map(async (name) => {
       try {
         return await statusOf(deps, name);
-      } catch {
-        return null; // half-made (a spawn in progress): not a worker yet
+      } catch (error) {
+        // Only a spawn in progress (no meta.json yet) or a worker removed since listing is absent:
+        // a hung tmux or a corrupt meta.json must fail ls, never read as an empty fleet.
+        if (error instanceof WorkerIncompleteError || error instanceof WorkerNotFoundError) return null;
+        throw error;
       }
     }),
   );

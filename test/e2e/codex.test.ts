@@ -1,9 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /** dist/umbel driving test/fixtures/fake-codex.sh through spawn, every turn ending, kill and -p. */
 

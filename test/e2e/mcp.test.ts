@@ -7,7 +7,8 @@ import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { errorOf, type ToolResult, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 
-// Real workers take seconds; test/preload.ts's default does not reach every file of a multi-file run.
+// Real workers take seconds; bun's default is 5 s, and a preload's setDefaultTimeout reaches only
+// the first file of a run (oven-sh/bun#43787).
 setDefaultTimeout(60_000);
 
 /** The built `dist/umbel mcp` over stdio: one test per tool family, and how the server ends. */

@@ -1,5 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /**
  * `umbel -p` is one face for every provider: the same flags give the same data in claude -p's

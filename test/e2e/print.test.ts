@@ -1,8 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /** `umbel -p` through the fake claude: argv/stdin prompts, text/json, warm sessions, cleanup. */
 

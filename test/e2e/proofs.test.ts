@@ -1,10 +1,14 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /** The guarantees a user relies on without seeing them: secrets, isolation, atomic names. */
 

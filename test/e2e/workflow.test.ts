@@ -5,7 +5,7 @@ import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandb
 
 /**
  * dist/umbel run: the face's argv, output modes, exit codes and a real SIGINT. Timeouts are explicit
- * because bun 1.4.5 applies the preload's setDefaultTimeout to the first test file only.
+ * (bun's default is 5 s, and a preload's setDefaultTimeout reaches only the first file).
  */
 
 let sb: Sandbox;

@@ -3,7 +3,7 @@ import type { Sandbox } from "./sandbox.ts";
 
 /** A JSON result printed by dist/umbel (wait outcomes carry `evidence`). */
 export type CliJson = Record<string, unknown> & { evidence: Record<string, unknown> };
-export const parseJson = (text: string) => JSON.parse(text) as CliJson;
+const parseJson = (text: string) => JSON.parse(text) as CliJson;
 
 /** `umbel spawn NAME --json …` that must succeed; returns its result. */
 export async function spawnOk(sb: Sandbox, name: string, flags: readonly string[] = []): Promise<CliJson> {

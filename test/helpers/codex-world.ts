@@ -1,22 +1,27 @@
-// A private HOME and a "user" CODEX_HOME (pointing codex at the stub model), the I/O that lays out
-// umbel's managed home from planCodexHome, and a driver that runs codex (real or fake) in tmux the
-// way umbel's spawn/send do (src/operations; this driver tests the provider's pure parts directly).
-import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+// A private HOME and a "user" CODEX_HOME (pointing codex at the stub model), a umbel state root,
+// and a driver for one codex worker (real or fake) that the engine made: spawnWorker lays out the
+// managed home and starts the session exactly as `umbel spawn` does. The driver then pastes, presses
+// keys and reads hooks and screens itself, to test the provider's pure parts against the CLI.
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTmux } from "../../src/adapters/tmux.ts";
+import { createDeps } from "../../src/adapters/deps.ts";
 import { parseEvents } from "../../src/core/events.ts";
-import type { TmuxPort as Tmux } from "../../src/core/ports.ts";
-import { type CodexHomePlan, planCodexHome } from "../../src/core/providers/codex/home.ts";
-import { codex, planCodexLaunch, prepareCodexPrompt } from "../../src/core/providers/codex/provider.ts";
+import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
+import { codex, prepareCodexPrompt } from "../../src/core/providers/codex/provider.ts";
 import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
-import { eventually, REPO } from "./sandbox.ts";
+import { shellQuote } from "../../src/core/shell.ts";
+import { killWorker } from "../../src/operations/kill.ts";
+import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
+import { eventually } from "./sandbox.ts";
 
 export interface CodexWorld {
   home: string;
   /** The user's own CODEX_HOME (never handed to a worker): config.toml and auth.json. */
   userCodexHome: string;
-  /** umbel's managed CODEX_HOME. */
+  /** umbel's state root ($UMBEL_HOME): every worker of the world shares it, and one tmux server. */
+  stateRoot: string;
+  /** umbel's managed CODEX_HOME (`$UMBEL_HOME/codex-home`, symlink-resolved as spawn makes it). */
   managedHome: string;
   tmpDir: string;
 }
@@ -41,14 +46,16 @@ export function stubProviderToml(baseUrl: string): string {
   ].join("\n");
 }
 
+/** The folders, and the user's config.toml and auth.json; the managed home exists (empty) for tests to seed. */
 export function seedCodexWorld(dir: string, userConfig: string): CodexWorld {
   const world = {
     home: join(dir, "home"),
     userCodexHome: join(dir, "user-codex"),
-    managedHome: join(dir, "umbel", "codex-home"),
+    stateRoot: join(dir, "umbel"),
     tmpDir: join(dir, "tmp"),
   };
   for (const folder of Object.values(world)) mkdirSync(folder, { recursive: true, mode: 0o700 });
+  mkdirSync(join(world.stateRoot, "codex-home"), { recursive: true, mode: 0o700 });
   writeFileSync(join(world.userCodexHome, "config.toml"), userConfig, { mode: 0o600 });
   writeFileSync(
     join(world.userCodexHome, "auth.json"),
@@ -57,29 +64,7 @@ export function seedCodexWorld(dir: string, userConfig: string): CodexWorld {
       mode: 0o600,
     },
   );
-  return { ...world, managedHome: realpathSync(world.managedHome) };
-}
-
-/** Lays out the managed home for one worker, as spawn will: dirs, files (0600), existing links. */
-export function writeManagedHome(
-  world: CodexWorld,
-  worker: string,
-  cwd: string,
-  hookCommand: string,
-): CodexHomePlan {
-  const plan = planCodexHome({
-    home: world.managedHome,
-    userHome: world.userCodexHome,
-    userConfig: readFileSync(join(world.userCodexHome, "config.toml"), "utf8"),
-    worker,
-    cwd: realpathSync(cwd),
-    hookCommand,
-  });
-  for (const dir of plan.dirs) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  for (const file of plan.files) writeFileSync(file.path, file.content, { mode: file.mode });
-  for (const link of plan.links)
-    if (existsSync(link.target) && !existsSync(link.path)) symlinkSync(link.target, link.path);
-  return plan;
+  return { ...world, managedHome: realpathSync(join(world.stateRoot, "codex-home")) };
 }
 
 /** The environment of a codex child: nothing inherited but PATH (node runs bin/codex.js). */
@@ -96,6 +81,8 @@ export function codexEnv(world: CodexWorld, codexHome: string): Record<string, s
 
 export interface CodexDriver {
   tmux: Tmux;
+  /** The engine's view of the world: status, kill, the store. */
+  deps: Deps;
   readonly name: string;
   /** The events log the hooks append to. */
   readonly events: string;
@@ -107,13 +94,15 @@ export interface CodexDriver {
   hookAfter(from: number, hook: string, timeoutMs?: number): Promise<HookEvent>;
   /** Polls the screen until the provider reads it as `kind` (returns that state). */
   until(kind: ScreenState["kind"], timeoutMs?: number): Promise<ScreenState>;
+  /** umbel kill: the session, and the worker's profile in the managed home. */
   dispose(): Promise<void>;
 }
 
 /**
- * Starts `bin` (the real codex or test/fixtures/fake-codex.sh) in tmux on a private socket with
- * the managed home laid out for worker `name`, the way umbel's spawn will: planCodexHome's files,
- * planCodexLaunch's argv and env, and hooks/hook.sh appending to `<dir>/events/hooks.jsonl`.
+ * Spawns codex worker `name` (`bin`: the real codex or test/fixtures/fake-codex.sh) through the
+ * engine. With `watchStartup` the engine only launches it (no dialog answered, no wait for ready):
+ * the test watches the startup screens itself. `args` go after the engine's argv (through a
+ * wrapper script, as umbel has no flag for them); `env` is the worker's explicit env (--env).
  */
 export async function startCodex(
   world: CodexWorld,
@@ -121,43 +110,40 @@ export async function startCodex(
     bin: string;
     name: string;
     cwd: string;
-    dir: string;
     env?: Record<string, string>;
     args?: string[];
     /** `codex resume <id>` instead of a new thread. */
     resume?: string;
+    watchStartup?: boolean;
   },
 ): Promise<CodexDriver> {
   const { name } = options;
-  const events = join(options.dir, "events", "hooks.jsonl");
-  mkdirSync(join(options.dir, "events"), { recursive: true });
-  writeManagedHome(world, name, options.cwd, `sh ${join(REPO, "hooks", "hook.sh")} ${events}`);
-  const launch = planCodexLaunch(
-    { bin: options.bin, sessionId: "unused", hookCommand: "", isRoot: true, resumeSessionId: options.resume },
-    { path: world.managedHome, worker: name },
+  const bin = options.args?.length ? writeWrapper(world, name, options.bin, options.args) : options.bin;
+  const deps = createDeps(
+    {
+      ...codexEnv(world, world.userCodexHome),
+      UMBEL_HOME: world.stateRoot,
+      UMBEL_CODEX_BIN: bin,
+    },
+    { cwd: options.cwd },
   );
-  const env = { ...codexEnv(world, world.managedHome), ...launch.env, ...options.env };
-  const tmux = createTmux({ socket: `umbel-codex-${process.pid}-${name}`, hostEnv: process.env });
-  await tmux.newSession({
+  const input = {
     name,
+    provider: "codex" as const,
     cwd: options.cwd,
-    width: 120,
-    height: 40,
-    command: [
-      "env",
-      "-i",
-      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      ...launch.argv,
-      ...(options.args ?? []),
-    ],
-    bufferName: "umbel-codex-env",
-    bufferContent: "unused\n",
-  });
+    ...(options.resume ? { resumeSession: options.resume } : {}),
+    ...(options.env ? { env: options.env } : {}),
+  };
+  if (options.watchStartup) await launchWorker(deps, input);
+  else await spawnWorker(deps, input);
+  const { tmux } = deps;
+  const events = deps.store.paths(name).hooksLog;
   const log = () => (existsSync(events) ? readFileSync(events, "utf8") : "");
   const hooks = (from = 0) => parseEvents(codex, log(), from);
   const screen = async () => (await tmux.capture(name)) ?? "";
   return {
     tmux,
+    deps,
     name,
     events,
     screen,
@@ -180,6 +166,16 @@ export async function startCodex(
         `a ${kind} screen`,
       );
     },
-    dispose: () => tmux.killServer(),
+    dispose: async () => {
+      await killWorker(deps, { name });
+    },
   };
+}
+
+/** `bin` with `args` after the engine's own: a later `-p` wins, so a test can drop the worker's profile. */
+function writeWrapper(world: CodexWorld, name: string, bin: string, args: readonly string[]): string {
+  const path = join(world.tmpDir, `codex-${name}`);
+  writeFileSync(path, `#!/bin/sh\nexec ${shellQuote(bin)} "$@" ${args.map(shellQuote).join(" ")}\n`);
+  chmodSync(path, 0o755);
+  return path;
 }

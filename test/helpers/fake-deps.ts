@@ -1,5 +1,10 @@
 import { join } from "node:path";
-import { NameTakenError, StateError, WorkerNotFoundError } from "../../src/core/errors.ts";
+import {
+  NameTakenError,
+  StateError,
+  WorkerIncompleteError,
+  WorkerNotFoundError,
+} from "../../src/core/errors.ts";
 import type { Meta } from "../../src/core/meta.ts";
 import type { ExitRecord } from "../../src/core/outcome.ts";
 import type { Deps, FilesPort, FileTail, RunsPort, StorePort, Waker } from "../../src/core/ports.ts";
@@ -75,7 +80,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async readMeta(name) {
       const s = session(name);
       if (s.metaText !== undefined) throw new StateError(`meta.json of ${name} is unreadable`, { name });
-      if (!s.meta) throw new StateError(`worker ${name} is being created or was left half-made`, { name });
+      if (!s.meta)
+        throw new WorkerIncompleteError(`worker ${name} is being created or was left half-made`, { name });
       return s.meta;
     },
     async exists(name) {

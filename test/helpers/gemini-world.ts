@@ -1,43 +1,54 @@
-// A throwaway world for the real gemini CLI (or test/fixtures/fake-gemini.sh): HOME, a umbel-style GEMINI_CLI_HOME made from
-// planGeminiHome (as the engine makes it), a work dir, an events log fed by hooks/hook.sh, and a
-// private tmux server driven only through src/adapters/tmux.ts (with hooks/launch.sh in the pane).
-import { randomUUID } from "node:crypto";
+// A throwaway world for the real gemini CLI (or test/fixtures/fake-gemini.sh): HOME, a work dir and
+// a umbel state root whose workers the engine makes (spawnWorker: the worker's GEMINI_CLI_HOME,
+// hooks, hooks/launch.sh and the env buffer, exactly as `umbel spawn`). The driver then pastes,
+// presses keys and reads hooks, screens and transcripts itself, to test the pure gemini provider.
 import { existsSync, readFileSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTmux } from "../../src/adapters/tmux.ts";
+import { installAssets } from "../../src/adapters/assets.ts";
+import { createDeps } from "../../src/adapters/deps.ts";
+import { layOutHome, readHomeSources } from "../../src/adapters/provider-home.ts";
 import { countEvents, parseEvents } from "../../src/core/events.ts";
-import type { TmuxPort as Tmux } from "../../src/core/ports.ts";
-import { interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
-import { planGeminiHome } from "../../src/core/providers/gemini/home.ts";
-import { GEMINI_DELIVERY, gemini, prepareGeminiPrompt } from "../../src/core/providers/gemini/provider.ts";
-import { classifyGeminiScreen, type GeminiScreenState } from "../../src/core/providers/gemini/screen.ts";
-import { type GeminiAnswer, parseGeminiAnswer } from "../../src/core/providers/gemini/transcript.ts";
-import { findTranscriptPath } from "../../src/core/turn.ts";
-import { renderEnvScript } from "../../src/core/worker-env.ts";
-import { eventually } from "./sandbox.ts";
+import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
+import { gemini } from "../../src/core/providers/gemini/provider.ts";
+import { shellQuote } from "../../src/core/shell.ts";
+import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
 
-const REPO = join(import.meta.dir, "..", "..");
 export const STUB_KEY = "stub-gemini-key-0123456789";
+
+type StartOptions = {
+  readonly model?: string;
+  /** The worker's explicit env (`--env`): it wins over the provider's own. */
+  readonly env?: Record<string, string>;
+  /** Arguments after the engine's argv (a wrapper script: umbel has no flag for them). */
+  readonly args?: readonly string[];
+  /** Launch only (no dialog answered, no wait for ready): the test watches the startup screens. */
+  readonly watchStartup?: boolean;
+};
 
 export interface GeminiWorld {
   readonly dir: string;
   readonly work: string;
   /** $HOME: gemini must leave it empty (everything goes to GEMINI_CLI_HOME). */
   readonly home: string;
+  /** The last started worker's GEMINI_CLI_HOME (the `gemini -p` home before any). */
   readonly geminiHome: string;
+  /** The last started worker's events log. */
   readonly eventsLog: string;
   readonly tmux: Tmux;
-  /** The env a gemini child gets: nothing inherited but PATH. */
+  readonly deps: Deps;
+  /** The env of a `gemini -p` child beside the workers: nothing inherited but PATH. */
   env(extra?: Record<string, string>): Record<string, string>;
-  /** Starts `gemini <args>` in session `name` through hooks/launch.sh (env via a tmux buffer). */
-  start(name: string, args: string[], extraEnv?: Record<string, string>): Promise<void>;
-  events(): ReturnType<typeof parseEvents>;
-  eventCount(): number;
-  transcript(): string;
+  /** Spawns worker `name` through the engine; returns the session id it launched with. */
+  start(name: string, options?: StartOptions): Promise<{ sessionId: string }>;
+  /** Per worker (default: the last started). */
+  homeOf(name?: string): string;
+  events(name?: string): ReturnType<typeof parseEvents>;
+  eventCount(name?: string): number;
+  transcript(name?: string): string;
   /** launch.sh's record of how the CLI ended, or null while it runs. */
-  exit(): { exitCode?: number; signal?: string } | null;
+  exit(name?: string): { exitCode?: number; signal?: string } | null;
   dispose(): Promise<void>;
 }
 
@@ -46,136 +57,113 @@ export async function createGeminiWorld(bin: string, stubUrl: string | null): Pr
   const dir = await mkdtemp(join(tmpdir(), "umbel-gemini-"));
   const work = join(dir, "work");
   const home = join(dir, "home");
-  const events = join(dir, "events");
-  const geminiHome = join(dir, "gemini");
-  const eventsLog = join(events, "hooks.jsonl");
-  await Promise.all([mkdir(work), mkdir(home), mkdir(events), mkdir(join(dir, "tmp"))]);
-  const plan = planGeminiHome({
-    home: geminiHome,
-    userDir: null,
-    userSettings: null,
-    userFiles: [],
-    hookCommand: `sh '${join(REPO, "hooks", "hook.sh")}' '${eventsLog}'`,
-    eventsLog,
-    envNames: ["GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"],
-  });
-  for (const entry of plan.entries) {
-    if (entry.kind === "dir") await mkdir(entry.path, { recursive: true, mode: entry.mode });
-    else if (entry.kind === "file") {
-      await writeFile(entry.path, entry.content);
-      await chmod(entry.path, entry.mode);
-    } else await symlink(entry.target, entry.path);
-  }
-  const socket = `umbel-gemini-${randomUUID().slice(0, 8)}`;
-  const tmux = createTmux({ socket, hostEnv: process.env, timeoutMs: 15_000 });
-  const env = (extra: Record<string, string> = {}) => ({
+  const root = join(dir, "state");
+  await Promise.all([mkdir(work), mkdir(home), mkdir(root), mkdir(join(dir, "tmp"))]);
+  const host: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
     TMPDIR: join(dir, "tmp"),
     LANG: "C.UTF-8",
-    GEMINI_CLI_HOME: geminiHome,
-    GEMINI_CLI_TRUST_WORKSPACE: "true",
-    GEMINI_CLI_NO_RELAUNCH: "true",
     GEMINI_API_KEY: STUB_KEY,
     ...(stubUrl === null ? {} : { GOOGLE_GEMINI_BASE_URL: stubUrl }),
-    ...extra,
-  });
+  };
+  const deps = createDeps({ ...host, UMBEL_HOME: root }, { cwd: work });
+  const printHome = await layOutPrintHome(deps, host);
+  const started: string[] = [];
+  const last = (name?: string) => name ?? started.at(-1) ?? "";
+  const paths = (name?: string) => deps.store.paths(last(name));
+  const homeOf = (name?: string) => (started.length === 0 && !name ? printHome : `${paths(name).dir}/gemini`);
+  const events = (name?: string) => parseEvents(gemini, readText(paths(name).hooksLog));
   return {
     dir,
     work,
     home,
-    geminiHome,
-    eventsLog,
-    tmux,
-    env,
-    async start(name, args, extraEnv = {}) {
-      const bufferName = `umbel-env-${name}-${randomUUID().slice(0, 8)}`;
-      await tmux.newSession({
+    get geminiHome() {
+      return homeOf();
+    },
+    get eventsLog() {
+      return paths().hooksLog;
+    },
+    tmux: deps.tmux,
+    deps,
+    env: (extra = {}) => ({
+      ...host,
+      GEMINI_CLI_HOME: printHome,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      GEMINI_CLI_NO_RELAUNCH: "true",
+      ...extra,
+    }),
+    async start(name, options = {}) {
+      const wrapper = options.args?.length ? await writeWrapper(dir, name, bin, options.args) : bin;
+      const env = { ...deps.env, UMBEL_GEMINI_BIN: wrapper };
+      const input = {
         name,
-        cwd: work,
-        width: 160,
-        height: 50,
-        command: ["sh", join(REPO, "hooks", "launch.sh"), socket, bufferName, events, bin, ...args],
-        bufferName,
-        bufferContent: renderEnvScript(env(extraEnv)),
-      });
+        provider: "gemini" as const,
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.env ? { env: options.env } : {}),
+      };
+      started.push(name);
+      const engine = { ...deps, env };
+      if (options.watchStartup) return { sessionId: (await launchWorker(engine, input)).meta.sessionId };
+      return { sessionId: (await spawnWorker(engine, input)).sessionId };
     },
-    events: () => parseEvents(gemini, readText(eventsLog)),
-    eventCount: () => countEvents(readText(eventsLog)),
-    transcript() {
-      const path = findTranscriptPath(gemini, parseEvents(gemini, readText(eventsLog)));
-      return path === null ? "" : readText(path);
+    homeOf,
+    events,
+    eventCount: (name) => countEvents(readText(paths(name).hooksLog)),
+    transcript(name) {
+      const path = events(name).findLast((e) => typeof e.payload.transcript_path === "string")?.payload
+        .transcript_path;
+      return typeof path === "string" ? readText(path) : "";
     },
-    exit() {
-      const text = readText(join(events, "exit.json"));
+    exit(name) {
+      const text = readText(paths(name).exit);
       return text === "" ? null : (JSON.parse(text) as { exitCode?: number; signal?: string });
     },
     async dispose() {
-      await tmux.killServer().catch(() => undefined);
+      await deps.tmux.killServer().catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
   };
 }
 
-function readText(path: string): string {
-  return existsSync(path) ? readFileSync(path, "utf8") : "";
+/**
+ * The GEMINI_CLI_HOME of `gemini -p` runs beside the workers: planned by the gemini provider and
+ * laid out by the engine, as spawn would for a worker named "print".
+ */
+async function layOutPrintHome(deps: Deps, host: Record<string, string>): Promise<string> {
+  const sessionDir = join(deps.store.root, "print");
+  const eventsLog = join(sessionDir, "events", "hooks.jsonl");
+  await mkdir(join(sessionDir, "events"), { recursive: true });
+  const assets = await installAssets(deps.store.root);
+  const context = {
+    stateRoot: await realpath(deps.store.root),
+    sessionDir: await realpath(sessionDir),
+    worker: "print",
+    cwd: await realpath(deps.cwd),
+    hookCommand: `sh ${shellQuote(assets.hook)} ${shellQuote(eventsLog)}`,
+    eventsLog,
+    hostEnv: host,
+    workerEnvNames: Object.keys(host),
+    launch: {},
+  };
+  const plan = gemini.home.plan(context, await readHomeSources(gemini.home.reads(context)));
+  await layOutHome(plan.entries);
+  return plan.home;
 }
 
-/** What umbel's send and wait will do with a gemini worker, for tests of the real CLI and the fake. */
-export function driveGemini(world: GeminiWorld, name: string) {
-  const screen = async () => (await world.tmux.capture(name)) ?? "";
-  const state = async () => classifyGeminiScreen(await screen());
-  return {
-    screen,
-    state,
-    /** Unique-buffer paste, the provider's pause, Enter; Enter again (only on the composer) until BeforeAgent. */
-    async send(prompt: string): Promise<{ baseline: number; turnKey: string; enters: number }> {
-      const baseline = world.eventCount();
-      await world.tmux.paste(name, prepareGeminiPrompt(prompt), `umbel-send-${randomUUID().slice(0, 8)}`);
-      // The engine's own pause (an Enter too soon after a paste becomes a newline), not a wait.
-      await Bun.sleep(GEMINI_DELIVERY.enterDelayMs);
-      for (let enters = 1; enters <= GEMINI_DELIVERY.maxEnters; enters++) {
-        await world.tmux.sendKeys(name, ["Enter"]);
-        const submitted = await eventually(
-          () =>
-            world
-              .events()
-              .slice(baseline)
-              .find((e) => interpretGeminiEvent(e).kind === "submitted") ?? null,
-          GEMINI_DELIVERY.confirmWindowMs,
-        ).catch(() => null);
-        if (submitted) return { baseline, turnKey: String(submitted.payload.timestamp), enters };
-        const now = await state();
-        if (now.kind !== "ready")
-          throw new Error(`prompt not taken, screen is ${now.kind}:\n${await screen()}`);
-      }
-      throw new Error(`prompt not taken after ${GEMINI_DELIVERY.maxEnters} Enters:\n${await screen()}`);
-    },
-    afterAgent: (baseline: number, timeoutMs = 30_000) =>
-      eventually(
-        () =>
-          world
-            .events()
-            .slice(baseline)
-            .some((e) => e.name === "AfterAgent"),
-        timeoutMs,
-        "AfterAgent",
-      ),
-    /** The transcript's reading of the turn once it is settled (read re-reads for up to 5 s too). */
-    answer: (turnKey: string | null): Promise<GeminiAnswer> =>
-      eventually(() => {
-        const parsed = parseGeminiAnswer(world.transcript(), turnKey);
-        return parsed.complete ? parsed : null;
-      }, 5_000),
-    /** Polls the screen until the provider classifies it as `kind`. */
-    until: async <K extends GeminiScreenState["kind"]>(kind: K, timeoutMs = 20_000) =>
-      eventually(
-        async () => {
-          const now = await state();
-          return now.kind === kind ? (now as Extract<GeminiScreenState, { kind: K }>) : null;
-        },
-        timeoutMs,
-        `a ${kind} screen`,
-      ),
-  };
+/** `bin` with `args` after the engine's own (a later `--session-id` wins in the fake). */
+async function writeWrapper(
+  dir: string,
+  name: string,
+  bin: string,
+  args: readonly string[],
+): Promise<string> {
+  const path = join(dir, "tmp", `gemini-${name}`);
+  await writeFile(path, `#!/bin/sh\nexec ${shellQuote(bin)} "$@" ${args.map(shellQuote).join(" ")}\n`);
+  await chmod(path, 0o755);
+  return path;
+}
+
+function readText(path: string): string {
+  return existsSync(path) ? readFileSync(path, "utf8") : "";
 }

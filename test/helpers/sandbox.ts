@@ -6,13 +6,13 @@ import { createDeps } from "../../src/adapters/deps.ts";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import type { Deps } from "../../src/core/ports.ts";
 
-export const REPO = join(import.meta.dir, "..", "..");
+const REPO = join(import.meta.dir, "..", "..");
 export const UMBEL = join(REPO, "dist", "umbel");
-export const FAKE_CLAUDE = join(REPO, "test", "fixtures", "fake-claude.sh");
-export const FAKE_CODEX = join(REPO, "test", "fixtures", "fake-codex.sh");
-export const FAKE_GEMINI = join(REPO, "test", "fixtures", "fake-gemini.sh");
+const FAKE_CLAUDE = join(REPO, "test", "fixtures", "fake-claude.sh");
+const FAKE_CODEX = join(REPO, "test", "fixtures", "fake-codex.sh");
+const FAKE_GEMINI = join(REPO, "test", "fixtures", "fake-gemini.sh");
 
-export type RunResult = { code: number; stdout: string; stderr: string };
+type RunResult = { code: number; stdout: string; stderr: string };
 
 export type Sandbox = {
   readonly dir: string;

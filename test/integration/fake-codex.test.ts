@@ -1,7 +1,7 @@
 // test/fixtures/fake-codex.sh on real tmux, read only through umbel's pure codex provider: the
 // fake must look to umbel like the real 0.171.0 TUI (test/real/codex-stub.test.ts runs the same
 // driver and provider against the real one).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,8 +13,13 @@ import {
   readCodexComposer,
 } from "../../src/core/providers/codex/screen.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex/transcript.ts";
+import { statusOf } from "../../src/operations/status.ts";
 import { type CodexDriver, seedCodexWorld, startCodex } from "../helpers/codex-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 const FAKE = join(import.meta.dir, "..", "fixtures", "fake-codex.sh");
 const CONFIG = 'model = "fake-model"\n';
@@ -38,7 +43,6 @@ describe("fake codex through the codex provider", () => {
       bin: FAKE,
       name: "w1",
       cwd: work,
-      dir: root,
     });
     await c.until("ready");
   });
@@ -52,6 +56,10 @@ describe("fake codex through the codex provider", () => {
       String(c.hooks(baseline).find((e) => e.name === "UserPromptSubmit")?.payload.transcript_path),
       "utf8",
     );
+
+  test("the worker is the engine's own: umbel status knows it", async () => {
+    expect(await statusOf(c.deps, "w1")).toMatchObject({ name: "w1", provider: "codex", state: "idle" });
+  });
 
   test("ready with no dialog and no hook yet; a turn shares one turn id; task_complete lands after Stop", async () => {
     expect(c.hooks()).toEqual([]);
@@ -138,8 +146,13 @@ describe("fake codex through the codex provider", () => {
     const first = c.hooks().find((e) => e.name === "SessionStart");
     const sessionId = String(first?.payload.session_id);
     const world = seedCodexWorld(join(root, "w1"), CONFIG);
-    const dir = join(root, "r");
-    const r = await startCodex(world, { bin: FAKE, name: "w1r", cwd: work, dir, resume: sessionId });
+    const r = await startCodex(world, {
+      bin: FAKE,
+      name: "w1r",
+      cwd: work,
+      resume: sessionId,
+      watchStartup: true,
+    });
     const old = c;
     c = r; // the later tests (and afterAll) use the resumed worker
     expect(await r.until("dialog")).toMatchObject({ dialog: "thread-locked", keys: [] });
@@ -182,8 +195,8 @@ describe("fake codex startup dialogs, answered by the provider's keys", () => {
       bin: FAKE,
       name: "w2",
       cwd: work,
-      dir: root,
       args: ["-p", "missing"],
+      watchStartup: true,
     });
     try {
       const seen: string[] = [];

@@ -1,13 +1,19 @@
 // test/fixtures/fake-gemini.sh on real tmux, read only through umbel's pure gemini provider: the
 // fake must look to umbel like the real 0.61.0 TUI (test/real/gemini-stub.test.ts runs the same
 // provider against the real one).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assessRetryStall } from "../../src/core/providers/gemini/events.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";
-import { createGeminiWorld, driveGemini, type GeminiWorld } from "../helpers/gemini-world.ts";
+import { statusOf } from "../../src/operations/status.ts";
+import { driveGemini } from "../helpers/gemini-driver.ts";
+import { createGeminiWorld, type GeminiWorld } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 const FAKE = join(import.meta.dir, "..", "fixtures", "fake-gemini.sh");
 
@@ -15,12 +21,12 @@ describe("fake gemini through the gemini provider", () => {
   let world: GeminiWorld;
   let g: ReturnType<typeof driveGemini>;
   const name = "f1";
-  const sessionId = crypto.randomUUID();
+  let sessionId = "";
 
   beforeAll(async () => {
     world = await createGeminiWorld(FAKE, null);
     g = driveGemini(world, name);
-    await world.start(name, ["--session-id", sessionId, "--model", "gemini-2.5-flash"]);
+    ({ sessionId } = await world.start(name, { model: "gemini-2.5-flash" }));
     await g.until("ready");
     await eventually(() => world.events().some((e) => gemini.interpretEvent(e).kind === "session-start"));
   });
@@ -31,6 +37,15 @@ describe("fake gemini through the gemini provider", () => {
       .events()
       .slice(baseline)
       .some((e) => e.name === "AfterAgent");
+
+  test("the worker is the engine's own: umbel status knows it", async () => {
+    expect(await statusOf(world.deps, name)).toMatchObject({
+      name,
+      provider: "gemini",
+      state: "idle",
+      sessionId,
+    });
+  });
 
   test("a plain turn: BeforeAgent, AfterAgent, the echo in the transcript; ? and ! survive the paste", async () => {
     const prompt = "is this right? yes! ok";
@@ -184,7 +199,7 @@ describe("fake gemini: startup screens", () => {
 
   test("an untrusted folder shows the trust dialog; its digit trusts and the session starts", async () => {
     const g = driveGemini(world, "trust");
-    await world.start("trust", ["--session-id", crypto.randomUUID()], { GEMINI_CLI_TRUST_WORKSPACE: "" });
+    await world.start("trust", { env: { GEMINI_CLI_TRUST_WORKSPACE: "" }, watchStartup: true });
     const dialog = await g.until("dialog");
     expect(dialog).toEqual({ kind: "dialog", dialog: "trust", keys: ["1"], grantsTrust: true });
     await world.tmux.sendKeys("trust", [...dialog.keys]);
@@ -196,24 +211,28 @@ describe("fake gemini: startup screens", () => {
 
   test("no auth method: the sign-in screen, and no SessionStart", async () => {
     const g = driveGemini(world, "signin");
-    const before = world.eventCount();
-    await world.start("signin", ["--session-id", crypto.randomUUID()], { FAKE_GEMINI_SIGNIN: "1" });
+    const before = world.eventCount("signin");
+    await world.start("signin", { env: { FAKE_GEMINI_SIGNIN: "1" }, watchStartup: true });
     expect((await g.until("sign-in")).text).toContain("How would you like to authenticate");
     expect(
       world
-        .events()
+        .events("signin")
         .slice(before)
         .some((e) => e.name === "SessionStart"),
     ).toBe(false);
   });
 
   test("a --session-id that exists: gemini's message and exit 42", async () => {
-    const sessionId = crypto.randomUUID();
     const g = driveGemini(world, "first");
-    await world.start("first", ["--session-id", sessionId]);
+    const { sessionId } = await world.start("first", { watchStartup: true });
     await g.until("ready");
     await world.tmux.killSession("trust");
-    await world.start("again", ["--session-id", sessionId]);
+    // The same id in the same GEMINI_CLI_HOME (umbel itself never reuses one).
+    await world.start("again", {
+      args: ["--session-id", sessionId],
+      env: { GEMINI_CLI_HOME: world.homeOf("first") },
+      watchStartup: true,
+    });
     await eventually(() => world.exit());
     expect(world.exit()).toEqual({ exitCode: 42 });
     // tmux 3.3 scrolls a dead pane's output away when it prints "Pane is dead": read the history too.

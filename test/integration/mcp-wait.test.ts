@@ -5,7 +5,8 @@ import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { connectMcp, type McpHarness, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
-// Real workers take seconds; test/preload.ts's default does not reach every file of a multi-file run.
+// Real workers take seconds; bun's default is 5 s, and a preload's setDefaultTimeout reaches only
+// the first file of a run (oven-sh/bun#43787).
 setDefaultTimeout(60_000);
 
 /** Every umbel_wait outcome as data, progress notifications, cancellation, keys and logs -f. */

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { connectMcp, errorOf, type McpHarness, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
-// Real workers take seconds; test/preload.ts's default does not reach every file of a multi-file run.
+// Real workers take seconds; bun's default is 5 s, and a preload's setDefaultTimeout reaches only
+// the first file of a run (oven-sh/bun#43787).
 setDefaultTimeout(60_000);
 
 /** umbel's MCP server driven by a real SDK Client in-process, on real tmux with the fake claude. */

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { chmod } from "node:fs/promises";
 import { join } from "node:path";
@@ -7,6 +7,10 @@ import { AbortedError, SpawnFailedError, UsageError } from "../../src/core/error
 import { SpawnInput } from "../../src/core/schemas.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
+// setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /** spawn, in process on real tmux: every failure unwinds the session, the buffer and the directory. */
 let sb: Sandbox;

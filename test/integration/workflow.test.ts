@@ -11,7 +11,7 @@ import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 /**
  * The workflow runner on real tmux with the fake claude: the operations, not the binary. Timeouts are
- * explicit because bun 1.4.5 applies the preload's setDefaultTimeout to the first test file only.
+ * explicit: bun's default is 5 s, and a preload's setDefaultTimeout reaches only the first file.
  */
 
 const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);

@@ -13,7 +13,8 @@ import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { type ClaudeHome, claudeEnv, seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
 
-// bun 1.4.5 applies the preload's default timeout to the first test file only.
+// Real workers take seconds; bun's default is 5 s, and a preload's setDefaultTimeout reaches only
+// the first file of a run (oven-sh/bun#43787).
 setDefaultTimeout(60_000);
 
 const claude = requireRealClaude("test/real/claude.test.ts");

@@ -2,7 +2,7 @@
 // codex-cli 0.171.0: `codex exec` against the stub, then the interactive TUI in tmux (through
 // createTmux, on a private socket) with the umbel-managed CODEX_HOME that planCodexHome describes.
 // Timing figures are printed, never asserted.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,10 @@ import { renderPromptEcho, renderToolResultEcho } from "../stub-model/digest.ts"
 import { bash, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealCodex } from "./real-codex.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const codex = requireRealCodex("test/real/codex-stub.test.ts");
 const timing = (what: string, ms: number) => console.log(`[timing] codex ${what}: ${Math.round(ms)} ms`);
@@ -149,7 +153,7 @@ describe.skipIf(codex === null)("real codex against the stub model", () => {
         `check_for_update_on_startup = true\n${stubProviderToml(stub.url)}`,
       );
       writeFileSync(join(world.managedHome, "version.json"), '{"latest_version":"0.999.0"}\n');
-      c = await startCodex(world, { bin: codex ?? "codex", name: "w1", cwd: work, dir: root });
+      c = await startCodex(world, { bin: codex ?? "codex", name: "w1", cwd: work, watchStartup: true });
     });
     afterAll(async () => {
       await c?.dispose();
@@ -285,13 +289,12 @@ describe.skipIf(codex === null)("real codex against the stub model", () => {
     test("resume <id> while the session is live: locked until the first worker is gone, then the same thread", async () => {
       const first = c.hooks().find((e) => e.name === "SessionStart");
       const sessionId = String(first?.payload.session_id);
-      const dir = join(root, "r");
       const r = await startCodex(world, {
         bin: codex ?? "codex",
         name: "w1r",
         cwd: work,
-        dir,
         resume: sessionId,
+        watchStartup: true,
       });
       try {
         expect(await r.until("dialog")).toMatchObject({ dialog: "thread-locked", keys: [] });

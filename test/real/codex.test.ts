@@ -4,7 +4,7 @@
 // claude's launch flags on codex (system prompts, --add-dir, --mcp-config with `umbel mcp`, -c).
 // One worker carries every interactive case (one spawn keeps the file fast). Skipped locally when
 // `npm run setup:real` has not run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../helpers/codex-world.ts";
@@ -14,6 +14,10 @@ import { hang, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import type { StubRequest } from "../stub-model/types.ts";
 import { requireRealCodex } from "./real-codex.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const codex = requireRealCodex("test/real/codex.test.ts");
 type Json = Record<string, unknown> & { evidence: Record<string, unknown> };

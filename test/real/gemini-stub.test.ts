@@ -2,17 +2,22 @@
 // (the pinned binary from scripts/setup-real-gemini.ts): `gemini -p` for the wire, then one
 // interactive session in tmux for screens, hooks, delivery and the transcript. Offline: the stub on
 // loopback, a private HOME and GEMINI_CLI_HOME. Timing figures are printed, never asserted.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { assessRetryStall } from "../../src/core/providers/gemini/events.ts";
 import { gemini, prepareGeminiPrompt } from "../../src/core/providers/gemini/provider.ts";
-import { createGeminiWorld, driveGemini, type GeminiWorld, STUB_KEY } from "../helpers/gemini-world.ts";
+import { driveGemini } from "../helpers/gemini-driver.ts";
+import { createGeminiWorld, type GeminiWorld, STUB_KEY } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 import { renderPromptEcho } from "../stub-model/digest.ts";
 import { dailyQuotaExhausted } from "../stub-model/gemini-replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealGemini } from "./real-gemini.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const bin = requireRealGemini("test/real/gemini-stub.test.ts");
 const MODEL = "gemini-2.5-flash";
@@ -104,7 +109,7 @@ describe.skipIf(bin === null)("real gemini TUI in tmux against the stub", () => 
     world = await createGeminiWorld(bin ?? "gemini", stub.url);
     g = driveGemini(world, name);
     const started = performance.now();
-    await world.start(name, ["--session-id", crypto.randomUUID(), "--model", MODEL]);
+    await world.start(name, { model: MODEL });
     await g.until("ready", 60_000);
     await eventually(
       () => world.events().some((e) => gemini.interpretEvent(e).kind === "session-start"),

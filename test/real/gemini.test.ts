@@ -4,7 +4,7 @@
 // flags as the model request shows them. One worker carries
 // every interactive case (one spawn keeps the file fast). Skipped locally when
 // `npm run setup:real` has not run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { STUB_KEY } from "../helpers/gemini-world.ts";
@@ -13,6 +13,10 @@ import { renderPromptEcho } from "../stub-model/digest.ts";
 import { bash, hang, httpError, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealGemini } from "./real-gemini.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const gemini = requireRealGemini("test/real/gemini.test.ts");
 type Json = Record<string, unknown> & { evidence: Record<string, unknown> };

@@ -16,7 +16,8 @@ import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
 
-// Real workers take seconds; test/preload.ts's default does not reach every file of a multi-file run.
+// Real workers take seconds; bun's default is 5 s, and a preload's setDefaultTimeout reaches only
+// the first file of a run (oven-sh/bun#43787).
 setDefaultTimeout(60_000);
 
 const claude = requireRealClaude("test/real/mcp.test.ts");

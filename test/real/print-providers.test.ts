@@ -3,7 +3,7 @@
 // are filled, and --max-turns stops the turn after the Nth model turn's tools, as claude -p does
 // (claude's own comparison with the real `claude -p` is print-parity.test.ts; the fake tier,
 // test/e2e/print-providers.test.ts, compares the three providers' key sets line by line).
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../helpers/codex-world.ts";
@@ -14,6 +14,10 @@ import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import type { StubReply } from "../stub-model/types.ts";
 import { requireRealCodex } from "./real-codex.ts";
 import { requireRealGemini } from "./real-gemini.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 type Json = Record<string, unknown>;
 const lines = (stdout: string) =>

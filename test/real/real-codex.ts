@@ -7,7 +7,7 @@ import { REAL_TIER_HINT } from "./real-bin.ts";
 const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 
 /** The pinned real `codex` entry (bin/codex.js), or null when it is not installed. */
-export function findRealCodex(): string | null {
+function findRealCodex(): string | null {
   const bin = realCodexBinPath(REPO_ROOT);
   return existsSync(bin) ? bin : null;
 }

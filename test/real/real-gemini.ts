@@ -1,15 +1,14 @@
 // Where the real-tier Gemini CLI lives once `bun run scripts/setup-real-gemini.ts` installed it.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { REAL_GEMINI_VERSION, realGeminiBinPath } from "../../scripts/setup-real-gemini.ts";
+import { realGeminiBinPath } from "../../scripts/setup-real-gemini.ts";
 
-export const REAL_GEMINI_HINT = "run bun run scripts/setup-real-gemini.ts to enable the real gemini tier";
-export { REAL_GEMINI_VERSION };
+const REAL_GEMINI_HINT = "run bun run scripts/setup-real-gemini.ts to enable the real gemini tier";
 
 const REPO_ROOT = resolve(import.meta.dir, "..", "..");
 
 /** The pinned real `gemini` executable, or null when it is not installed. */
-export function findRealGemini(): string | null {
+function findRealGemini(): string | null {
   const bin = realGeminiBinPath(REPO_ROOT);
   return existsSync(bin) ? bin : null;
 }

@@ -1,6 +1,6 @@
 // Proves the stub model server against the real Claude Code binary in print mode (`claude -p`).
 // The interactive tests reuse the same seed (claude-home.ts) and stub.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,10 @@ import { bash, httpError, text, thinking } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { type ClaudeHome, claudeEnv, seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
+
+// The real CLI on real tmux takes seconds a test, minutes a file; bun's default is 5 s (declared
+// here: a preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(120_000);
 
 const claude = requireRealClaude("test/real/stub-model.test.ts");
 

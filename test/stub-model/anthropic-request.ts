@@ -99,7 +99,7 @@ export function splitUserContent(content: unknown): { human: string; injected: s
   return { human: human.join(""), injected: injected.join("") };
 }
 
-export function isInjected(text: string): boolean {
+function isInjected(text: string): boolean {
   const trimmed = text.trim();
   return (
     /^(?:<system-reminder>[\s\S]*?<\/system-reminder>\s*)+$/.test(trimmed) ||
@@ -108,7 +108,7 @@ export function isInjected(text: string): boolean {
   );
 }
 
-export function toolResultsOf(content: unknown): ToolResultSeen[] {
+function toolResultsOf(content: unknown): ToolResultSeen[] {
   if (!Array.isArray(content)) return [];
   return content
     .filter(isRecord)
@@ -121,7 +121,7 @@ export function toolResultsOf(content: unknown): ToolResultSeen[] {
 }
 
 /** A string, or the concatenated `text` of an array of blocks. */
-export function textOf(value: unknown): string {
+function textOf(value: unknown): string {
   if (typeof value === "string") return value;
   if (!Array.isArray(value)) return "";
   return value

@@ -29,7 +29,7 @@ const ERROR_TYPES: Record<number, string> = {
   529: "overloaded_error",
 };
 
-export function renderSse(event: string, data: unknown): string {
+function renderSse(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

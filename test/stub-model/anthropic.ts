@@ -21,7 +21,7 @@ const DENY =
   "<block>yes</block><category>stub</category>" +
   "<reason>[Stub Deny] the conversation asked the stub to deny this action</reason>";
 /** The answer to the session-title request (its schema is `{title: string}`). */
-export const STUB_TITLE = "Stub title";
+const STUB_TITLE = "Stub title";
 
 export const anthropicDialect: Dialect = {
   handle(request, context) {

@@ -9,7 +9,7 @@ export interface GeminiRoute {
   method: "streamGenerateContent" | "generateContent" | "countTokens" | "other";
 }
 
-export interface GeminiContent {
+interface GeminiContent {
   role: string;
   parts: Record<string, unknown>[];
 }
@@ -81,7 +81,7 @@ export function classifyGemini(route: GeminiRoute, body: GeminiBody): GeminiClas
 }
 
 /** The last `user` content: its typed text, injected parts, and the function responses it carries. */
-export function readGeminiTurn(contents: readonly GeminiContent[]): MainTurn {
+function readGeminiTurn(contents: readonly GeminiContent[]): MainTurn {
   const last = contents.findLast((content) => content.role === "user");
   const texts = (last?.parts ?? [])
     .filter((part) => typeof part.text === "string" && part.thought !== true)
@@ -95,7 +95,7 @@ export function readGeminiTurn(contents: readonly GeminiContent[]): MainTurn {
 }
 
 /** `{functionResponse: {id, name, response: {output} | {error}}}` parts as tool results. */
-export function functionResponsesOf(parts: readonly Record<string, unknown>[]): ToolResultSeen[] {
+function functionResponsesOf(parts: readonly Record<string, unknown>[]): ToolResultSeen[] {
   return parts.flatMap((part) => {
     const response = part.functionResponse;
     if (!isRecord(response)) return [];
@@ -113,7 +113,7 @@ export function functionResponsesOf(parts: readonly Record<string, unknown>[]): 
 }
 
 /** The concatenated `text` of parts (thoughts left out). */
-export function textOfParts(parts: readonly Record<string, unknown>[]): string {
+function textOfParts(parts: readonly Record<string, unknown>[]): string {
   return parts
     .filter((part) => typeof part.text === "string" && part.thought !== true)
     .map((part) => String(part.text))

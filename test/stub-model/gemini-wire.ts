@@ -30,7 +30,7 @@ const STATUS_NAMES: Record<number, string> = {
   504: "DEADLINE_EXCEEDED",
 };
 
-export function renderChunk(data: unknown): string {
+function renderChunk(data: unknown): string {
   return `data: ${JSON.stringify(data)}\r\n\r\n`;
 }
 

@@ -27,7 +27,7 @@ import { streamFrames } from "./sse-response.ts";
 import type { StubBlock, StubReply } from "./types.ts";
 
 /** The answer to the startup summary request (gemini-cli stores it in the previous transcript). */
-export const STUB_SUMMARY = "Stub summary";
+const STUB_SUMMARY = "Stub summary";
 /** Text pieces per part when a reply does not ask for pacing: enough to exercise reassembly. */
 const DEFAULT_CHUNKS = 3;
 /** Claude Code tool names used by replies.ts and the directives, as gemini-cli calls the same tools. */
@@ -159,7 +159,7 @@ function toGeminiArgs(name: string, input: Record<string, unknown>): Record<stri
 }
 
 /** A minimal value for a structured-output schema: required properties filled by type (enums: the first). */
-export function fillSchema(schema: Record<string, unknown>): Record<string, unknown> {
+function fillSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   const required = Array.isArray(schema.required) ? schema.required.map(String) : Object.keys(properties);
   const filler: Record<string, unknown> = {

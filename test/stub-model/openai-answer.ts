@@ -68,7 +68,7 @@ export function answerResponses(
  * `apply_patch` heredoc inside it (0.171.0 offers no apply_patch tool), so the shared `Bash` and
  * `Write` tool calls are translated; any other tool goes out under its own name.
  */
-export function toWireItems(blocks: readonly StubBlock[], seq: number): WireItem[] {
+function toWireItems(blocks: readonly StubBlock[], seq: number): WireItem[] {
   return blocks.map((block, index): WireItem => {
     const id = `${seq}_${index}`;
     if (block.type === "text") return { type: "message", id: `msg_stub_${id}`, text: block.text };

@@ -12,7 +12,7 @@ export function userMessage(text: string): Item {
   return { type: "message", role: "user", content: [{ type: "input_text", text }] };
 }
 
-export function developerMessage(text: string): Item {
+function developerMessage(text: string): Item {
   return { type: "message", role: "developer", content: [{ type: "input_text", text }] };
 }
 

@@ -110,13 +110,13 @@ export function readResponsesTurn(input: readonly InputItem[]): MainTurn {
   };
 }
 
-export function splitUserParts(parts: readonly string[]): { human: string; injected: string } {
+function splitUserParts(parts: readonly string[]): { human: string; injected: string } {
   const human = parts.filter((part) => !isInjectedText(part));
   const injected = parts.filter((part) => isInjectedText(part));
   return { human: human.join(""), injected: injected.join("") };
 }
 
-export function isInjectedText(text: string): boolean {
+function isInjectedText(text: string): boolean {
   return INJECTED.some((pattern) => pattern.test(text));
 }
 

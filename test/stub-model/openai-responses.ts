@@ -78,7 +78,7 @@ function chooseReply(
  * and `stub:escalate <command>` (an exec_command asking to leave the sandbox, which makes Codex
  * ask for approval unless it runs with approvals bypassed).
  */
-export function parseResponsesDirective(turn: MainTurn): ResponsesReply | null {
+function parseResponsesDirective(turn: MainTurn): ResponsesReply | null {
   if (turn.trigger !== "prompt") return null;
   const match = /(?:^|\s)stub:(failed|stall|escalate)(?=\s|$)([^\n]*)/.exec(turn.prompt);
   if (!match) return null;

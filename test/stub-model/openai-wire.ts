@@ -32,7 +32,7 @@ const ERROR_CODES: Record<number, { type: string; code: string | null }> = {
   503: { type: "server_error", code: "server_is_overloaded" },
 };
 
-export function renderSse(data: { type: string } & Record<string, unknown>): string {
+function renderSse(data: { type: string } & Record<string, unknown>): string {
   return `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

@@ -38,7 +38,7 @@ export function agent(description: string, prompt: string = description, then?: 
   return toolUse("Agent", { description, prompt, subagent_type: "general-purpose" }, then);
 }
 
-export function message(blocks: StubBlock[], then?: StubReply): StubReply {
+function message(blocks: StubBlock[], then?: StubReply): StubReply {
   return then === undefined ? { kind: "message", blocks } : { kind: "message", blocks, then };
 }
 

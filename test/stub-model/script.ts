@@ -5,7 +5,7 @@ import { parseDirective } from "./directives.ts";
 import { text } from "./replies.ts";
 import type { MainTurn, StubReply } from "./types.ts";
 
-export type ReplySource = "continuation" | "queue" | "directive" | "default";
+type ReplySource = "continuation" | "queue" | "directive" | "default";
 
 export interface Script {
   enqueue(replies: StubReply[]): void;

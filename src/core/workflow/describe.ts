@@ -14,7 +14,7 @@ export type WorkflowPlan = {
   waves: PlannedStep[][];
 };
 
-export type PlannedWorker = {
+type PlannedWorker = {
   provider: string;
   model?: string;
   cwd: string;
@@ -26,7 +26,7 @@ export type PlannedWorker = {
   steps: string[];
 };
 
-export type PlannedStep = {
+type PlannedStep = {
   id: string;
   worker: string;
   needs: string[];

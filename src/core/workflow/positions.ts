@@ -79,7 +79,7 @@ function walk(root: unknown, path: IssuePath): { node: unknown; keyNode: unknown
 }
 
 /** `steps[1].run`, `workers.fixer.env.TOKEN`. */
-export function formatPath(path: IssuePath): string {
+function formatPath(path: IssuePath): string {
   return path.reduce<string>(
     (out, seg) => (typeof seg === "number" ? `${out}[${seg}]` : out ? `${out}.${seg}` : seg),
     "",

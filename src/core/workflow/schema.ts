@@ -7,27 +7,26 @@ import { Duration, SpawnInput } from "../schemas.ts";
  * unknown key (the error suggests the camelCase spelling).
  */
 
-export const WorkflowWorkerKey = z
+const WorkflowWorkerKey = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, "a worker key is 1-40 of a-z 0-9 - and starts with a letter or digit")
   .describe("Worker key: 1-40 characters of a-z, 0-9 and -, starting with a letter or digit");
 
-export const StepId = z
+const StepId = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_-]{0,62}$/, "an id is letters, digits, _ and -, starting with a letter or _")
   .describe("Step id: letters, digits, _ and -, starting with a letter or _");
 
-export const OutputKey = StepId.describe("Output name, used as {{ steps.ID.outputs.NAME }}");
+const OutputKey = StepId.describe("Output name, used as {{ steps.ID.outputs.NAME }}");
 
 /** `answer` (the final assistant text) or `file:PATH` (a file relative to the worker's cwd). */
-export const OutputSpec = z
+const OutputSpec = z
   .union([z.literal("answer"), z.string().regex(/^file:.+$/, "an output is `answer` or `file:PATH`")], {
     error: "an output is `answer` or `file:PATH`",
   })
   .describe(
     "answer = the final assistant text of the step; file:PATH = that file, relative to the worker's cwd",
   );
-export type OutputSpec = z.infer<typeof OutputSpec>;
 
 /** A worker is a spawn request without its name (the key names it). */
 export const WorkflowWorker = SpawnInput.omit({ name: true })

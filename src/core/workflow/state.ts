@@ -36,8 +36,8 @@ export const StepRecord = z.object({
 });
 export type StepRecord = z.infer<typeof StepRecord>;
 
-export const RunStatus = z.enum(["running", "done", "failed", "interrupted"]);
-export type RunStatus = z.infer<typeof RunStatus>;
+const RunStatus = z.enum(["running", "done", "failed", "interrupted"]);
+type RunStatus = z.infer<typeof RunStatus>;
 
 export const RunState = z.object({
   version: z.literal(1),
@@ -59,7 +59,7 @@ export type RunState = z.infer<typeof RunState>;
 
 export type StepEvent = { event: "step"; runId: string; step: string; at: string } & StepRecord;
 
-export type RunStartEvent = {
+type RunStartEvent = {
   event: "run";
   runId: string;
   file: string;

@@ -10,7 +10,7 @@ export type TemplateRef =
 
 export type TemplatePart = string | TemplateRef;
 
-export type TemplateError = { text: string; message: string };
+type TemplateError = { text: string; message: string };
 
 export type ParsedTemplate = { parts: TemplatePart[]; refs: TemplateRef[]; errors: TemplateError[] };
 

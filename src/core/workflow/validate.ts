@@ -45,7 +45,7 @@ export function throwIssues(
   if (issues.length > 0) throw workflowError(loaded.file, positionIssues(loaded.source, issues));
 }
 
-export function checkWorkflow(wf: Workflow): WorkflowIssue[] {
+function checkWorkflow(wf: Workflow): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
   const workers = Object.keys(wf.workers);
   const firstIndex = new Map<string, number>();

@@ -86,7 +86,7 @@ export function formatIssues(error: z.ZodError): string {
 }
 
 /** All values of --flag / --flag=value (camelCase or kebab-case spelling). */
-export function collectFlag(rawArgs: readonly string[], key: string): string[] {
+function collectFlag(rawArgs: readonly string[], key: string): string[] {
   const names = new Set([`--${key}`, `--${kebab(key)}`]);
   const values: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {

@@ -4,7 +4,7 @@ import { formatDuration } from "../../core/duration.ts";
 import type { WaitProgress } from "../../operations/wait.ts";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-export type ProgressUpdate = { progress: number; total?: number; message: string };
+type ProgressUpdate = { progress: number; total?: number; message: string };
 export type Report = (update: ProgressUpdate) => void;
 
 /**

@@ -6,7 +6,7 @@ import type { Extra, Report } from "./progress.ts";
 import { errorResult, toolResult } from "./result.ts";
 
 /** What a tool's run gets: deps whose signal also fires when the client cancels this call. */
-export type ToolContext = {
+type ToolContext = {
   readonly deps: Deps;
   readonly extra: Extra;
   /** Progress notifications, when the client asked for them (sent a progressToken). */

@@ -2,7 +2,7 @@ import { formatDuration } from "../../core/duration.ts";
 import type { StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
 import { STATUS_MARK } from "./render.ts";
 
-export type LiveRow = {
+type LiveRow = {
   id: string;
   worker: string;
   status: StepStatus;

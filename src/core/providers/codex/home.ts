@@ -63,16 +63,16 @@ export type CodexHomeInput = {
   readonly envNames?: readonly string[] | undefined;
 };
 
-export type CodexHomeLaunch = {
+type CodexHomeLaunch = {
   readonly systemPrompt?: string | undefined;
   readonly appendSystemPrompt?: string | undefined;
   /** claude's `mcpServers` map, merged from every --mcp-config. */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
 };
 
-export type HomeFile = { readonly path: string; readonly content: string; readonly mode: number };
+type HomeFile = { readonly path: string; readonly content: string; readonly mode: number };
 /** A symlink `path → target`, made only when `target` exists. */
-export type HomeLink = { readonly path: string; readonly target: string };
+type HomeLink = { readonly path: string; readonly target: string };
 
 export type CodexHomePlan = {
   readonly dirs: readonly string[];

@@ -51,7 +51,7 @@ export function interpretGeminiEvent(event: HookEvent): TurnSignal {
 }
 
 /** `Shell: touch x.txt`, `Edit: notes.txt`, else the notification's message. */
-export function describePermission(payload: Readonly<Record<string, unknown>>): string {
+function describePermission(payload: Readonly<Record<string, unknown>>): string {
   const details = payload.details;
   const message = typeof payload.message === "string" ? payload.message : "ToolPermission";
   if (!details || typeof details !== "object") return message;
@@ -70,9 +70,9 @@ export function describePermission(payload: Readonly<Record<string, unknown>>): 
  * model calls; so two or more model calls with no progress between them, for longer than
  * RETRY_STALL_MS, is a provider error (measured: a 500 retried at +6.6 s, +17 s, +36 s).
  */
-export const GEMINI_RETRY_STALL_MS = 90_000;
+const GEMINI_RETRY_STALL_MS = 90_000;
 /** A turn that recovers does so within a few retries: 500 twice then OK answered 15.8 s after Enter. */
-export const GEMINI_MIN_RETRIES = 2;
+const GEMINI_MIN_RETRIES = 2;
 
 export type RetryStallInput = {
   /** The turn's events (after the baseline), in log order. */

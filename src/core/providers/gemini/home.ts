@@ -128,10 +128,7 @@ export function planGeminiHome(input: GeminiHomeInput): GeminiHomePlan {
  * switched on, an auth method, no auto-update (a worker must not run npm), no IDE nudge, and no
  * banner or tips (less screen to read).
  */
-export function applyUmbelSettings(
-  user: Record<string, unknown>,
-  input: GeminiHomeInput,
-): Record<string, unknown> {
+function applyUmbelSettings(user: Record<string, unknown>, input: GeminiHomeInput): Record<string, unknown> {
   const hooks = isRecord(user.hooks) ? { ...user.hooks } : {};
   const add = (event: string, command: string) => {
     const own = Array.isArray(hooks[event]) ? (hooks[event] as unknown[]) : [];

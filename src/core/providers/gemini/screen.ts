@@ -71,7 +71,7 @@ export function stillGeminiScreen(screen: string): string {
 }
 
 /** The digit that picks the option whose label starts with `label` (`● 2. Stop` → "2"), or null. */
-export function optionDigit(lines: readonly string[], label: string): string | null {
+function optionDigit(lines: readonly string[], label: string): string | null {
   for (const line of lines) {
     const match = /^\s*(?:●\s*)?(\d)\.\s+(.*)$/.exec(unbox(line));
     if (match?.[2]?.startsWith(label)) return match[1] ?? null;

@@ -16,7 +16,7 @@ import type { TranscriptAnswer } from "../transcript-types.ts";
  * (gemini's own clock; the line always follows the hook, 0.1–0.4 s later).
  */
 
-export type GeminiTurnStatus = "answered" | "running" | "failed" | "cancelled" | "none";
+type GeminiTurnStatus = "answered" | "running" | "failed" | "cancelled" | "none";
 
 export type GeminiAnswer = TranscriptAnswer & {
   readonly status: GeminiTurnStatus;
