@@ -13,7 +13,7 @@ import { watchDir } from "./watch.ts";
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
 const DEFAULT_TMUX_TIMEOUT_MS = 10_000;
 
-export const systemClock: Clock = {
+const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve) => {

@@ -29,7 +29,7 @@ export function isExists(error: unknown): boolean {
 }
 
 /** The size in bytes, or null when the file does not exist. */
-export async function sizeOrNull(path: string): Promise<number | null> {
+async function sizeOrNull(path: string): Promise<number | null> {
   try {
     return (await stat(path)).size;
   } catch (error) {
@@ -38,7 +38,7 @@ export async function sizeOrNull(path: string): Promise<number | null> {
   }
 }
 
-export async function isDirectory(path: string): Promise<boolean> {
+async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
   } catch (error) {

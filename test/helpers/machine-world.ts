@@ -37,7 +37,7 @@ function valueAt<T>(script: readonly (readonly [number, T])[] | undefined, t: nu
   return value;
 }
 
-export function logAt(world: Pick<World, "events">, t: number): string {
+function logAt(world: Pick<World, "events">, t: number): string {
   return (world.events ?? [])
     .filter(([at]) => at <= t)
     .map(([, payload]) => `${JSON.stringify(payload)}\n`)

@@ -6,17 +6,17 @@ import { beginEvidence, beginStall } from "./finish.ts";
 import type { Step, WaitObservation, WaitState, Watch } from "./types.ts";
 
 /** Safety-net poll: tmux liveness (an external kill writes no file), the screen, the idle fingerprint. */
-export const POLL_MS = 1000;
+const POLL_MS = 1000;
 /**
  * claude's PermissionRequest hook fires 50-150 ms before the prompt is drawn, while the screen still
  * reads busy; no hook follows it. Re-check the screen this often for a while, not once a second.
  */
-export const PROMPT_DRAW = { pollMs: 50, forMs: 1500 } as const;
+const PROMPT_DRAW = { pollMs: 50, forMs: 1500 } as const;
 /**
  * After the end-of-turn hook, how long the transcript may take to say how the turn ended (codex
  * writes task_complete 15-75 ms after Stop; gemini its error or "Request cancelled." around AfterAgent).
  */
-export const TRANSCRIPT_SETTLE_MS = 3000;
+const TRANSCRIPT_SETTLE_MS = 3000;
 /** While holding for the transcript, look this often. */
 const HOLD_POLL_MS = 100;
 /**

@@ -19,7 +19,7 @@ export function renderOutcome(outcome: Outcome): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function renderExit(exit: ExitRecord): string {
+function renderExit(exit: ExitRecord): string {
   if (exit.signal) return `signal ${exit.signal} (status ${exit.exitCode ?? "?"})`;
   return `status ${exit.exitCode ?? "?"}`;
 }

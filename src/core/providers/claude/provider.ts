@@ -65,7 +65,7 @@ const PASTE_FOLD: PasteFold = { maxChars: 800, maxLineBreaks: 2 };
  * command, so it gets trailing newlines until the paste folds (a folded paste is always text; the
  * model sees the newlines). `!…` would switch the box to shell mode, so it gets a leading space.
  */
-export function preparePrompt(prompt: string): string {
+function preparePrompt(prompt: string): string {
   return neutraliseShellPrefix(foldSlashPrompt(normalisePrompt(prompt), PASTE_FOLD));
 }
 

@@ -43,7 +43,7 @@ export const CODEX_PERMISSION_MODES: Partial<Record<PermissionMode, readonly str
  * `--disallowed-tools` (codex has no per-tool deny list) and `--settings` (claude's settings JSON)
  * have no codex equivalent.
  */
-export const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
+const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
   "--system-prompt",
   "--append-system-prompt",
   "--add-dir",
@@ -99,12 +99,12 @@ export const codex: HomedProvider = {
 };
 
 /** The user's CODEX_HOME: `$CODEX_HOME`, else `~/.codex` (read from umbel's env, never passed on). */
-export function userCodexHome(env: Readonly<Record<string, string | undefined>>): string {
+function userCodexHome(env: Readonly<Record<string, string | undefined>>): string {
   return (env.CODEX_HOME || `${env.HOME ?? ""}/.codex`).replace(/\/+$/, "");
 }
 
 /** The shared `$UMBEL_HOME/codex-home` with this worker's profile; links only to files that exist. */
-export function planCodexHomeEntries(
+function planCodexHomeEntries(
   context: HomeContext,
   files: Readonly<Record<string, string | null>>,
 ): HomePlan {

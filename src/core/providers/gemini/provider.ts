@@ -48,7 +48,7 @@ export const GEMINI_APPROVAL_MODES: Partial<Record<PermissionMode, string>> = {
 export const GEMINI_DELIVERY = { enterDelayMs: 400, confirmWindowMs: 1500, maxEnters: 4 } as const;
 
 /** One Escape cancels a turn (streaming or retrying): "Request cancelled.", AfterAgent. */
-export const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
+const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
 
 /**
  * The optional launch flags gemini honours (gemini/launch.ts says how); the rest are usage errors
@@ -126,7 +126,7 @@ export const gemini: HomedProvider = {
  * The worker's own GEMINI_CLI_HOME in its session directory (removed with the tombstone). kill
  * removes the credential links at once; the transcript stays for `read` until --purge / prune.
  */
-export function planGeminiHomeEntries(
+function planGeminiHomeEntries(
   context: HomeContext,
   files: Readonly<Record<string, string | null>>,
 ): HomePlan {
