@@ -1,18 +1,17 @@
 import { isAbsolute, resolve } from "node:path";
-import { BinaryNotFoundError, SpawnFailedError, UmbelError, UsageError } from "../core/errors.ts";
+import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
-import type { Deps, Waker } from "../core/ports.ts";
+import type { Deps } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
-import { type ReadyCommand, type ReadyObservation, startReady, stepReady } from "../core/ready.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
+import { waitReady } from "./await-ready.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
-import { DEAD_SCROLLBACK } from "./worker.ts";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
@@ -269,79 +268,4 @@ async function unwindSession(deps: Deps, name: string, bufferName: string): Prom
   await deps.tmux.killSession(name).catch(() => undefined);
   await deps.tmux.deleteBuffer(bufferName).catch(() => undefined);
   await deps.store.remove(name).catch(() => undefined);
-}
-
-/**
- * Drives the readiness machine (core/ready.ts): polls the screen (tmux has no change notification)
- * and wakes early on hook events. Ready means the provider's idle screen AND its SessionStart hook: a
- * TUI whose hooks do not fire cannot prove delivery, so that is a failure, not a ready worker.
- */
-async function waitReady(
-  deps: Deps,
-  provider: Provider,
-  name: string,
-  options: { timeoutMs: number; untrusted: string | null },
-): Promise<string[]> {
-  const { timeoutMs, untrusted } = options;
-  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs, untrusted });
-  const waker = deps.watch.dir(deps.store.paths(name).events);
-  try {
-    let seen = observe(deps, { kind: "tick" });
-    for (;;) {
-      const step = stepReady(state, seen);
-      state = step.state;
-      if (step.next.kind === "ready") return [...step.next.dialogsAnswered];
-      if (step.next.kind === "fail") throw step.next.error;
-      seen = await performReady(deps, name, waker, step.next);
-    }
-  } catch (error) {
-    if (error instanceof UmbelError) throw error;
-    throw new SpawnFailedError(`spawn failed: ${(error as Error).message}`, { name }, { cause: error });
-  } finally {
-    waker.close();
-  }
-}
-
-type ReadySeen = ReadyObservation extends infer O
-  ? O extends ReadyObservation
-    ? Omit<O, "now" | "aborted">
-    : never
-  : never;
-
-function observe(deps: Deps, seen: ReadySeen): ReadyObservation {
-  return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as ReadyObservation;
-}
-
-async function performReady(
-  deps: Deps,
-  name: string,
-  waker: Waker,
-  command: Exclude<ReadyCommand, { kind: "ready" | "fail" }>,
-): Promise<ReadyObservation> {
-  switch (command.kind) {
-    case "read-exit":
-      return observe(deps, { kind: "exit", exit: await deps.store.readExit(name) });
-    case "read-log":
-      return observe(deps, { kind: "log", log: await deps.store.readHooksLog(name) });
-    case "probe": {
-      const pane = deps.tmux.paneInfo(name);
-      return observe(deps, {
-        kind: "pane",
-        pane: command.tolerant ? await pane.catch(() => null) : await pane,
-      });
-    }
-    case "capture": {
-      if (!command.scrollback)
-        return observe(deps, { kind: "screen", screen: await deps.tmux.capture(name) });
-      const screen = await deps.tmux.capture(name, { lines: DEAD_SCROLLBACK }).catch(() => null);
-      return observe(deps, { kind: "screen", screen });
-    }
-    case "keys":
-      await deps.tmux.sendKeys(name, command.keys);
-      return observe(deps, { kind: "keys" });
-    case "sleep":
-      if (command.wake) await waker.next(command.ms, deps.signal);
-      else await deps.clock.sleep(command.ms);
-      return observe(deps, { kind: "tick" });
-  }
 }
