@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration } from "./duration.ts";
+import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { parseJsonObject } from "./json.ts";
 
 /**
@@ -36,11 +36,18 @@ export const EnvSpec = z
   );
 export type EnvSpec = z.infer<typeof EnvSpec>;
 
-/** "30m", "90s", "1500ms", "1h", or a bare number of seconds → milliseconds. */
+/** "30m", "90s", "1500ms", "1h", or a bare number of seconds → milliseconds; at most 168h (7 days). */
 export const Duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDuration(value);
   if (ms === null) {
     ctx.addIssue({ code: "custom", message: `not a duration: ${JSON.stringify(value)} (try 90s, 10m, 1h)` });
+    return z.NEVER;
+  }
+  if (ms > MAX_DURATION_MS) {
+    const shown = JSON.stringify(
+      typeof value === "string" && value.length > 40 ? `${value.slice(0, 40)}…` : value,
+    );
+    ctx.addIssue({ code: "custom", message: `${shown} is too long: a duration is at most 168h (7 days)` });
     return z.NEVER;
   }
   return ms;
@@ -79,7 +86,7 @@ export const SpawnInput = z
       .describe("Never stop for permission prompts (claude: bypassPermissions). Use only in a sandbox"),
     env: EnvSpec.optional(),
     startTimeout: Duration.optional().describe(
-      "How long spawn waits for the TUI to become ready (default 60s)",
+      "How long spawn waits for the TUI to become ready (default 60s, at most 168h)",
     ),
     disallowedTools: z
       .array(z.string().min(1))
@@ -152,9 +159,11 @@ export const WaitInput = z
   .object({
     name: WorkerName,
     after: Baseline.optional(),
-    timeout: Duration.optional().describe("Give up after this long (default 30m) with outcome timeout (124)"),
+    timeout: Duration.optional().describe(
+      "Give up after this long (default 30m, at most 168h) with outcome timeout (124)",
+    ),
     idleTimeout: Duration.optional().describe(
-      "Return outcome idle (123) once screen, events and transcript have been still this long",
+      "Return outcome idle (123) once screen, events and transcript have been still this long (at most 168h)",
     ),
   })
   .strict();

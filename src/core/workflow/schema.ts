@@ -56,7 +56,9 @@ export const WorkflowStep = z
       .array(StepId)
       .optional()
       .describe("Steps that must finish first (their outputs become available to this step)"),
-    timeout: Duration.optional().describe("Fail the step (outcome timeout) after this long (default 30m)"),
+    timeout: Duration.optional().describe(
+      "Fail the step (outcome timeout) after this long (default 30m, at most 168h)",
+    ),
     idleTimeout: Duration.optional().describe(
       "Fail the step (outcome idle) once the worker's screen, events and transcript are still this long",
     ),
