@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { parseJsonObject } from "./json.ts";
+import { isKeyName, KEY_NAMES } from "./key-names.ts";
+import { isBlankPrompt } from "./prompt.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
@@ -52,6 +54,14 @@ export const Duration = z.union([z.string(), z.number()]).transform((value, ctx)
   }
   return ms;
 });
+
+/**
+ * A prompt to type into a TUI. A blank one (nothing but whitespace once control characters are
+ * dropped, as send does) submits nothing: send could only fail after its re-Enters.
+ */
+export const Prompt = z
+  .string({ error: (issue) => (issue.input === undefined ? "the prompt is missing" : undefined) })
+  .refine((text) => !isBlankPrompt(text), "the prompt is empty");
 
 export const PermissionMode = z
   .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"])
@@ -141,10 +151,7 @@ export type SpawnInput = z.infer<typeof SpawnInput>;
 export const SendInput = z
   .object({
     name: WorkerName,
-    prompt: z
-      .string()
-      .min(1, "the prompt is empty")
-      .describe("The prompt text, sent byte-exact (multi-line allowed)"),
+    prompt: Prompt.describe("The prompt text, sent byte-exact (multi-line allowed; not blank)"),
   })
   .strict();
 export type SendInput = z.infer<typeof SendInput>;
@@ -233,8 +240,22 @@ export const KeysInput = z
     keys: z
       .array(z.string().min(1))
       .min(1, "give at least one key")
-      .describe("Keys by tmux name (Enter, Escape, Up, Down, Tab, C-c, 1, y …), sent in order"),
+      .describe(
+        "Keys by tmux name (Enter, Escape, Tab, BSpace, Space, Up, Down, C-c, 1, y …; modifiers C- M- S-), sent in order",
+      ),
     literal: z.boolean().optional().describe("Type the keys as literal text instead of key names"),
   })
-  .strict();
+  .strict()
+  // tmux types a name it does not know as text (exit 0), so `keys w1 NoSuchKey` typed "NoSuchKey".
+  .superRefine((input, ctx) => {
+    if (input.literal) return;
+    input.keys.forEach((key, i) => {
+      if (!isKeyName(key))
+        ctx.addIssue({
+          code: "custom",
+          path: ["keys", i],
+          message: `unknown key name ${JSON.stringify(key)}: keys are ${KEY_NAMES}; to type text, use literal (--literal)`,
+        });
+    });
+  });
 export type KeysInput = z.infer<typeof KeysInput>;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Duration, SpawnInput } from "../schemas.ts";
+import { Duration, Prompt, SpawnInput } from "../schemas.ts";
 
 /**
  * The workflow file (`umbel run workflow.yaml`). Keys are camelCase, exactly as in the spawn schema
@@ -48,10 +48,9 @@ export const WorkflowStep = z
   .object({
     id: StepId,
     run: WorkflowWorkerKey.describe("The worker (a key of `workers`) that runs this step"),
-    prompt: z
-      .string()
-      .min(1, "the prompt is empty")
-      .describe("The prompt; may use {{ env.NAME }} and {{ steps.ID.outputs.KEY }} (ID must be in needs)"),
+    prompt: Prompt.describe(
+      "The prompt; may use {{ env.NAME }} and {{ steps.ID.outputs.KEY }} (ID must be in needs)",
+    ),
     needs: z
       .array(StepId)
       .optional()
