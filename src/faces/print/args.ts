@@ -71,6 +71,8 @@ export type PrintArgs = {
   /** The --settings value as given: JSON text or a file path. */
   settings: string | undefined;
   help: boolean;
+  /** -p/--print was given as a flag (not, say, taken as the value of `--model -p`). */
+  print: boolean;
 };
 
 export function parsePrintArgs(argv: readonly string[]): PrintArgs {
@@ -145,7 +147,7 @@ function shape(values: Record<string, string[]>, flags: Set<string>): Omit<Print
   if (flags.has("verbose")) raw.verbose = true;
   if (flags.has("continue")) raw.continue = true;
   if (flags.has("skipPermissions")) raw.permissionMode = "bypassPermissions";
-  return { raw, settings: last("settings"), help: flags.has("help") };
+  return { raw, settings: last("settings"), help: flags.has("help"), print: flags.has("print") };
 }
 
 function isOption(arg: string): boolean {

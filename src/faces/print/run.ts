@@ -55,6 +55,9 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     io.out(HELP);
     return EXIT.ok;
   }
+  // `umbel --model -p hi`: the face was chosen for a -p that an option took as its value.
+  if (!args.print)
+    throw new UsageError("no -p/--print flag: an option took it as its value (see umbel -p --help)");
   const input = await readInput(args, io);
   refuseUntracked(input);
   const prompts = input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt];
