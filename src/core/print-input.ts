@@ -39,7 +39,9 @@ export const PrintInput = z
     cwd: z.string().min(1).optional().describe("Working directory (default: the current directory)"),
     env: EnvSpec.optional(),
     timeout: Duration.optional().describe("Give up after this long (default 30m, at most 168h)"),
-    idleTimeout: Duration.optional().describe("Give up once the worker has been still this long (at most 168h)"),
+    idleTimeout: Duration.optional().describe(
+      "Give up once the worker has been still this long (at most 168h)",
+    ),
     name: WorkerName.optional().describe("Run in the named worker, creating it if needed, and keep it"),
   })
   .strict();

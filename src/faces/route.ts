@@ -1,4 +1,5 @@
 import { UsageError } from "../core/errors.ts";
+import { quoteArg } from "../core/quote.ts";
 
 /**
  * Which face an argv selects, before any face is loaded. A first word that is a command selects it,
@@ -50,16 +51,10 @@ export function routeArgv(argv: readonly string[]): Route {
   if (options.includes("-p") || options.includes("--print")) return { face: "print" };
   if (first.startsWith("-") && first !== "-")
     throw new UsageError(
-      `unknown option ${shown(first.split("=")[0] ?? first)}: give a command first, or -p (see umbel --help)`,
+      `unknown option ${quoteArg(first.split("=")[0] ?? first)}: give a command first, or -p (see umbel --help)`,
       {
         option: first,
       },
     );
-  throw new UsageError(`unknown command: ${shown(first)} (see umbel --help)`, { command: first });
-}
-
-/** A word as typed, quoted when it would not read as one (empty, spaces, controls); 60 chars at most. */
-function shown(word: string): string {
-  const short = word.length > 60 ? `${word.slice(0, 60)}…` : word;
-  return /^[\p{L}\p{N}._/:@+-]+$/u.test(word) ? short : JSON.stringify(short);
+  throw new UsageError(`unknown command: ${quoteArg(first)} (see umbel --help)`, { command: first });
 }

@@ -1,6 +1,7 @@
 import type { ArgsDef } from "citty";
 import type { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 
 /**
@@ -177,7 +178,7 @@ export function rejectUnknownFlags(
     const m = /^--?([^=]+)/.exec(arg);
     if (!m || arg === "-" || /^-\d/.test(arg)) continue;
     const flag = m[1] ?? "";
-    const shown = arg.split("=")[0] ?? arg;
+    const shown = quoteArg(arg.split("=")[0] ?? arg);
     if (!known.has(flag)) throw new UsageError(`unknown flag ${shown} (see --help)`, { flag: arg });
     // citty reads `--follow=2` as --follow: a value given to a switch is a mistake, not a yes.
     if (switches.has(flag) && arg.includes("="))

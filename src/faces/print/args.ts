@@ -1,4 +1,5 @@
 import { UsageError } from "../../core/errors.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 import { splitList } from "../cli/args.ts";
 
@@ -95,7 +96,7 @@ export function parsePrintArgs(argv: readonly string[]): PrintArgs {
     if (!spec) {
       if (NOT_MIRRORED.has(flag))
         throw new UsageError(`umbel -p does not support claude's ${flag}`, { flag });
-      throw new UsageError(`unknown option '${flag}' (see umbel -p --help)`, { flag });
+      throw new UsageError(`unknown option '${quoteArg(flag)}' (see umbel -p --help)`, { flag });
     }
     const list = values[spec.key] ?? [];
     values[spec.key] = list;
