@@ -1,4 +1,4 @@
-import { parseDuration } from "../core/duration.ts";
+import { clampTimerMs, parseDuration } from "../core/duration.ts";
 import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
@@ -13,12 +13,14 @@ import { watchDir } from "./watch.ts";
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
 const DEFAULT_TMUX_TIMEOUT_MS = 10_000;
 
-const systemClock: Clock = {
+export const systemClock: Clock = {
   now: () => Date.now(),
+  // Clamped: a delay past 2^31-1 ms fires after 1 ms (a deadline-long sleep would spin). A clamped
+  // sleep ends early after ~24.8 days, and every caller loops on its own deadline.
   sleep: (ms, signal) =>
     new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const timer = setTimeout(done, ms);
+      const timer = setTimeout(done, clampTimerMs(ms));
       signal?.addEventListener("abort", done, { once: true });
       function done() {
         clearTimeout(timer);

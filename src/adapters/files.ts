@@ -38,11 +38,14 @@ async function sizeOrNull(path: string): Promise<number | null> {
   }
 }
 
-async function isDirectory(path: string): Promise<boolean> {
+/** stat's answers that mean "no directory here" for a path the user gave (a name too long, a loop). */
+const NOT_A_DIRECTORY = new Set(["ENOENT", "ENOTDIR", "ENAMETOOLONG", "ELOOP"]);
+
+export async function isDirectory(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory();
   } catch (error) {
-    if (isNotFound(error) || (error as { code?: unknown }).code === "ENOTDIR") return false;
+    if (NOT_A_DIRECTORY.has(String((error as { code?: unknown }).code))) return false;
     throw error;
   }
 }

@@ -1,3 +1,5 @@
+import { clampTimerMs } from "../core/duration.ts";
+
 export type RunResult = {
   readonly exitCode: number | null;
   readonly signal: string | null;
@@ -47,7 +49,7 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     timedOut = true;
     killGroup(child.pid);
     onBound();
-  }, options.timeoutMs);
+  }, clampTimerMs(options.timeoutMs)); // past 2^31-1 ms it would fire at once and kill the child
   try {
     const [stdout, stderr] = await Promise.all([
       readUntil(child.stdout, bound),

@@ -1,4 +1,5 @@
 import { type FSWatcher, watch } from "node:fs";
+import { clampTimerMs } from "../core/duration.ts";
 import type { Waker } from "../core/ports.ts";
 
 /** A one-slot wake-up: `notify` wakes the pending `next`, or the next one to come (never lost). */
@@ -30,7 +31,7 @@ export function createWakeup(): Wakeup {
           pending = false;
           resolve();
         };
-        const timer = setTimeout(done, maxMs);
+        const timer = setTimeout(done, clampTimerMs(maxMs)); // past 2^31-1 ms it would fire at once
         signal?.addEventListener("abort", done, { once: true });
         wake = done;
       });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { isBlankPrompt } from "./prompt.ts";
 import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
 /**
@@ -37,8 +38,10 @@ export const PrintInput = z
       .describe("Continue a conversation: a umbel worker name or the provider's session id"),
     cwd: z.string().min(1).optional().describe("Working directory (default: the current directory)"),
     env: EnvSpec.optional(),
-    timeout: Duration.optional().describe("Give up after this long (default 30m)"),
-    idleTimeout: Duration.optional().describe("Give up once the worker has been still this long"),
+    timeout: Duration.optional().describe("Give up after this long (default 30m, at most 168h)"),
+    idleTimeout: Duration.optional().describe(
+      "Give up once the worker has been still this long (at most 168h)",
+    ),
     name: WorkerName.optional().describe("Run in the named worker, creating it if needed, and keep it"),
   })
   .strict();
@@ -65,7 +68,7 @@ export function checkPrintInput(input: PrintInput): void {
     throw new UsageError("--input-format=stream-json requires output-format=stream-json.");
   if (input.continue && input.resume !== undefined)
     throw new UsageError("--continue and --resume name different conversations; give one");
-  if (input.inputFormat === "text" && input.prompt.trim() === "")
+  if (input.inputFormat === "text" && isBlankPrompt(input.prompt))
     throw new UsageError("no prompt: give it as an argument or on stdin");
 }
 
@@ -98,6 +101,8 @@ export function parseStreamInput(text: string): string[] {
           line: i + 1,
         },
       );
+    if (isBlankPrompt(prompt))
+      throw new UsageError(`stdin line ${i + 1}: the message is empty`, { line: i + 1 });
     prompts.push(prompt);
   });
   if (prompts.length === 0) throw new UsageError("no user message on stdin (--input-format stream-json)");

@@ -9,6 +9,11 @@ export function normalisePrompt(prompt: string): string {
   return prompt.replace(/\r\n?/g, "\n").replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "");
 }
 
+/** Nothing but whitespace once normalised: a TUI submits nothing, so no face sends it. */
+export function isBlankPrompt(prompt: string): boolean {
+  return normalisePrompt(prompt).trim() === "";
+}
+
 /** How a TUI folds a paste into a placeholder (`[Pasted text #1 +3 lines]`) instead of showing it. */
 export type PasteFold = {
   /** Pastes longer than this many characters are folded. */

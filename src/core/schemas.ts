@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { parseDuration } from "./duration.ts";
+import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { parseJsonObject } from "./json.ts";
+import { isKeyName, KEY_NAMES } from "./key-names.ts";
+import { isBlankPrompt } from "./prompt.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
@@ -36,15 +38,30 @@ export const EnvSpec = z
   );
 export type EnvSpec = z.infer<typeof EnvSpec>;
 
-/** "30m", "90s", "1500ms", "1h", or a bare number of seconds → milliseconds. */
+/** "30m", "90s", "1500ms", "1h", or a bare number of seconds → milliseconds; at most 168h (7 days). */
 export const Duration = z.union([z.string(), z.number()]).transform((value, ctx) => {
   const ms = parseDuration(value);
   if (ms === null) {
     ctx.addIssue({ code: "custom", message: `not a duration: ${JSON.stringify(value)} (try 90s, 10m, 1h)` });
     return z.NEVER;
   }
+  if (ms > MAX_DURATION_MS) {
+    const shown = JSON.stringify(
+      typeof value === "string" && value.length > 40 ? `${value.slice(0, 40)}…` : value,
+    );
+    ctx.addIssue({ code: "custom", message: `${shown} is too long: a duration is at most 168h (7 days)` });
+    return z.NEVER;
+  }
   return ms;
 });
+
+/**
+ * A prompt to type into a TUI. A blank one (nothing but whitespace once control characters are
+ * dropped, as send does) submits nothing: send could only fail after its re-Enters.
+ */
+export const Prompt = z
+  .string({ error: (issue) => (issue.input === undefined ? "the prompt is missing" : undefined) })
+  .refine((text) => !isBlankPrompt(text), "the prompt is empty");
 
 export const PermissionMode = z
   .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"])
@@ -79,7 +96,7 @@ export const SpawnInput = z
       .describe("Never stop for permission prompts (claude: bypassPermissions). Use only in a sandbox"),
     env: EnvSpec.optional(),
     startTimeout: Duration.optional().describe(
-      "How long spawn waits for the TUI to become ready (default 60s)",
+      "How long spawn waits for the TUI to become ready (default 60s, at most 168h)",
     ),
     disallowedTools: z
       .array(z.string().min(1))
@@ -134,10 +151,7 @@ export type SpawnInput = z.infer<typeof SpawnInput>;
 export const SendInput = z
   .object({
     name: WorkerName,
-    prompt: z
-      .string()
-      .min(1, "the prompt is empty")
-      .describe("The prompt text, sent byte-exact (multi-line allowed)"),
+    prompt: Prompt.describe("The prompt text, sent byte-exact (multi-line allowed; not blank)"),
   })
   .strict();
 export type SendInput = z.infer<typeof SendInput>;
@@ -152,9 +166,11 @@ export const WaitInput = z
   .object({
     name: WorkerName,
     after: Baseline.optional(),
-    timeout: Duration.optional().describe("Give up after this long (default 30m) with outcome timeout (124)"),
+    timeout: Duration.optional().describe(
+      "Give up after this long (default 30m, at most 168h) with outcome timeout (124)",
+    ),
     idleTimeout: Duration.optional().describe(
-      "Return outcome idle (123) once screen, events and transcript have been still this long",
+      "Return outcome idle (123) once screen, events and transcript have been still this long (at most 168h)",
     ),
   })
   .strict();
@@ -224,8 +240,22 @@ export const KeysInput = z
     keys: z
       .array(z.string().min(1))
       .min(1, "give at least one key")
-      .describe("Keys by tmux name (Enter, Escape, Up, Down, Tab, C-c, 1, y …), sent in order"),
+      .describe(
+        "Keys by tmux name (Enter, Escape, Tab, BSpace, Space, Up, Down, C-c, 1, y …; modifiers C- M- S-), sent in order",
+      ),
     literal: z.boolean().optional().describe("Type the keys as literal text instead of key names"),
   })
-  .strict();
+  .strict()
+  // tmux types a name it does not know as text (exit 0), so `keys w1 NoSuchKey` typed "NoSuchKey".
+  .superRefine((input, ctx) => {
+    if (input.literal) return;
+    input.keys.forEach((key, i) => {
+      if (!isKeyName(key))
+        ctx.addIssue({
+          code: "custom",
+          path: ["keys", i],
+          message: `unknown key name ${JSON.stringify(key)}: keys are ${KEY_NAMES}; to type text, use literal (--literal)`,
+        });
+    });
+  });
 export type KeysInput = z.infer<typeof KeysInput>;

@@ -7,6 +7,7 @@ import type { Deps } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
+import { quoteArg } from "../core/quote.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
@@ -213,8 +214,9 @@ async function readMcpServers(
   const configs = [];
   for (const value of values) {
     const { path, text } = await readJsonOrFile(deps.files, value, cwd);
-    if (text === null) throw new UsageError(`--mcp-config ${path}: file not found`, { path });
-    configs.push({ source: path ?? "(inline JSON)", text });
+    if (text === null)
+      throw new UsageError(`--mcp-config ${quoteArg(path ?? value)}: file not found`, { path });
+    configs.push({ source: path === null ? "(inline JSON)" : quoteArg(path, 200), text });
   }
   return mergeMcpConfigs(configs);
 }
@@ -241,7 +243,7 @@ async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> 
 /** `path` when it is a directory; else a usage error naming the flag (its data keyed by `key`). */
 async function requireDirectory(deps: Deps, flag: string, path: string, key: string): Promise<string> {
   if (!(await deps.files.isDirectory(path)))
-    throw new UsageError(`${flag} ${path} is not a directory`, { [key]: path });
+    throw new UsageError(`${flag} ${quoteArg(path, 200)} is not a directory`, { [key]: path });
   // The real path: a symlink to / must not get / trusted under another name.
   return deps.files.realpath(path);
 }

@@ -35,8 +35,10 @@ describe("the binary's surface", () => {
       expect(help.stdout).toContain(`  ${verb} `);
     }
     expect(help.code).toBe(0);
+    // Bare umbel is a usage error: why on stderr, and stdout carries only results (issue 11).
     const bare = await sb.umbel([]);
-    expect(bare.stdout).toContain("Usage:");
+    expect(bare.stdout).toBe("");
+    expect(bare.stderr).toBe("umbel: no command given (see umbel --help)\n");
     expect(bare.code).toBe(2);
   });
 

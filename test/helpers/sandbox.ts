@@ -6,7 +6,7 @@ import { createDeps } from "../../src/adapters/deps.ts";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import type { Deps } from "../../src/core/ports.ts";
 
-const REPO = join(import.meta.dir, "..", "..");
+export const REPO = join(import.meta.dir, "..", "..");
 export const UMBEL = join(REPO, "dist", "umbel");
 const FAKE_CLAUDE = join(REPO, "test", "fixtures", "fake-claude.sh");
 const FAKE_CODEX = join(REPO, "test", "fixtures", "fake-codex.sh");

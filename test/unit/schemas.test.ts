@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { parseDuration } from "../../src/core/duration.ts";
-import { SpawnInput, WaitInput, WorkerName } from "../../src/core/schemas.ts";
+import { clampTimerMs, MAX_DURATION_MS, MAX_TIMER_MS, parseDuration } from "../../src/core/duration.ts";
+import { Duration, SpawnInput, WaitInput, WorkerName } from "../../src/core/schemas.ts";
 
 describe("worker names", () => {
   test.each(["a", "w1", "review-2", "0abc", "a".repeat(63)])("accepts %p", (name) => {
@@ -23,8 +23,54 @@ describe("durations", () => {
   ] as const)("%p → %p ms", (text, ms) => {
     expect(parseDuration(text)).toBe(ms);
   });
-  test.each(["", "abc", "10x", "m10", "-5s", "10m junk"])("rejects %p", (text) => {
+  test.each([
+    "",
+    "abc",
+    "10x",
+    "m10",
+    "-5s",
+    "10m junk",
+    "1e400s",
+    "1e400",
+    "1e3",
+    "NaN",
+    "Infinity",
+    "-1",
+    ".5s",
+    "5.s",
+    "9".repeat(400),
+    `${"9".repeat(400)}s`,
+    "١s",
+  ])("rejects %p", (text) => {
     expect(parseDuration(text)).toBeNull();
+  });
+  test.each([Number.NaN, Number.POSITIVE_INFINITY, -1, Number.MAX_VALUE])("rejects the number %p", (n) => {
+    expect(parseDuration(n)).toBeNull();
+  });
+  test("the maximum is 7 days: it fits every timer (2^31-1 ms, about 24.8 days) with margin", () => {
+    expect(MAX_DURATION_MS).toBe(7 * 24 * 3_600_000);
+    expect(MAX_DURATION_MS * 3).toBeLessThan(MAX_TIMER_MS);
+    expect(Duration.parse("168h")).toBe(MAX_DURATION_MS);
+    expect(Duration.parse(604_800)).toBe(MAX_DURATION_MS);
+  });
+  test.each(["99999999h", "2147484s", "168h1ms", 604_801, 1e300])(
+    "%p is past the maximum: a clear message",
+    (value) => {
+      const r = WaitInput.safeParse({ name: "w", timeout: value });
+      expect(r.success).toBe(false);
+      expect(r.error?.issues[0]?.message).toContain("at most 168h (7 days)");
+    },
+  );
+  test.each([
+    [-5, 0],
+    [Number.NaN, 0],
+    [0, 0],
+    [1500, 1500],
+    [2 ** 31 - 1, 2 ** 31 - 1],
+    [2 ** 31, 2 ** 31 - 1],
+    [Number.POSITIVE_INFINITY, 2 ** 31 - 1],
+  ])("a timer delay of %p is clamped to %p", (ms, clamped) => {
+    expect(clampTimerMs(ms)).toBe(clamped);
   });
   test("a wait timeout parses to milliseconds", () => {
     expect(WaitInput.parse({ name: "w", timeout: "2m", idleTimeout: 5 })).toEqual({

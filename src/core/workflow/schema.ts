@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Duration, SpawnInput } from "../schemas.ts";
+import { Duration, Prompt, SpawnInput } from "../schemas.ts";
 
 /**
  * The workflow file (`umbel run workflow.yaml`). Keys are camelCase, exactly as in the spawn schema
@@ -47,15 +47,16 @@ export const WorkflowStep = z
   .object({
     id: StepId,
     run: WorkflowWorkerKey.describe("The worker (a key of `workers`) that runs this step"),
-    prompt: z
-      .string()
-      .min(1, "the prompt is empty")
-      .describe("The prompt; may use {{ env.NAME }} and {{ steps.ID.outputs.KEY }} (ID must be in needs)"),
+    prompt: Prompt.describe(
+      "The prompt; may use {{ env.NAME }} and {{ steps.ID.outputs.KEY }} (ID must be in needs)",
+    ),
     needs: z
       .array(StepId)
       .optional()
       .describe("Steps that must finish first (their outputs become available to this step)"),
-    timeout: Duration.optional().describe("Fail the step (outcome timeout) after this long (default 30m)"),
+    timeout: Duration.optional().describe(
+      "Fail the step (outcome timeout) after this long (default 30m, at most 168h)",
+    ),
     idleTimeout: Duration.optional().describe(
       "Fail the step (outcome idle) once the worker's screen, events and transcript are still this long",
     ),

@@ -1,6 +1,7 @@
 import type { ArgsDef } from "citty";
 import type { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 
 /**
@@ -60,7 +61,8 @@ export function inputFromArgs<S extends AnyObject>(
       continue;
     }
     const value = args[key] ?? args[kebab(key)];
-    if (value === undefined || value === "") continue;
+    // An empty value (`--cwd ""`, `--model=`) is the schema's to refuse, never silently dropped.
+    if (value === undefined) continue;
     if (kind === "boolean") {
       if (value === true || value === false) {
         // citty sets false for `--no-x` and leaves absent flags undefined; keep only what was given.
@@ -80,9 +82,15 @@ export function formatIssues(error: z.ZodError): string {
   return error.issues
     .map((issue) => {
       const path = issue.path.map(String).join(".");
-      return path ? `--${kebab(path.split(".")[0] ?? path)}: ${issue.message}` : issue.message;
+      const message = isEmptyString(issue) ? "must not be empty" : issue.message;
+      return path ? `--${kebab(path.split(".")[0] ?? path)}: ${message}` : message;
     })
     .join("; ");
+}
+
+/** zod's "Too small: expected string to have >=1 characters", said plainly. */
+function isEmptyString(issue: z.core.$ZodIssue): boolean {
+  return issue.code === "too_small" && issue.origin === "string" && Number(issue.minimum) === 1;
 }
 
 /** All values of --flag / --flag=value (camelCase or kebab-case spelling). */
@@ -153,11 +161,16 @@ export function rejectUnknownFlags(
   defs: Record<string, { type?: string; alias?: string | string[] }>,
 ): void {
   const known = new Set<string>(["help", "h"]);
+  const switches = new Set<string>(["help", "h"]);
   for (const [key, def] of Object.entries(defs)) {
     if (def.type === "positional") continue;
     for (const name of [key, kebab(key), ...[def.alias ?? []].flat()]) {
       known.add(name);
-      if (def.type === "boolean") known.add(`no-${name}`);
+      if (def.type !== "boolean") continue;
+      for (const n of [name, `no-${name}`]) {
+        known.add(n);
+        switches.add(n);
+      }
     }
   }
   for (const arg of rawArgs) {
@@ -165,7 +178,10 @@ export function rejectUnknownFlags(
     const m = /^--?([^=]+)/.exec(arg);
     if (!m || arg === "-" || /^-\d/.test(arg)) continue;
     const flag = m[1] ?? "";
-    if (!known.has(flag))
-      throw new UsageError(`unknown flag ${arg.split("=")[0]} (see --help)`, { flag: arg });
+    const shown = quoteArg(arg.split("=")[0] ?? arg);
+    if (!known.has(flag)) throw new UsageError(`unknown flag ${shown} (see --help)`, { flag: arg });
+    // citty reads `--follow=2` as --follow: a value given to a switch is a mistake, not a yes.
+    if (switches.has(flag) && arg.includes("="))
+      throw new UsageError(`${shown} takes no value (see --help)`, { flag: arg });
   }
 }

@@ -4,6 +4,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { SERVER_INSTRUCTIONS, toolDescription } from "./help.ts";
 import { type Extra, progressReporter } from "./progress.ts";
 import { TOOLS } from "./tools.ts";
@@ -72,7 +73,10 @@ export async function runMcp(args: readonly string[], io: McpIo): Promise<number
     io.out(USAGE);
     return 0;
   }
-  if (args.length > 0) throw new UsageError(`umbel mcp takes no arguments (got ${args.join(" ")})`, { args });
+  if (args.length > 0)
+    throw new UsageError(`umbel mcp takes no arguments (got ${args.map((a) => quoteArg(a)).join(" ")})`, {
+      args,
+    });
   const stdin = io.stdin ?? process.stdin;
   const stop = new AbortController();
   const signal = io.deps.signal ? AbortSignal.any([io.deps.signal, stop.signal]) : stop.signal;

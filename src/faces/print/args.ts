@@ -1,4 +1,5 @@
 import { UsageError } from "../../core/errors.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 import { splitList } from "../cli/args.ts";
 
@@ -71,6 +72,8 @@ export type PrintArgs = {
   /** The --settings value as given: JSON text or a file path. */
   settings: string | undefined;
   help: boolean;
+  /** -p/--print was given as a flag (not, say, taken as the value of `--model -p`). */
+  print: boolean;
 };
 
 export function parsePrintArgs(argv: readonly string[]): PrintArgs {
@@ -93,7 +96,7 @@ export function parsePrintArgs(argv: readonly string[]): PrintArgs {
     if (!spec) {
       if (NOT_MIRRORED.has(flag))
         throw new UsageError(`umbel -p does not support claude's ${flag}`, { flag });
-      throw new UsageError(`unknown option '${flag}' (see umbel -p --help)`, { flag });
+      throw new UsageError(`unknown option '${quoteArg(flag)}' (see umbel -p --help)`, { flag });
     }
     const list = values[spec.key] ?? [];
     values[spec.key] = list;
@@ -145,7 +148,7 @@ function shape(values: Record<string, string[]>, flags: Set<string>): Omit<Print
   if (flags.has("verbose")) raw.verbose = true;
   if (flags.has("continue")) raw.continue = true;
   if (flags.has("skipPermissions")) raw.permissionMode = "bypassPermissions";
-  return { raw, settings: last("settings"), help: flags.has("help") };
+  return { raw, settings: last("settings"), help: flags.has("help"), print: flags.has("print") };
 }
 
 function isOption(arg: string): boolean {

@@ -12,6 +12,7 @@ import {
   type PrintEnding,
 } from "../../core/print-result.ts";
 import { getProvider } from "../../core/providers/registry.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/turn.ts";
 import { readJsonOrFile } from "../../operations/json-or-file.ts";
@@ -55,6 +56,9 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     io.out(HELP);
     return EXIT.ok;
   }
+  // `umbel --model -p hi`: the face was chosen for a -p that an option took as its value.
+  if (!args.print)
+    throw new UsageError("no -p/--print flag: an option took it as its value (see umbel -p --help)");
   const input = await readInput(args, io);
   refuseUntracked(input);
   const prompts = input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt];
@@ -150,8 +154,9 @@ async function readSettings(files: FilesPort, value: string, cwd: unknown, here:
     typeof cwd === "string" ? resolve(here, cwd) : here,
   );
   if (path === null) return value;
-  if (text === null) throw new UsageError(`Settings file not found: ${path}`, { path });
-  if (!isJsonObjectText(text)) throw new UsageError(`--settings ${path}: not a JSON object`, { path });
+  if (text === null) throw new UsageError(`Settings file not found: ${quoteArg(path, 200)}`, { path });
+  if (!isJsonObjectText(text))
+    throw new UsageError(`--settings ${quoteArg(path, 200)}: not a JSON object`, { path });
   return text;
 }
 

@@ -1,6 +1,7 @@
 import { type ArgsDef, parseArgs } from "citty";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { RunWorkflowInput, workflowJsonSchema } from "../../core/workflow/schema.ts";
 import type { WorkflowEvent } from "../../core/workflow/state.ts";
 import { runWorkflow } from "../../operations/workflow/run.ts";
@@ -50,7 +51,8 @@ export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): 
     io.out(`${JSON.stringify(workflowJsonSchema(), null, 2)}\n`);
     return 0;
   }
-  if (args._.length > 1) throw new UsageError(`one workflow file at a time (got ${args._.join(", ")})`);
+  if (args._.length > 1)
+    throw new UsageError(`one workflow file at a time (got ${args._.map((a) => quoteArg(a)).join(", ")})`);
   const input = parseInput({
     file: args._[0],
     resume: args.resume,
@@ -85,7 +87,9 @@ function parseInput(raw: Record<string, unknown>): RunWorkflowInput {
     if (value !== undefined && value !== false) given[key] = value;
   if (typeof given.maxParallel === "string") {
     if (!/^\d+$/.test(given.maxParallel))
-      throw new UsageError(`--max-parallel: expected a positive whole number, got ${given.maxParallel}`);
+      throw new UsageError(
+        `--max-parallel: expected a positive whole number, got ${quoteArg(given.maxParallel)}`,
+      );
     given.maxParallel = Number(given.maxParallel);
   }
   const parsed = RunWorkflowInput.safeParse(given);

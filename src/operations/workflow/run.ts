@@ -2,6 +2,7 @@ import { dirname, resolve } from "node:path";
 import { throwIfAborted } from "../../core/abort.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
+import { quoteArg } from "../../core/quote.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
 import type { WorkflowIssue } from "../../core/workflow/positions.ts";
 import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
@@ -125,12 +126,17 @@ async function readWorkflowFile(deps: Deps, path: string, given: string): Promis
   try {
     text = await deps.files.readText(path);
   } catch (error) {
-    throw new UsageError(`cannot read workflow ${given || path}: ${(error as Error).message}`, {
-      file: path,
-    });
+    throw new UsageError(
+      `cannot read workflow ${quoteArg(given || path, 200)}: ${(error as Error).message}`,
+      {
+        file: path,
+      },
+    );
   }
   if (text === null)
-    throw new UsageError(`cannot read workflow ${given || path}: no such file`, { file: path });
+    throw new UsageError(`cannot read workflow ${quoteArg(given || path, 200)}: no such file`, {
+      file: path,
+    });
   return text;
 }
 

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print.ts";
+import { isBlankPrompt } from "../../core/prompt.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
 import { readAnswer } from "../read.ts";
@@ -38,6 +39,9 @@ export async function executeStep(args: {
     stopped: deps.signal?.aborted === true,
     failure: { session, outcome, exitCode, message, evidence: { ...evidence } },
   });
+  // `{{ env.X }}` with X="" (or an empty answer) can render a blank prompt: send could only fail.
+  if (isBlankPrompt(args.prompt))
+    return fail("usage", EXIT.usage, "the prompt is empty once its templates are filled in", {});
   try {
     session = await args.acquire();
     const sent = await sendWhenReady(deps, session, args.prompt);

@@ -1,0 +1,90 @@
+import type { Readable, Writable } from "node:stream";
+import { formatError, renderErrorJson, toExitCode } from "./core/errors.ts";
+import { routeArgv } from "./faces/route.ts";
+
+/** What a run of umbel takes from its process; main.ts passes the real ones, tests their own. */
+export type MainIo = {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Fires on SIGINT / SIGTERM: spawn unwinds, -p purges its worker, wait returns aborted. */
+  readonly signal: AbortSignal;
+  readonly version: string;
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly readStdin: () => Promise<string>;
+  readonly stdinIsTty: boolean;
+  readonly stdoutIsTty: boolean;
+  readonly columns: number | undefined;
+  /** The MCP server's streams (default: the process's own). */
+  readonly stdin?: Readable;
+  readonly stdout?: Writable;
+};
+
+/**
+ * One run of umbel, in-process: the face the argv selects (faces/route.ts), inside the one error
+ * boundary. Errors become a one-line message on stderr (plus a JSON error on stdout with --json) and
+ * a documented exit code. Faces are imported lazily, so `umbel --version` loads nothing else.
+ * Returns the exit code; main.ts exits with it, and the argv fuzz test calls this directly.
+ */
+export async function runMain(argv: readonly string[], io: MainIo): Promise<number> {
+  try {
+    return await dispatch(argv, io);
+  } catch (error) {
+    io.err(`${formatError(error)}\n`);
+    if (argv.includes("--json")) io.out(`${JSON.stringify(renderErrorJson(error))}\n`);
+    return toExitCode(error);
+  }
+}
+
+async function dispatch(argv: readonly string[], io: MainIo): Promise<number> {
+  const route = routeArgv(argv);
+  if (route.face === "help") {
+    const { renderHelp } = await import("./faces/cli/help.ts");
+    io.out(renderHelp(io.version));
+    return 0;
+  }
+  if (route.face === "version") {
+    io.out(`${io.version}\n`);
+    return 0;
+  }
+  const { createDeps } = await import("./adapters/deps.ts");
+  const deps = createDeps(io.env, { cwd: io.cwd, signal: io.signal });
+  if (route.face === "print") {
+    const { runPrint } = await import("./faces/print/run.ts");
+    return runPrint(argv, {
+      deps,
+      out: io.out,
+      err: io.err,
+      readStdin: io.readStdin,
+      stdinIsTty: io.stdinIsTty,
+    });
+  }
+  if (route.face === "run") {
+    const { runWorkflowFace } = await import("./faces/workflow/run.ts");
+    return runWorkflowFace(route.rest, {
+      deps,
+      out: io.out,
+      err: io.err,
+      stdoutIsTty: io.stdoutIsTty,
+      columns: io.columns,
+    });
+  }
+  if (route.face === "mcp") {
+    const { runMcp } = await import("./faces/mcp/server.ts");
+    return runMcp(route.rest, {
+      deps,
+      version: io.version,
+      out: io.out,
+      ...(io.stdin ? { stdin: io.stdin } : {}),
+      ...(io.stdout ? { stdout: io.stdout } : {}),
+    });
+  }
+  const { runCli } = await import("./faces/cli/run.ts");
+  return runCli(route.verb, [...route.rest], {
+    deps,
+    out: io.out,
+    readStdin: io.readStdin,
+    stdinIsTty: io.stdinIsTty,
+    stdoutIsTty: io.stdoutIsTty,
+  });
+}

@@ -1,0 +1,60 @@
+import { UsageError } from "../core/errors.ts";
+import { quoteArg } from "../core/quote.ts";
+
+/**
+ * Which face an argv selects, before any face is loaded. A first word that is a command selects it,
+ * whatever follows (`umbel kill w1 --print` is kill's unknown flag, never a turn). Otherwise -p or
+ * --print before any `--` selects the print face: claude -p takes flags and its prompt before -p
+ * (`umbel --model sonnet -p hi`).
+ */
+export type Route =
+  | { readonly face: "print" }
+  | { readonly face: "help" }
+  | { readonly face: "version" }
+  | { readonly face: "run"; readonly rest: readonly string[] }
+  | { readonly face: "mcp"; readonly rest: readonly string[] }
+  | { readonly face: "verb"; readonly verb: string; readonly rest: readonly string[] };
+
+/**
+ * The verbs of faces/verbs/table.ts (kept here so `umbel -p` and `--version` load no verb; a unit
+ * test holds the two lists equal), then the faces that are not verbs.
+ */
+const VERB_NAMES = [
+  "spawn",
+  "send",
+  "wait",
+  "read",
+  "kill",
+  "prune",
+  "status",
+  "ls",
+  "capture",
+  "logs",
+  "keys",
+  "attach",
+] as const;
+
+export const COMMANDS: readonly string[] = [...VERB_NAMES, "run", "mcp", "help", "version"];
+
+const HELP = new Set(["help", "--help", "-h"]);
+const VERSION = new Set(["version", "--version", "-v"]);
+
+export function routeArgv(argv: readonly string[]): Route {
+  const [first, ...rest] = argv;
+  if (first === undefined) throw new UsageError("no command given (see umbel --help)");
+  if (HELP.has(first)) return { face: "help" };
+  if (VERSION.has(first)) return { face: "version" };
+  if (first === "run") return { face: "run", rest };
+  if (first === "mcp") return { face: "mcp", rest };
+  if ((VERB_NAMES as readonly string[]).includes(first)) return { face: "verb", verb: first, rest };
+  const options = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));
+  if (options.includes("-p") || options.includes("--print")) return { face: "print" };
+  if (first.startsWith("-") && first !== "-")
+    throw new UsageError(
+      `unknown option ${quoteArg(first.split("=")[0] ?? first)}: give a command first, or -p (see umbel --help)`,
+      {
+        option: first,
+      },
+    );
+  throw new UsageError(`unknown command: ${quoteArg(first)} (see umbel --help)`, { command: first });
+}

@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { UsageError } from "../../src/core/errors.ts";
+import { COMMANDS, routeArgv } from "../../src/faces/route.ts";
+import { VERBS } from "../../src/faces/verbs/table.ts";
+
+/**
+ * Which face an argv selects. `argv.includes("-p")` made `umbel kill w1 --print` (and `send w1 -- -p`,
+ * `spawn x --model -p`) a billed anonymous turn whose prompt was the argv words, and the verb never
+ * ran. A first word that is a command selects it; otherwise -p/--print before any `--` selects print
+ * (claude -p takes flags and its prompt before -p: `umbel --model sonnet -p hi`).
+ */
+describe("routeArgv", () => {
+  test.each([
+    [["-p", "hi"], "print"],
+    [["--print"], "print"],
+    [["--model", "sonnet", "-p", "hi"], "print"],
+    [["--output-format", "json", "--print", "hi"], "print"],
+    [["hello", "-p"], "print"],
+    [["-p", "kill", "w1"], "print"],
+    [["--help"], "help"],
+    [["-h"], "help"],
+    [["help"], "help"],
+    [["--help", "-p"], "help"],
+    [["--version"], "version"],
+    [["-v"], "version"],
+    [["version"], "version"],
+    [["run", "wf.yaml", "-p"], "run"],
+    [["mcp", "--print"], "mcp"],
+  ] as const)("%j → %s", (argv, face) => {
+    expect(routeArgv(argv).face).toBe(face);
+  });
+
+  test.each([
+    [["kill", "w1", "--print"], "kill", ["w1", "--print"]],
+    [["send", "w1", "-p"], "send", ["w1", "-p"]],
+    [["send", "w1", "--", "-p"], "send", ["w1", "--", "-p"]],
+    [["spawn", "x", "--model", "-p"], "spawn", ["x", "--model", "-p"]],
+    [["status"], "status", []],
+  ])("%j runs the verb %s", (argv, verb, rest) => {
+    expect(routeArgv(argv)).toEqual({ face: "verb", verb, rest });
+  });
+
+  test.each([
+    [[], "no command given (see umbel --help)"],
+    [["bogus"], "unknown command: bogus (see umbel --help)"],
+    [["bogus", "--", "-p"], "unknown command: bogus (see umbel --help)"],
+    [["--json"], "unknown option --json: give a command first, or -p (see umbel --help)"],
+    [["--model", "x", "--", "-p"], "unknown option --model: give a command first, or -p (see umbel --help)"],
+    [[""], 'unknown command: "" (see umbel --help)'],
+  ])("%j is a usage error", (argv, message) => {
+    expect(() => routeArgv(argv)).toThrow(UsageError);
+    expect(() => routeArgv(argv)).toThrow(message);
+  });
+
+  test("the command list is the verb table's plus the faces that are not verbs", () => {
+    const verbs = VERBS.filter((v) => v.cli).map((v) => v.name);
+    expect([...COMMANDS].sort()).toEqual([...verbs, "run", "mcp", "help", "version"].sort());
+  });
+});
