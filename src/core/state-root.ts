@@ -22,7 +22,11 @@ export type StateRootVerdict =
   | { readonly action: "refuse"; readonly error: StateRootError };
 
 /** `uid` null: the platform has no uids, so ownership cannot be checked. */
-export function assessStateRoot(root: string, seen: StateRootObservation, uid: number | null): StateRootVerdict {
+export function assessStateRoot(
+  root: string,
+  seen: StateRootObservation,
+  uid: number | null,
+): StateRootVerdict {
   switch (seen.kind) {
     case "missing":
       return { action: "create" };

@@ -27,7 +27,12 @@ describe("assessStateRoot", () => {
       "symbolic link to /gone/state, which does not exist",
       "create that folder",
     ],
-    [{ kind: "directory", uid: 0, mode: 0o700 }, "foreign-owner", "belongs to uid 0, not to you (uid 1000)", "a folder of your own"],
+    [
+      { kind: "directory", uid: 0, mode: 0o700 },
+      "foreign-owner",
+      "belongs to uid 0, not to you (uid 1000)",
+      "a folder of your own",
+    ],
   ] as [StateRootObservation, string, string, string][])("%p is refused: %s", (seen, problem, what, todo) => {
     const verdict = assessStateRoot(root, seen, 1000);
     if (verdict.action !== "refuse") throw new Error(`expected refuse, got ${verdict.action}`);
