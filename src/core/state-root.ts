@@ -17,7 +17,7 @@ export type StateRootObservation =
 export type StateRootVerdict =
   | { readonly action: "create" }
   | { readonly action: "use" }
-  /** chmod to `mode`: group and other bits taken away, the owner's kept. */
+  /** chmod to `mode` (0700): group and other bits, setgid and sticky taken away. */
   | { readonly action: "tighten"; readonly mode: number }
   | { readonly action: "refuse"; readonly error: StateRootError };
 
@@ -54,9 +54,16 @@ export function assessStateRoot(
           `the state root ${root} belongs to uid ${seen.uid}, not to you (uid ${uid})`,
           "umbel keeps its workers' secrets there, so set UMBEL_HOME to a folder of your own",
         );
-      // Tightening only takes away: a root its owner made read-only stays so (writes then say so).
       const bits = seen.mode & 0o7777;
-      return bits & 0o7077 ? { action: "tighten", mode: bits & 0o700 } : { action: "use" };
+      // The check only takes bits away: a root its owner cannot read or write is refused, not fixed.
+      if ((bits & 0o700) !== 0o700)
+        return refuse(
+          root,
+          "owner-mode",
+          `the state root ${root} is mode ${bits.toString(8).padStart(4, "0")}, so umbel cannot read and write it`,
+          `chmod 700 ${root}, or set UMBEL_HOME to another folder`,
+        );
+      return bits === 0o700 ? { action: "use" } : { action: "tighten", mode: 0o700 };
     }
   }
 }

@@ -10,9 +10,7 @@ describe("assessStateRoot", () => {
     [{ kind: "directory", uid: 1000, mode: 0o700 }, 1000, { action: "use" }],
     [{ kind: "directory", uid: 1000, mode: 0o755 }, 1000, { action: "tighten", mode: 0o700 }],
     [{ kind: "directory", uid: 1000, mode: 0o1777 }, 1000, { action: "tighten", mode: 0o700 }],
-    // Tightening only takes away: a root the owner made read-only stays so (and says so on write).
-    [{ kind: "directory", uid: 1000, mode: 0o555 }, 1000, { action: "tighten", mode: 0o500 }],
-    [{ kind: "directory", uid: 1000, mode: 0o500 }, 1000, { action: "use" }],
+    [{ kind: "directory", uid: 1000, mode: 0o2770 }, 1000, { action: "tighten", mode: 0o700 }],
     // Where the platform has no uids, ownership cannot be checked.
     [{ kind: "directory", uid: 0, mode: 0o700 }, null, { action: "use" }],
   ] as [StateRootObservation, number | null, unknown][])("%p as uid %p: %p", (seen, uid, verdict) => {
@@ -33,6 +31,15 @@ describe("assessStateRoot", () => {
       "belongs to uid 0, not to you (uid 1000)",
       "a folder of your own",
     ],
+    // The check only takes bits away: a root its owner made unreadable or read-only is not "fixed".
+    [
+      { kind: "directory", uid: 1000, mode: 0o555 },
+      "owner-mode",
+      "is mode 0555, so umbel cannot read and write it",
+      "chmod 700 /home/u/.umbel",
+    ],
+    [{ kind: "directory", uid: 1000, mode: 0o000 }, "owner-mode", "is mode 0000", "chmod 700"],
+    [{ kind: "directory", uid: 1000, mode: 0o300 }, "owner-mode", "is mode 0300", "chmod 700"],
   ] as [StateRootObservation, string, string, string][])("%p is refused: %s", (seen, problem, what, todo) => {
     const verdict = assessStateRoot(root, seen, 1000);
     if (verdict.action !== "refuse") throw new Error(`expected refuse, got ${verdict.action}`);
