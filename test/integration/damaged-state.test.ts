@@ -3,6 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { chmod, chown, mkdir, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
+import { takeLock } from "../../src/adapters/lock-file.ts";
 import { inspectStateRoot } from "../../src/adapters/state-root.ts";
 import { FileAccessError, StateError, StateRootError } from "../../src/core/errors.ts";
 import type { Meta } from "../../src/core/meta.ts";
@@ -158,6 +159,31 @@ describe("a directory where a state file should be", () => {
     const error = await failure(statusOf(sb.deps(), "w"));
     expect(error.message).toContain(sessionDir("w"));
     expect(error.data).toMatchObject({ errno: "ENOTDIR" });
+  });
+});
+
+describe("the other files umbel reads", () => {
+  test("a user's gemini settings that cannot be read: spawn names it, and leaves no half-made worker", async () => {
+    const settings = join(sb.dir, "home", ".gemini", "settings.json");
+    await mkdir(settings, { recursive: true });
+    const error = await failure(spawnWorker(sb.deps(), { name: "g", provider: "gemini" }));
+    expect(error.data).toMatchObject({ path: settings, errno: "EISDIR" });
+    expect(existsSync(sessionDir("g"))).toBe(false);
+  });
+
+  test("a directory where a lock file should be: the lock names it", async () => {
+    const path = join(sb.dir, "send.lock");
+    await mkdir(path);
+    const error = await failure(takeLock(path, process.pid));
+    expect(error.data).toMatchObject({ path, errno: "EISDIR" });
+  });
+
+  test("a directory where a workflow run's state.json should be: --resume names it", async () => {
+    const dir = join(sb.root, "workflows", "20250101-000000-abcdef");
+    await mkdir(join(dir, "state.json"), { recursive: true });
+    await writeFile(join(dir, "workflow.yaml"), "workers: {}\n");
+    const error = await failure(sb.deps().runs.open("20250101-000000-abcdef"));
+    expect(error.data).toMatchObject({ path: join(dir, "state.json"), errno: "EISDIR" });
   });
 });
 
