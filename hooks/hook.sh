@@ -6,6 +6,9 @@
 # One exception to "print nothing": while <events>/halt-<Event>.json exists (umbel -p --max-turns
 # armed it), the hook for <Event> prints it: claude's PostToolUse and gemini's AfterTool answer
 # {"continue":false} (stop after this tool, as claude -p does), codex's PreToolUse denies the call.
+# umask 077: the log quotes whatever the model said (secrets included), so it and its temp file are
+# 0600 whatever umask the CLI runs with (022 made it 0644). hook.sh writes nothing else.
+umask 077
 log=$1
 tmp="$log.$$.tmp"
 { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null && cat "$tmp" >> "$log" 2>/dev/null

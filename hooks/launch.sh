@@ -9,13 +9,19 @@ buf=$2
 events=$3
 shift 3
 
+# The exit record is umbel's file, 0600 like every file under the state root. The umask is set only
+# around it: the CLI keeps the caller's umask for the files it makes in the project.
+record_exit() {
+  (umask 077 && printf '%s\n' "$1" > "$events/exit.json.tmp") && mv "$events/exit.json.tmp" "$events/exit.json"
+}
+
 tmux_bin=$(command -v tmux) || tmux_bin=tmux
 payload=$("$tmux_bin" -L "$sock" -f /dev/null show-buffer -b "$buf" 2>/dev/null)
 loaded=$?
 "$tmux_bin" -L "$sock" -f /dev/null delete-buffer -b "$buf" 2>/dev/null
 if [ "$loaded" -ne 0 ]; then
   printf 'umbel: the worker environment buffer %s was not found\n' "$buf" >&2
-  printf '{"exitCode":1,"error":"env-buffer-missing"}\n' > "$events/exit.json.tmp" && mv "$events/exit.json.tmp" "$events/exit.json"
+  record_exit '{"exitCode":1,"error":"env-buffer-missing"}'
   exit 1
 fi
 
@@ -43,5 +49,5 @@ if [ "$status" -gt 128 ] && [ "$status" -lt 193 ]; then
 else
   record="{\"exitCode\":$status}"
 fi
-printf '%s\n' "$record" > "$events/exit.json.tmp" && mv "$events/exit.json.tmp" "$events/exit.json"
+record_exit "$record"
 exit "$status"

@@ -8,6 +8,7 @@ import { readTextOrNull, writeFileAtomic } from "./files.ts";
 /**
  * The scripts are embedded in the binary and written under the state root on use, named by content
  * hash, so a newer binary never runs an older script and concurrent spawns write the same bytes.
+ * 0600 like every file under the state root: they run as `sh <script>`, never by their exec bit.
  */
 export async function installAssets(root: string): Promise<Assets> {
   const [launch, hook] = await Promise.all([
@@ -20,6 +21,6 @@ export async function installAssets(root: string): Promise<Assets> {
 async function install(root: string, stem: string, content: string): Promise<string> {
   const hash = createHash("sha256").update(content).digest("hex").slice(0, 12);
   const path = join(root, "bin", `${stem}-${hash}.sh`);
-  if ((await readTextOrNull(path)) !== content) await writeFileAtomic(path, content, 0o700);
+  if ((await readTextOrNull(path)) !== content) await writeFileAtomic(path, content, 0o600);
   return path;
 }

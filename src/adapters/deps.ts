@@ -6,6 +6,7 @@ import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
+import { createRootCheck } from "./state-root.ts";
 import { tailFile } from "./tail.ts";
 import { createTmux, deriveSocket } from "./tmux.ts";
 import { watchDir } from "./watch.ts";
@@ -36,8 +37,11 @@ export function createDeps(
   options: { cwd?: string; signal?: AbortSignal } = {},
 ): Deps {
   const root = resolveStateRoot(env);
+  const uid = typeof process.getuid === "function" ? process.getuid() : null;
+  // Checked lazily, once, by the first state access of any face (nothing else pays for it).
+  const ready = createRootCheck(root, uid);
   return {
-    store: createStore(root),
+    store: createStore(root, ready),
     tmux: createTmux({
       socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET),
       hostEnv: env,
@@ -46,7 +50,7 @@ export function createDeps(
     files: fileSystem,
     watch: { dir: watchDir, tail: tailFile },
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
-    runs: createRuns(root),
+    runs: createRuns(root, ready),
     system: {
       which: (bin, where) => Bun.which(bin, where),
       uuid: () => crypto.randomUUID(),
@@ -56,7 +60,7 @@ export function createDeps(
     clock: systemClock,
     env,
     cwd: options.cwd ?? process.cwd(),
-    uid: typeof process.getuid === "function" ? process.getuid() : 1000,
+    uid: uid ?? 1000,
     pid: process.pid,
     signal: options.signal,
   };

@@ -1,22 +1,46 @@
 import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { type FsAction, fsFaultError, isFsFault } from "../core/fs-fault.ts";
 import type { FilesPort } from "../core/ports.ts";
+
+/**
+ * A filesystem fault (an errno) as a FileAccessError naming `path` and what to do; anything else
+ * (a bug) unchanged. Bun's errors for some calls carry no path (EISDIR on read), so the caller's is used.
+ */
+export function asFileFault(error: unknown, path: string, action: FsAction): unknown {
+  return isFsFault(error) ? fsFaultError({ errno: error.code, path, action }, error) : error;
+}
+
+/** Runs one filesystem call on `path`; its errno becomes a FileAccessError naming `path`. */
+export async function onPath<T>(path: string, action: FsAction, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw asFileFault(error, path, action);
+  }
+}
 
 /** Temp file + rename in the same directory: readers see the old or the new file, never half. */
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const dir = dirname(path);
+  await onPath(dir, "create", () => mkdir(dir, { recursive: true, mode: 0o700 }));
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await writeFile(tmp, content, { mode });
-  await rename(tmp, path);
+  try {
+    await onPath(tmp, "write", () => writeFile(tmp, content, { mode }));
+    await onPath(path, "write", () => rename(tmp, path));
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
+  }
 }
 
-/** The file's text, or null when it does not exist. */
+/** The file's text, or null when it does not exist; any other fault is a FileAccessError. */
 export async function readTextOrNull(path: string): Promise<string | null> {
   try {
     return await readFile(path, "utf8");
   } catch (error) {
     if (isNotFound(error)) return null;
-    throw error;
+    throw asFileFault(error, path, "read");
   }
 }
 
@@ -34,7 +58,7 @@ async function sizeOrNull(path: string): Promise<number | null> {
     return (await stat(path)).size;
   } catch (error) {
     if (isNotFound(error)) return null;
-    throw error;
+    throw asFileFault(error, path, "inspect");
   }
 }
 
@@ -46,7 +70,7 @@ export async function isDirectory(path: string): Promise<boolean> {
     return (await stat(path)).isDirectory();
   } catch (error) {
     if (NOT_A_DIRECTORY.has(String((error as { code?: unknown }).code))) return false;
-    throw error;
+    throw asFileFault(error, path, "inspect");
   }
 }
 
@@ -55,7 +79,7 @@ export const fileSystem: FilesPort = {
   readText: readTextOrNull,
   size: sizeOrNull,
   writeAtomic: writeFileAtomic,
-  remove: (path) => rm(path, { force: true }),
-  realpath: (path) => realpath(path),
+  remove: (path) => onPath(path, "remove", () => rm(path, { force: true })),
+  realpath: (path) => onPath(path, "inspect", () => realpath(path)),
   isDirectory,
 };

@@ -1,6 +1,6 @@
 import { open, readFile, rm } from "node:fs/promises";
 import type { Lock } from "../core/ports.ts";
-import { isExists, isNotFound } from "./files.ts";
+import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
 import { processStart } from "./process-start.ts";
 
 /**
@@ -25,9 +25,9 @@ export async function takeLock(path: string, pid: number): Promise<Lock | null> 
         },
       };
     } catch (error) {
-      if (!isExists(error)) throw error;
+      if (!isExists(error)) throw asFileFault(error, path, "lock");
       if (await holderAlive(path)) return null;
-      await rm(path, { force: true });
+      await onPath(path, "remove", () => rm(path, { force: true }));
     }
   }
   return null;
@@ -39,7 +39,7 @@ async function holderAlive(path: string): Promise<boolean> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if (isNotFound(error)) return false;
-    throw error;
+    throw asFileFault(error, path, "lock");
   }
   // A lock being written (created, not yet filled) belongs to a live process.
   if (text === "") return true;

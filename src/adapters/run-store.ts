@@ -6,14 +6,20 @@ import { parseJson } from "../core/json.ts";
 import type { RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
 import { RunState } from "../core/workflow/state.ts";
-import { isExists, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 
-/** The workflow runs of a state root (see RunsPort). */
-export function createRuns(root: string): RunsPort {
+/** The workflow runs of a state root (see RunsPort); `ready` is the state root check (state-root.ts). */
+export function createRuns(root: string, ready: () => Promise<void>): RunsPort {
   return {
     newRunId,
-    create: (runId, text) => createRunStore(root, runId, text),
-    open: (runId) => openRunStore(root, runId),
+    create: async (runId, text) => {
+      await ready();
+      return createRunStore(root, runId, text);
+    },
+    open: async (runId) => {
+      await ready();
+      return openRunStore(root, runId);
+    },
   };
 }
 
@@ -29,8 +35,9 @@ function runDir(root: string, runId: string): string {
 
 async function createRunStore(root: string, runId: string, text: string): Promise<RunStore> {
   const dir = runDir(root, runId);
-  await mkdir(join(root, "workflows"), { recursive: true, mode: 0o700 });
-  await mkdir(dir, { mode: 0o700 });
+  const runs = join(root, "workflows");
+  await onPath(runs, "create", () => mkdir(runs, { recursive: true, mode: 0o700 }));
+  await onPath(dir, "create", () => mkdir(dir, { mode: 0o700 }));
   const store = openStore(dir);
   await writeFileAtomic(store.copyPath, text);
   return store;
@@ -74,9 +81,10 @@ function openStore(dir: string): RunStore {
           return;
         } catch (error) {
           if (!isExists(error) || tries > 0) throw busy(error, dir);
-          const pid = Number((await readFile(lockPath, "utf8").catch(() => "")).trim());
+          const pid = Number((await readLockHolder(lockPath)).trim());
           if (isAlive(pid)) throw busy(error, dir, pid);
-          await rm(lockPath, { force: true }); // its process is gone: a stale lock
+          // its process is gone: a stale lock
+          await onPath(lockPath, "remove", () => rm(lockPath, { force: true }));
         }
       }
     },
@@ -87,8 +95,18 @@ function openStore(dir: string): RunStore {
   };
 }
 
-function busy(error: unknown, dir: string, pid?: number): Error {
-  if (!isExists(error)) return error as Error;
+/** The lock's text; "" when it went away meanwhile (its holder finished). */
+async function readLockHolder(path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if (isNotFound(error)) return "";
+    throw asFileFault(error, path, "lock");
+  }
+}
+
+function busy(error: unknown, dir: string, pid?: number): unknown {
+  if (!isExists(error)) return asFileFault(error, join(dir, "lock"), "lock");
   return new RunBusyError(`this run is already going${pid ? ` (pid ${pid})` : ""}: ${dir}`, { dir, pid });
 }
 

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
@@ -6,7 +6,7 @@ import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
-import { isExists, isNotFound, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 import { takeLock } from "./lock-file.ts";
 
 /**
@@ -17,7 +17,13 @@ export function resolveStateRoot(env: Readonly<Record<string, string | undefined
   return resolve(env.UMBEL_HOME || join(env.HOME || homedir(), ".umbel"));
 }
 
-export function createStore(root: string): StorePort & { ensureRoot(): Promise<void> } {
+/**
+ * `ready` is the state root check (adapters/state-root.ts): every access but `paths` awaits it, so
+ * the first one in a process checks the root and the rest find it done. A fault other than a
+ * missing file is a FileAccessError naming the path (an exit.json that is a directory used to fail
+ * prune with exit 70 for every worker).
+ */
+export function createStore(root: string, ready: () => Promise<void>): StorePort {
   const sessions = join(root, "sessions");
   const dir = (name: string) => join(sessions, name);
   const paths = (name: string) => ({
@@ -29,29 +35,25 @@ export function createStore(root: string): StorePort & { ensureRoot(): Promise<v
     lastScreen: join(dir(name), "last-screen.txt"),
   });
 
-  async function ensureRoot(): Promise<void> {
-    await mkdir(sessions, { recursive: true, mode: 0o700 });
-    await chmod(root, 0o700);
-  }
-
   return {
     root,
     paths,
-    ensureRoot,
 
     /** mkdir is atomic: of two spawns of one name, exactly one gets here without EEXIST. */
     async claim(name: string): Promise<void> {
-      await ensureRoot();
+      await ready();
+      await onPath(sessions, "create", () => mkdir(sessions, { recursive: true, mode: 0o700 }));
       try {
         await mkdir(dir(name), { mode: 0o700 });
       } catch (error) {
         if (isExists(error)) throw new NameTakenError(`a worker named ${name} already exists`, { name });
-        throw error;
+        throw asFileFault(error, dir(name), "create");
       }
-      await mkdir(paths(name).events, { mode: 0o700 });
+      await onPath(paths(name).events, "create", () => mkdir(paths(name).events, { mode: 0o700 }));
     },
 
     async writeMeta(meta: Meta): Promise<void> {
+      await ready();
       await writeFileAtomic(paths(meta.name).meta, `${JSON.stringify(meta, null, 2)}\n`);
     },
 
@@ -61,62 +63,69 @@ export function createStore(root: string): StorePort & { ensureRoot(): Promise<v
      * half-way), and a meta.json that does not parse is a StateError naming the file.
      */
     async readMeta(name: string): Promise<Meta> {
+      await ready();
       const path = paths(name).meta;
       const text = await readTextOrNull(path);
       if (text !== null) return parseMeta(name, path, text);
-      const exists = await stat(dir(name)).then(
-        () => true,
-        () => false,
-      );
-      if (exists)
+      if ((await changedAt(dir(name))) !== null)
         throw new WorkerIncompleteError(`worker ${name} is being created or was left half-made`, { name });
       throw new WorkerNotFoundError(`no worker named ${name}`, { name });
     },
 
     async exists(name: string): Promise<boolean> {
+      await ready();
       return (await readTextOrNull(paths(name).meta)) !== null;
     },
 
     async listNames(): Promise<string[]> {
+      await ready();
       try {
         return (await readdir(sessions)).filter((n) => !n.startsWith(".")).sort();
       } catch (error) {
         if (isNotFound(error)) return [];
-        throw error;
+        throw asFileFault(error, sessions, "list");
       }
     },
 
     async readHooksLog(name: string): Promise<string> {
+      await ready();
       return (await readTextOrNull(paths(name).hooksLog)) ?? "";
     },
 
     async readExit(name: string): Promise<ExitRecord | null> {
+      await ready();
       const text = await readTextOrNull(paths(name).exit);
       if (text === null) return null;
       return (parseJsonObject(text) as ExitRecord | null) ?? { exitCode: -1 };
     },
 
     async writeLastScreen(name: string, screen: string): Promise<void> {
+      await ready();
       await writeFileAtomic(paths(name).lastScreen, screen);
     },
 
     async readLastScreen(name: string): Promise<string | null> {
+      await ready();
       return readTextOrNull(paths(name).lastScreen);
     },
 
     async remove(name: string): Promise<void> {
-      await rm(dir(name), { recursive: true, force: true });
+      await ready();
+      await onPath(dir(name), "remove", () => rm(dir(name), { recursive: true, force: true }));
     },
 
     async dirChangedAt(name: string): Promise<number | null> {
+      await ready();
       return changedAt(dir(name));
     },
 
     async eventsChangedAt(name: string): Promise<number | null> {
+      await ready();
       return changedAt(paths(name).hooksLog);
     },
 
     async lock(name: string, key: string): Promise<Lock | null> {
+      await ready();
       return takeLock(join(dir(name), `${key}.lock`), process.pid);
     },
   };
@@ -138,6 +147,6 @@ async function changedAt(path: string): Promise<number | null> {
     return (await stat(path)).mtimeMs;
   } catch (error) {
     if (isNotFound(error)) return null;
-    throw error;
+    throw asFileFault(error, path, "inspect");
   }
 }

@@ -2,11 +2,17 @@ import { type FSWatcher, watch } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { FileTail } from "../core/ports.ts";
+import { asFileFault, isNotFound } from "./files.ts";
 import { createWakeup } from "./watch.ts";
 
 /** The file's size in bytes, 0 when it does not exist yet: the offset a tail starts from. */
 export async function fileSize(path: string): Promise<number> {
-  return (await stat(path).catch(() => null))?.size ?? 0;
+  try {
+    return (await stat(path)).size;
+  } catch (error) {
+    if (isNotFound(error)) return 0;
+    throw asFileFault(error, path, "inspect");
+  }
 }
 
 /**
@@ -41,13 +47,20 @@ export function tailFile(path: string, offset: number, alsoWatch: readonly strin
 
   return {
     async read() {
-      const handle = await open(path, "r").catch(() => null);
+      // Missing is "not yet"; any other fault (a directory there, no permission) names the file:
+      // swallowed, it left a wait watching a transcript it could never read until its deadline.
+      const handle = await open(path, "r").catch((error: unknown) => {
+        if (isNotFound(error)) return null;
+        throw asFileFault(error, path, "read");
+      });
       if (!handle) return [];
       try {
         const { size } = await handle.stat();
         if (size <= position) return [];
         const chunk = Buffer.alloc(size - position);
-        const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+        const { bytesRead } = await handle
+          .read(chunk, 0, chunk.length, position)
+          .catch((error: unknown) => Promise.reject(asFileFault(error, path, "read")));
         position += bytesRead;
         const data = Buffer.concat([partial, chunk.subarray(0, bytesRead)]);
         const end = data.lastIndexOf(0x0a);

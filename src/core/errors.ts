@@ -3,7 +3,7 @@
  * and mapped to exit codes / MCP results only at the faces (`toExitCode`, `formatError`).
  *
  * Exit-code table (documented in docs/cli-reference.md; the wait outcomes share it):
- *   0 ok / stop · 1 failure · 2 usage · 3 no such worker · 4 conflict · 5 nothing to wait for · 70 internal
+ *   0 ok / stop · 1 failure (state files included) · 2 usage · 3 no such worker · 4 conflict · 5 nothing to wait for · 70 internal
  *   122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
  */
 export const EXIT = {
@@ -91,7 +91,20 @@ export class TmuxTimeoutError extends UmbelError {
 
 /** A state file umbel cannot read (a corrupt meta.json): evidence to look at, never absence. */
 export class StateError extends UmbelError {
-  override readonly code = "state";
+  override readonly code: string = "state";
+}
+
+/**
+ * A file or folder umbel cannot use (a directory where a file should be, permissions, a read-only
+ * disk): `data` names the path, the errno and what to do (`core/fs-fault.ts` builds every one).
+ */
+export class FileAccessError extends StateError {
+  override readonly code: string = "file-access";
+}
+
+/** The state root is not a usable directory of the caller's (`core/state-root.ts`). */
+export class StateRootError extends StateError {
+  override readonly code: string = "state-root";
 }
 
 /** A session directory with no meta.json yet: a spawn in progress, or one that died half-way. */

@@ -97,7 +97,7 @@ export type Lock = { release(): Promise<void> };
 
 /** Files outside the store: transcripts, the caller's config files, halt files. */
 export type FilesPort = {
-  /** The text, or null when the file does not exist (any other fault throws). */
+  /** The text, or null when the file does not exist (any other fault is a FileAccessError naming it). */
   readText(path: string): Promise<string | null>;
   /** The size in bytes, or null when the file does not exist. */
   size(path: string): Promise<number | null>;
@@ -133,7 +133,7 @@ export type WatchPort = {
 
 /** A provider's umbel-owned home (codex CODEX_HOME, gemini GEMINI_CLI_HOME). */
 export type HomePort = {
-  /** The text of each path (null when missing or unreadable). */
+  /** The text of each path (null when missing; any other fault is a FileAccessError naming it). */
   read(paths: readonly string[]): Promise<Record<string, string | null>>;
   /** Makes the entries; returns what it created, for an unwind. */
   layOut(entries: readonly HomeEntry[]): Promise<string[]>;

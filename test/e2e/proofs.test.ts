@@ -1,8 +1,16 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
@@ -154,4 +162,97 @@ describe("concurrent spawns", () => {
     }).listSessions();
     expect(sessions.filter((s) => s === "twin")).toEqual(["twin"]);
   }, 120_000);
+});
+
+/** Every entry under `dir` (not following links), as umbel left it. */
+function walk(dir: string): { path: string; kind: "dir" | "file" | "link" | "other"; mode: number }[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    const info = lstatSync(path);
+    const mode = info.mode & 0o7777;
+    if (info.isSymbolicLink()) return [{ path, kind: "link" as const, mode }];
+    if (info.isDirectory()) return [{ path, kind: "dir" as const, mode }, ...walk(path)];
+    return [{ path, kind: info.isFile() ? ("file" as const) : ("other" as const), mode }];
+  });
+}
+
+/**
+ * What the CLIs write inside the home umbel gives them (as the real ones do, with the caller's
+ * umask: codex's rollouts and locks, gemini's chats): not umbel's files, and private all the same,
+ * inside a 0700 home under a 0700 root. Everything else under the root is umbel's.
+ */
+const CLI_OWN = [
+  /^codex-home\/(sessions|tui-thread-reference-capabilities|thread-writer-locks)(\/|$)/,
+  /^sessions\/[^/]+\/gemini\/\.gemini\/tmp(\/|$)/,
+];
+
+describe("file modes under the state root", () => {
+  test("after a worker's life, -p and a workflow run on claude, codex and gemini: files 0600, dirs 0700", async () => {
+    // umask 022 (the usual one) makes a file created without an explicit mode 0644: the probe's
+    // finding was events/hooks.jsonl at 0644, quoting the model's answers.
+    const umask = process.umask(0o022);
+    try {
+      const sb = await sandbox({ GEMINI_API_KEY: "fake-key" });
+      // The user's credentials, which a provider home links to (the links are the user's files).
+      mkdirSync(join(sb.dir, "home", ".gemini"), { mode: 0o700 });
+      writeFileSync(join(sb.dir, "home", ".gemini", "oauth_creds.json"), "{}\n", { mode: 0o600 });
+      mkdirSync(join(sb.dir, "home", ".codex"), { mode: 0o700 });
+      writeFileSync(join(sb.dir, "home", ".codex", "auth.json"), "{}\n", { mode: 0o600 });
+      const workflow = join(sb.work, "flow.yaml");
+      for (const provider of ["claude", "codex", "gemini"]) {
+        const name = `life-${provider}`;
+        expect((await sb.umbel(["spawn", name, "--provider", provider])).stderr).toBe("");
+        expect((await sb.umbel(["send", name, "a secret: hunter2"])).code).toBe(0);
+        expect((await sb.umbel(["wait", name])).code).toBe(0);
+        expect((await sb.umbel(["kill", name])).code).toBe(0);
+        // A CLI that exits leaves launch.sh's exit record.
+        expect((await sb.umbel(["spawn", `dies-${provider}`, "--provider", provider])).code).toBe(0);
+        expect((await sb.umbel(["send", `dies-${provider}`, "fake:die 3"])).code).toBe(0);
+        expect((await sb.umbel(["wait", `dies-${provider}`])).code).toBe(125);
+        const printed = await sb.umbel(["-p", "--provider", provider, "hello"]);
+        expect(printed.stderr).toBe("");
+        writeFileSync(
+          workflow,
+          `workers: { w: { provider: ${provider} } }\nsteps:\n  - { id: s, run: w, prompt: hi }\n`,
+        );
+        const ran = await sb.umbel(["run", workflow]);
+        expect(ran.stderr).toContain("done after");
+        expect(ran.code).toBe(0);
+      }
+
+      const entries = walk(sb.root).map((e) => ({ ...e, path: relative(sb.root, e.path) }));
+      const own = entries.filter((e) => !CLI_OWN.some((re) => re.test(e.path)));
+      const loose = own
+        .filter((e) => e.kind !== "link")
+        .filter((e) => e.mode !== (e.kind === "dir" ? 0o700 : 0o600))
+        .map((e) => `${e.path} ${e.kind} ${e.mode.toString(8)}`);
+      expect(loose).toEqual([]);
+      expect(statSync(sb.root).mode & 0o7777).toBe(0o700);
+      // What was walked: each provider's events log, exit record, and the run's state.
+      for (const path of [
+        "sessions/life-claude/events/hooks.jsonl",
+        "sessions/life-codex/last-screen.txt",
+        "sessions/dies-gemini/events/exit.json",
+        "codex-home/config.toml",
+        "bin",
+      ])
+        expect(own.map((e) => e.path)).toContain(path);
+      expect(own.some((e) => /^workflows\/[^/]+\/state\.json$/.test(e.path))).toBe(true);
+      // Links are the user's credentials (umbel never writes through them), so they are not checked.
+      const links = entries.filter((e) => e.kind === "link");
+      expect(links.length).toBeGreaterThan(0);
+      for (const link of links) {
+        const target = resolve(join(sb.root, link.path, ".."), readlinkSync(join(sb.root, link.path)));
+        expect(target.startsWith(join(sb.dir, "home"))).toBe(true);
+      }
+      // The CLIs' own files sit in homes no one else can enter. They keep the caller's umask (launch.sh
+      // sets 077 only around its exit record): the files a CLI makes in the project are the user's.
+      const cliOwn = entries.filter((e) => CLI_OWN.some((re) => re.test(e.path)));
+      expect(cliOwn.some((e) => e.kind === "file" && e.mode === 0o644)).toBe(true);
+      for (const home of ["codex-home", "sessions/life-gemini/gemini"])
+        expect(statSync(join(sb.root, home)).mode & 0o777).toBe(0o700);
+    } finally {
+      process.umask(umask);
+    }
+  }, 180_000);
 });

@@ -3,6 +3,7 @@ import { appendFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileSize, tailFile } from "../../src/adapters/tail.ts";
+import { FileAccessError } from "../../src/core/errors.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -43,4 +44,23 @@ test("from an offset: what was there before is not read again", async () => {
   } finally {
     tail.close();
   }
+});
+
+test("a directory where the transcript should be is a FileAccessError naming it, not a wait for ever", async () => {
+  const path = join(dir, "is-a-dir.jsonl");
+  await mkdir(path);
+  const tail = tailFile(path, 0, []);
+  try {
+    const error = await tail.read().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FileAccessError);
+    expect((error as FileAccessError).data).toMatchObject({ path, errno: "EISDIR" });
+  } finally {
+    tail.close();
+  }
+  const under = join(dir, "is-a-dir.jsonl", "x");
+  await appendFile(join(dir, "plain"), "");
+  const error = await fileSize(join(dir, "plain", "t.jsonl")).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(FileAccessError);
+  expect((error as FileAccessError).data).toMatchObject({ errno: "ENOTDIR" });
+  expect(await fileSize(under)).toBe(0);
 });
