@@ -31,16 +31,20 @@ for name in $(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p'); do
   unset "$name" 2>/dev/null
 done
 export TERM="$pane_term"
-eval "$payload"
-payload=
+# The wrapper's own tools, whatever PATH the worker gets.
+PATH=/usr/local/bin:/usr/bin:/bin
 
 # A caught signal is reset to its default in the child, so the CLI still gets INT/QUIT; the wrapper
 # survives them to record the status. HUP is NOT caught: when tmux closes the pane, the kernel
 # signals only this session leader, and its exit is what passes SIGHUP on to the CLI (a caught HUP
 # left the CLI running with no terminal).
 trap ':' INT QUIT
-"$@"
+# The worker's env is evaluated in the CLI's own subshell (then exec'd: the same process tree as
+# before), never in this shell: a worker variable named events, status or IFS must not move or forge
+# the exit record.
+(eval "$payload" && exec "$@")
 status=$?
+payload=
 
 if [ "$status" -gt 128 ] && [ "$status" -lt 193 ]; then
   # sh reports death by signal N as 128+N; a CLI that exits with such a code by itself reads the same.

@@ -202,6 +202,26 @@ describe("wait outcomes", () => {
     expect(typeof killed.outcome.evidence.screen).toBe("string");
   });
 
+  test("a worker env that names the wrapper's own variables cannot move or forge the exit record", async () => {
+    const decoy = join(sb.work, "decoy");
+    const r = await sb.umbel([
+      "spawn",
+      "clash",
+      "--env",
+      `events=${decoy}`,
+      "--env",
+      "status=0",
+      "--env",
+      "record=forged",
+      "--env",
+      "IFS=x",
+    ]);
+    expect(r.code).toBe(0);
+    const died = await turn("clash", "fake:die 3");
+    expect(died.outcome).toMatchObject({ reason: "dead", exitCode: 125, evidence: { exit: { exitCode: 3 } } });
+    expect(existsSync(decoy)).toBe(false);
+  });
+
   test("a subagent turn: wait returns only after the final Stop", async () => {
     await spawn("sub");
     // Orders seen on the real claude: SubagentStop after the report turn's UserPromptSubmit, before
