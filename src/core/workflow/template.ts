@@ -1,3 +1,5 @@
+import { clip } from "./excerpt.ts";
+
 /**
  * Prompt templating is exactly `{{ env.NAME }}` and `{{ steps.ID.outputs.KEY }}`: no expressions,
  * filters, defaults or escapes. Every `{{` starts a reference, so anything else is an error rather
@@ -45,7 +47,7 @@ export function parseTemplate(source: string): ParsedTemplate {
     if (ref === null) {
       errors.push({
         text: match[0],
-        message: `unsupported template ${match[0]}: use {{ env.NAME }} or {{ steps.ID.outputs.KEY }}`,
+        message: `unsupported template ${clip(match[0])}: use {{ env.NAME }} or {{ steps.ID.outputs.KEY }}`,
       });
       parts.push(match[0]);
       continue;
