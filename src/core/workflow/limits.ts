@@ -24,3 +24,5 @@ export const WORKFLOW_LIMITS = {
 
 /** Where the limits are explained, appended to each limit's message. */
 export const LIMITS_DOC = "docs/workflows.md#limits";
+
+export const TOO_BIG = `the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (${LIMITS_DOC})`;

@@ -1,5 +1,6 @@
 import { clip, listSome, quote } from "./excerpt.ts";
 import { fromZodIssues } from "./issues.ts";
+import { outputPathProblem } from "./output-path.ts";
 import { findCycle, type Plan, planWorkflow, type WorkMeter } from "./plan.ts";
 import {
   parseYamlSource,
@@ -59,6 +60,10 @@ export function checkWorkflow(wf: Workflow, work: WorkMeter = { count: 0 }): Wor
         path: ["steps", i, "id"],
         message: `duplicate step id ${quote(step.id)} (also steps[${seen}])`,
       });
+    for (const [key, spec] of Object.entries(step.outputs ?? {})) {
+      const problem = outputPathProblem(spec);
+      if (problem) issues.push({ path: ["steps", i, "outputs", key], message: problem });
+    }
     if (!(step.run in wf.workers)) {
       const known = workers.length > 0 ? `workers: ${listSome(workers)}` : "`workers` is empty";
       issues.push({ path: ["steps", i, "run"], message: `no worker ${quote(step.run)} (${known})` });

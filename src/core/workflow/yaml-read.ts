@@ -1,6 +1,6 @@
 import { Composer, type Document, Lexer, LineCounter, Parser } from "yaml";
 import { clip } from "./excerpt.ts";
-import { LIMITS_DOC, WORKFLOW_LIMITS } from "./limits.ts";
+import { LIMITS_DOC, TOO_BIG, WORKFLOW_LIMITS } from "./limits.ts";
 
 /** A problem found while reading the YAML, at a character offset. */
 export type OffsetIssue = { offset: number; message: string };
@@ -25,8 +25,7 @@ const CONTROL = new Set(["\x02", "\x18", "\x1f"]);
 export function readYaml(text: string): ReadYaml {
   const lineCounter = new LineCounter();
   if (utf8Length(text) > WORKFLOW_LIMITS.bytes) {
-    const message = `the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (${LIMITS_DOC})`;
-    return { doc: null, issues: [{ offset: 0, message }], lineCounter };
+    return { doc: null, issues: [{ offset: 0, message: TOO_BIG }], lineCounter };
   }
   const parser = new Parser(lineCounter.addNewLine);
   lineCounter.addNewLine(0); // Parser.parse() does this; next() token by token does not

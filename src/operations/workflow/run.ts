@@ -3,7 +3,8 @@ import { throwIfAborted } from "../../core/abort.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
-import type { WorkflowIssue } from "../../core/workflow/positions.ts";
+import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";
+import { type WorkflowIssue, workflowError } from "../../core/workflow/positions.ts";
 import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
 import {
   planResume,
@@ -120,18 +121,20 @@ function freshRecords(
   );
 }
 
+/** The file's text; one over the size limit is refused at 1:1 without reading past the limit. */
 async function readWorkflowFile(deps: Deps, path: string, given: string): Promise<string> {
-  let text: string | null;
+  let head: { text: string; complete: boolean } | null;
   try {
-    text = await deps.files.readText(path);
+    head = await deps.files.readHead(path, WORKFLOW_LIMITS.bytes);
   } catch (error) {
     throw new UsageError(`cannot read workflow ${given || path}: ${(error as Error).message}`, {
       file: path,
     });
   }
-  if (text === null)
+  if (head === null)
     throw new UsageError(`cannot read workflow ${given || path}: no such file`, { file: path });
-  return text;
+  if (!head.complete) throw workflowError(given || path, [{ line: 1, col: 1, path: "", message: TOO_BIG }]);
+  return head.text;
 }
 
 /** Every worker's cwd must be a directory before anything is spawned. */
