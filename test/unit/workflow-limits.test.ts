@@ -27,6 +27,8 @@ function problems(text: string): string[] {
   return lines.length === 1 ? lines : lines.slice(1);
 }
 
+/** Files of 10,000 steps take ~1 s to parse, several on a loaded CI machine. */
+const HEAVY = 60_000;
 const STEP = "steps: [{ id: s, run: a, prompt: p }]\n";
 const laughs = (open: string, close: string, items: (ref: string) => string) => {
   let text = `workers:\n  a: {}\n  l0: &l0 ${open}${items("x")}${close}\n`;
@@ -108,38 +110,58 @@ describe("size and step limits are checked before any work", () => {
     return text.replace("needs: [s]", "needs: []");
   };
 
-  test("a 50,000-step cycle is refused by its size, before it is parsed", () => {
-    expect(problems(chain(50_000, true))).toEqual([
-      `wf.yaml:1:1: the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (docs/workflows.md#limits)`,
-    ]);
-  });
+  test(
+    "a 50,000-step cycle is refused by its size, before it is parsed",
+    () => {
+      expect(problems(chain(50_000, true))).toEqual([
+        `wf.yaml:1:1: the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (docs/workflows.md#limits)`,
+      ]);
+    },
+    HEAVY,
+  );
 
-  test("one step over the limit is named at that step", () => {
-    expect(problems(chain(WORKFLOW_LIMITS.steps + 1, true))).toEqual([
-      `wf.yaml:${WORKFLOW_LIMITS.steps + 3}:5: steps[${WORKFLOW_LIMITS.steps}]: more than ${WORKFLOW_LIMITS.steps} steps (docs/workflows.md#limits)`,
-    ]);
-  });
+  test(
+    "one step over the limit is named at that step",
+    () => {
+      expect(problems(chain(WORKFLOW_LIMITS.steps + 1, true))).toEqual([
+        `wf.yaml:${WORKFLOW_LIMITS.steps + 3}:5: steps[${WORKFLOW_LIMITS.steps}]: more than ${WORKFLOW_LIMITS.steps} steps (docs/workflows.md#limits)`,
+      ]);
+    },
+    HEAVY,
+  );
 
-  test("a cycle through every step at the limit is named without a stack overflow, and briefly", () => {
-    const lines = problems(chain(WORKFLOW_LIMITS.steps, true));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(
-      /^wf\.yaml:3:\d+: steps\[0\]\.needs\[0\]: cycle: s0 → s9999 → s9998 → .* → s0 \(/,
-    );
-    expect(lines[0]?.length).toBeLessThan(300);
-  });
+  test(
+    "a cycle through every step at the limit is named without a stack overflow, and briefly",
+    () => {
+      const lines = problems(chain(WORKFLOW_LIMITS.steps, true));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        /^wf\.yaml:3:\d+: steps\[0\]\.needs\[0\]: cycle: s0 → s9999 → s9998 → .* → s0 \(/,
+      );
+      expect(lines[0]?.length).toBeLessThan(300);
+    },
+    HEAVY,
+  );
 
-  test("a 10,000-step chain is valid", () => {
-    const { plan } = loadWorkflow(chain(WORKFLOW_LIMITS.steps, false), "wf.yaml");
-    expect(plan.waves).toHaveLength(WORKFLOW_LIMITS.steps);
-  });
+  test(
+    "a 10,000-step chain is valid",
+    () => {
+      const { plan } = loadWorkflow(chain(WORKFLOW_LIMITS.steps, false), "wf.yaml");
+      expect(plan.waves).toHaveLength(WORKFLOW_LIMITS.steps);
+    },
+    HEAVY,
+  );
 
-  test("a file over the size limit is refused at 1:1", () => {
-    const text = `workers: { a: {} }\n${STEP}# ${"x".repeat(WORKFLOW_LIMITS.bytes)}\n`;
-    expect(problems(text)).toEqual([
-      `wf.yaml:1:1: the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (docs/workflows.md#limits)`,
-    ]);
-  });
+  test(
+    "a file over the size limit is refused at 1:1",
+    () => {
+      const text = `workers: { a: {} }\n${STEP}# ${"x".repeat(WORKFLOW_LIMITS.bytes)}\n`;
+      expect(problems(text)).toEqual([
+        `wf.yaml:1:1: the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (docs/workflows.md#limits)`,
+      ]);
+    },
+    HEAVY,
+  );
 });
 
 describe("a file that is not a workflow is never echoed", () => {
