@@ -3,7 +3,7 @@
  * bounds, so a hostile or broken file costs at most about a second and never exhausts the stack:
  *
  * - bytes: 1 MiB holds a 10,000-step chain (~52 bytes a step) twice over; the YAML parser takes
- *   about 0.4 s per MiB, and a bigger file is not read at all.
+ *   about a second per MiB on two shared cores, and a bigger file is not read past the limit.
  * - depth: a real workflow nests 5 levels (workers.a.env.X.fromEnv); 20,000 levels of `[` or
  *   `- - -` overflowed the YAML composer's stack ("Maximum call stack size exceeded").
  * - aliases / aliasNodes: `<<: *base` per worker needs a few; nine aliases of nine aliases (the

@@ -16,8 +16,8 @@ import { splitJsonValues } from "./split-json.ts";
  */
 
 export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const INVALID_PARAMS = -32602;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 
 /** A JSON-RPC error as sent: the id echoed when the line had a usable one, else null. */
 export type GuardReply = {
