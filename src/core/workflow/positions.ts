@@ -134,7 +134,7 @@ export function positionIssues(source: SourceMap, issues: readonly WorkflowIssue
  */
 export function workflowError(file: string, issues: readonly PositionedIssue[]): UsageError {
   const max = WORKFLOW_LIMITS.problems;
-  const shown = issues.slice(0, max).map((i) => ({ ...i, message: clip(i.message, 240) }));
+  const shown = issues.slice(0, max).map((i) => ({ ...i, message: clip(i.message, 400) }));
   const lines = shown.map((i) => `${file}:${i.line}:${i.col}: ${i.path ? `${i.path}: ` : ""}${i.message}`);
   const more = issues.length - shown.length;
   const message =
