@@ -153,6 +153,19 @@ describe("size and step limits are checked before any work", () => {
   );
 
   test(
+    "a map of 50,000 workers is read in one pass (the YAML package's duplicate-key check was quadratic)",
+    () => {
+      const workers = Array.from({ length: 50_000 }, (_, i) => `  w${i}: {}\n`).join("");
+      const valid = loadWorkflow(`workers:\n${workers}${STEP.replace("run: a", "run: w1")}`, "wf.yaml");
+      expect(Object.keys(valid.workflow.workers)).toHaveLength(50_000);
+      expect(problems(`workers:\n${workers}  w7: {}\n${STEP}`)).toEqual([
+        'wf.yaml:50002:3: workers.w7: duplicate key "w7": map keys must be unique',
+      ]);
+    },
+    HEAVY,
+  );
+
+  test(
     "a file over the size limit is refused at 1:1",
     () => {
       const text = `workers: { a: {} }\n${STEP}# ${"x".repeat(WORKFLOW_LIMITS.bytes)}\n`;

@@ -30,7 +30,9 @@ export function readYaml(text: string): ReadYaml {
   const parser = new Parser(lineCounter.addNewLine);
   lineCounter.addNewLine(0); // Parser.parse() does this; next() token by token does not
   const guard = { tooDeepAt: -1 };
-  const composer = new Composer({ prettyErrors: false, uniqueKeys: true, merge: true, stringKeys: true });
+  // uniqueKeys off: the package compares each key with every earlier one (75,000 workers took
+  // 135 s); yaml-tree.ts finds duplicates with a set per map instead.
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: false, merge: true, stringKeys: true });
   const docs = [...composer.compose(guardedTokens(text, parser, guard), true, text.length)];
   if (guard.tooDeepAt >= 0)
     return { doc: null, issues: [{ offset: guard.tooDeepAt, message: TOO_DEEP }], lineCounter };

@@ -1,5 +1,5 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node } from "yaml";
-import { clip } from "./excerpt.ts";
+import { clip, quote } from "./excerpt.ts";
 import { LIMITS_DOC, WORKFLOW_LIMITS } from "./limits.ts";
 import type { IssuePath } from "./positions.ts";
 import { TOO_DEEP } from "./yaml-read.ts";
@@ -13,7 +13,7 @@ type Frame = { node: Node; path: IssuePath; depth: number; exit: boolean };
 
 /**
  * Everything about the composed YAML that would make turning it into values unsafe, found in one
- * walk without recursion: depth, aliases (defined earlier, not inside their own anchor, at most
+ * walk without recursion: duplicate keys, depth, aliases (defined earlier, not inside their own anchor, at most
  * `aliases` of them, expanding to at most `aliasNodes` nodes), merge sources that are not maps, and
  * too many steps. `toJS` is only called on a tree that passed.
  */
@@ -82,9 +82,13 @@ export function checkTree(doc: Document.Parsed): TreeIssue[] {
         children.push({ node: item as Node, path: [...path, i], depth: depth + 1, exit: false });
       });
     } else {
+      const keys = new Set<string>();
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
         const key = isScalar(pair.key) ? String(pair.key.value) : "?";
+        if (isScalar(pair.key) && keys.has(key))
+          fail(pair.key as Node, [...path, key], `duplicate key ${quote(key)}: map keys must be unique`);
+        keys.add(key);
         if (key === "<<" && isScalar(pair.key) && pair.value) {
           const bad = badMergeSource(pair.value as Node, anchors);
           if (bad) fail(bad, [...path, key], MERGE);

@@ -140,9 +140,12 @@ async function readWorkflowFile(deps: Deps, path: string, given: string): Promis
 /** Every worker's cwd must be a directory before anything is spawned. */
 async function checkCwds(deps: Deps, loaded: LoadedWorkflow, baseDir: string): Promise<WorkflowIssue[]> {
   const issues: WorkflowIssue[] = [];
+  // Once per distinct folder: 100,000 `w: {}` workers fit in the size limit and share one.
+  const seen = new Map<string, boolean>();
   for (const [key, worker] of Object.entries(loaded.workflow.workers)) {
     const cwd = resolveWorkerCwd(baseDir, worker.cwd);
-    if (!(await deps.files.isDirectory(cwd)))
+    if (!seen.has(cwd)) seen.set(cwd, await deps.files.isDirectory(cwd));
+    if (!seen.get(cwd))
       issues.push({
         path: worker.cwd === undefined ? ["workers", key] : ["workers", key, "cwd"],
         message: `${cwd} is not a directory`,
