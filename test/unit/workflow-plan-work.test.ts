@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { describePlan } from "../../src/core/workflow/describe.ts";
 import { findCycle, type PlanStep, planWorkflow, type WorkMeter } from "../../src/core/workflow/plan.ts";
 import type { Workflow } from "../../src/core/workflow/schema.ts";
 import { checkWorkflow } from "../../src/core/workflow/validate.ts";
+import { renderPlan } from "../../src/faces/workflow/render.ts";
 
 /**
  * Planning is linear in the steps and needs (issue 11: 4,000 steps took 2.2 s, 8,000 took 10.3 s).
@@ -90,4 +92,18 @@ test("a 10,000-step chain plans into 10,000 waves with each step waiting for the
   expect(plan.waves).toHaveLength(10_000);
   expect(plan.waitsFor.s9999).toEqual(["s9998"]);
   expect(plan.order.at(-1)).toBe("s9999");
+});
+
+test("a fan-in of 10,000 needs plans and renders its join step in one line", () => {
+  const steps = SHAPES[3]?.[1](10_001) ?? [];
+  const workflow: Workflow = {
+    workers: Object.fromEntries(steps.map((s) => [s.run, { provider: "claude" }])),
+    steps: steps.map((s) => ({ id: s.id, run: s.run, needs: [...(s.needs ?? [])], prompt: "p" })),
+  };
+  const plan = planWorkflow(workflow.steps);
+  const text = renderPlan(describePlan({ workflow, plan, file: "wf.yaml", baseDir: "/w", env: {} }));
+  const join = text.split("\n").find((line) => line.startsWith("  s10000 on w10000"));
+  expect(join).toStartWith("  s10000 on w10000  (needs s0, s1, s2,");
+  expect(join).not.toContain("after");
+  expect(plan.waves.map((w) => w.length)).toEqual([1, 9_999, 1]);
 });
