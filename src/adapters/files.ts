@@ -1,4 +1,14 @@
-import { mkdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import {
+  type FileHandle,
+  mkdir,
+  open,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
 import { dirname } from "node:path";
 import { type FsAction, fsFaultError, isFsFault } from "../core/fs-fault.ts";
 import type { FilesPort } from "../core/ports.ts";
@@ -44,6 +54,34 @@ export async function readTextOrNull(path: string): Promise<string | null> {
   }
 }
 
+/** The first `maxBytes` bytes of the file, and whether that was all; null when it does not exist. */
+async function readHeadOrNull(
+  path: string,
+  maxBytes: number,
+): Promise<{ text: string; complete: boolean } | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+  try {
+    // One byte past the limit tells "exactly maxBytes" from "more".
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, null);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    const complete = filled <= maxBytes;
+    return { text: buffer.toString("utf8", 0, Math.min(filled, maxBytes)), complete };
+  } finally {
+    await handle.close();
+  }
+}
+
 export function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ENOENT";
 }
@@ -77,6 +115,7 @@ export async function isDirectory(path: string): Promise<boolean> {
 /** The real filesystem as the FilesPort. */
 export const fileSystem: FilesPort = {
   readText: readTextOrNull,
+  readHead: readHeadOrNull,
   size: sizeOrNull,
   writeAtomic: writeFileAtomic,
   remove: (path) => onPath(path, "remove", () => rm(path, { force: true })),

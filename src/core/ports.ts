@@ -99,6 +99,11 @@ export type Lock = { release(): Promise<void> };
 export type FilesPort = {
   /** The text, or null when the file does not exist (any other fault is a FileAccessError naming it). */
   readText(path: string): Promise<string | null>;
+  /**
+   * At most the first `maxBytes` bytes, and whether that was all of it: a caller with a size limit
+   * never reads more (a FIFO or /dev/zero has no size to check first). Null when it does not exist.
+   */
+  readHead(path: string, maxBytes: number): Promise<{ text: string; complete: boolean } | null>;
   /** The size in bytes, or null when the file does not exist. */
   size(path: string): Promise<number | null>;
   /** Temp file + rename (0600 unless told): readers see the old or the new file, never half. */

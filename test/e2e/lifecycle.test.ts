@@ -218,7 +218,11 @@ describe("wait outcomes", () => {
     ]);
     expect(r.code).toBe(0);
     const died = await turn("clash", "fake:die 3");
-    expect(died.outcome).toMatchObject({ reason: "dead", exitCode: 125, evidence: { exit: { exitCode: 3 } } });
+    expect(died.outcome).toMatchObject({
+      reason: "dead",
+      exitCode: 125,
+      evidence: { exit: { exitCode: 3 } },
+    });
     expect(existsSync(decoy)).toBe(false);
   });
 

@@ -148,6 +148,47 @@ describe("how the server ends", () => {
     await ok("umbel_kill", { name: "w2", purge: true });
   });
 
+  test("malformed lines: each id gets one error, non-JSON gets id null, then a valid request works", async () => {
+    const child = start();
+    const raw = [
+      JSON.stringify(init),
+      '{"jsonrpc":"2.0","id":2,"method":"ping","params":"x"}',
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":3,"method":123}',
+      '{"jsonrpc":"2.0","id":4,"method":"ping"}{"jsonrpc":"2.0","id":5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call"}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}',
+      "not json",
+      '{"jsonrpc":"2.0","id":7,"method":"ping"}',
+    ];
+    child.stdin.write(raw.map((l) => `${l}\n`).join(""));
+    await child.stdin.flush();
+    const messages = new MessageReader(child.stdout);
+    const all = (await messages.until((m) => m.id === 7)) as {
+      id?: unknown;
+      error?: { code: number; message: string };
+    }[];
+    const error = (id: unknown) => all.filter((m) => m.id === id).map((m) => m.error);
+    expect(error(2)).toEqual([{ code: -32600, message: 'Invalid request: "params" must be an object' }]);
+    expect(error(1.5)).toEqual([
+      { code: -32600, message: 'Invalid request: "id" must be a string or an integer' },
+    ]);
+    expect(error(3)).toEqual([{ code: -32600, message: 'Invalid request: "method" must be a string' }]);
+    const twoOnALine = {
+      code: -32700,
+      message: "Parse error: 2 JSON values on one line; send one message per line",
+    };
+    expect([...error(4), ...error(5)]).toEqual([twoOnALine, twoOnALine]);
+    expect(error(6)).toEqual([
+      { code: -32602, message: "Invalid params for tools/call: params: expected object, received undefined" },
+    ]);
+    expect(error(null)).toEqual([{ code: -32700, message: expect.stringMatching(/^Parse error: not JSON/) }]);
+    expect(all.find((m) => m.id === 7)).toEqual({ jsonrpc: "2.0", id: 7, result: {} } as never);
+    child.stdin.end();
+    expect(await child.exited).toBe(0);
+    expect((await messages.rest()).length).toBe(all.length);
+  });
+
   test("exits 0 on SIGTERM", async () => {
     const child = start();
     child.stdin.write(`${JSON.stringify(init)}\n`);

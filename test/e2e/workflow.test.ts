@@ -61,6 +61,62 @@ describe("umbel run without workers", () => {
     expect((await sb.umbel(["run", "--resume", "20250101-120000-a1b2c3"])).code).toBe(3);
   }, 60_000);
 
+  test("hostile files exit 2 with file:line:col and no stack trace (the probes that exited 70)", async () => {
+    const laughs = Array.from({ length: 9 }, (_, i) =>
+      i === 0
+        ? "  l0: &l0 [x, x, x, x, x, x, x, x, x]"
+        : `  l${i}: &l${i} [${Array(9)
+            .fill(`*l${i - 1}`)
+            .join(", ")}]`,
+    ).join("\n");
+    const cases: [string, string, RegExp][] = [
+      [
+        "merge.yaml",
+        "workers:\n  a: { <<: 5 }\nsteps: [{ id: s, run: a, prompt: p }]\n",
+        /^merge\.yaml:2:12: .*a merge \(<<\)/,
+      ],
+      [
+        "alias.yaml",
+        "workers:\n  a: *nope\nsteps: [{ id: s, run: a, prompt: p }]\n",
+        /^alias\.yaml:2:6: .*\*nope/,
+      ],
+      [
+        "bomb.yaml",
+        `workers:\n${laughs}\nsteps: [{ id: s, run: l0, prompt: p }]\n`,
+        /^bomb\.yaml:\d+:\d+: .*more than 10000 nodes/,
+      ],
+      [
+        "deep.yaml",
+        `workers: ${"[".repeat(20_000)}${"]".repeat(20_000)}\n`,
+        /^deep\.yaml:1:\d+: .*nested deeper than 32 levels/,
+      ],
+      [
+        "escape.yaml",
+        'workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, outputs: { o: "file:../../../../etc/hostname" } }\n',
+        /^escape\.yaml:3:47: steps\[0\]\.outputs\.o: file:\.\.\/.* is not inside the worker's cwd/,
+      ],
+      [
+        "shadow",
+        Array.from({ length: 20 }, (_, i) => `u${i}:$6$SALTSALT$${"h".repeat(86)}:19000:0:99999:7:::`).join(
+          "\n",
+        ),
+        /^shadow:1:1: not a umbel workflow: /,
+      ],
+    ];
+    for (const [name, text, expected] of cases) {
+      writeFileSync(join(sb.work, name), text);
+      const r = await sb.umbel(["run", name, "--dry-run"]);
+      expect({ name, stderr: r.stderr }).toEqual({
+        name,
+        stderr: expect.stringMatching(new RegExp(`^umbel: ${expected.source.slice(1)}`)),
+      });
+      expect(r.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+      expect(r.stderr).not.toContain("SALTSALT");
+      expect(r.stdout).toBe("");
+      expect({ name, code: r.code }).toEqual({ name, code: 2 });
+    }
+  }, 60_000);
+
   test("--dry-run prints the plan and spawns nothing", async () => {
     writeFileSync(
       join(sb.work, "plan.yaml"),

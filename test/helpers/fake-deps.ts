@@ -122,6 +122,12 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async readText(path) {
       return files.get(path) ?? null;
     },
+    async readHead(path, maxBytes) {
+      const text = files.get(path);
+      if (text === undefined) return null;
+      const bytes = Buffer.from(text);
+      return { text: bytes.subarray(0, maxBytes).toString("utf8"), complete: bytes.length <= maxBytes };
+    },
     async size(path) {
       const text = files.get(path);
       return text === undefined ? null : Buffer.byteLength(text);

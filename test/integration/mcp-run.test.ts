@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { connectMcp } from "../helpers/mcp-client.ts";
+import { connectMcp, errorOf } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 /** umbel_run over MCP: the workflow runner behind the same schema as `umbel run`. */
@@ -27,6 +27,26 @@ describe("umbel_run", () => {
       expect(run.outputs.b?.said).toBe("alpha beta");
       const bad = await mcp.call("umbel_run", { file: join(sb.work, "missing.yaml") });
       expect(bad.isError).toBe(true);
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
+
+  test("a file that is not a workflow is refused in one line that quotes none of it", async () => {
+    const file = join(sb.work, "passwd");
+    await Bun.write(
+      file,
+      Array.from({ length: 30 }, (_, i) => `user${i}:x:${i}:${i}:SECRET-GECOS-${i}:/home/u:/bin/sh`).join(
+        "\n",
+      ),
+    );
+    const mcp = await connectMcp(sb);
+    try {
+      const error = errorOf(await mcp.call("umbel_run", { file, dryRun: true }));
+      expect(error).toMatchObject({ code: "usage", exitCode: 2 });
+      expect(error.message).toMatch(new RegExp(`^${file}:1:1: not a umbel workflow: `));
+      expect(error.message).not.toContain("\n");
+      expect(JSON.stringify(error)).not.toContain("SECRET");
     } finally {
       await mcp.close();
     }

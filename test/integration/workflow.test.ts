@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../../src/core/errors.ts";
 import type { WorkflowPlan } from "../../src/core/workflow/describe.ts";
+import { WORKFLOW_LIMITS } from "../../src/core/workflow/limits.ts";
 import type { RunState, RunSummary, StepEvent, WorkflowEvent } from "../../src/core/workflow/state.ts";
 import { statusOf } from "../../src/operations/status.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
@@ -185,6 +194,48 @@ steps:
       failure: { step: "s", outcome: "missing-output" },
     });
     expect(result.failure?.message).toContain(join(sb.work, "nope.md"));
+  }, 60_000);
+
+  test("a file output that resolves outside the worker's cwd (a symlink) fails the step; one inside is read", async () => {
+    const cwd = join(sb.work, "links");
+    mkdirSync(cwd);
+    writeFileSync(join(sb.work, "secret.txt"), "SECRET");
+    writeFileSync(join(cwd, "real.txt"), "REAL");
+    symlinkSync(join(sb.work, "secret.txt"), join(cwd, "out.txt"));
+    symlinkSync(join(cwd, "real.txt"), join(cwd, "in.txt"));
+    symlinkSync(cwd, join(sb.work, "links-alias"));
+    const file = write(
+      "escape.yaml",
+      `workers: { a: { cwd: ./links-alias } }
+steps:
+  - { id: ok, run: a, prompt: hi, outputs: { f: "file:in.txt" } }
+  - { id: s, run: a, needs: [ok], prompt: "{{ steps.ok.outputs.f }}", outputs: { f: "file:out.txt" } }
+`,
+    );
+    const { result } = await run({ file });
+    expect(result.outputs).toEqual({ ok: { f: "REAL" } });
+    expect(result).toMatchObject({
+      status: "failed",
+      exitCode: 1,
+      failure: { step: "s", outcome: "output-outside-cwd" },
+    });
+    expect(result.failure?.message).toBe(
+      `output f: file:out.txt is ${realpathSync(join(sb.work, "secret.txt"))}, outside the worker's cwd ${realpathSync(cwd)}; a file output must stay inside it`,
+    );
+    expect(JSON.stringify(result)).not.toContain("SECRET");
+  }, 60_000);
+
+  test("a workflow file over the size limit is refused before it is read", async () => {
+    const file = write("huge.yaml", `# ${"x".repeat(WORKFLOW_LIMITS.bytes)}\n`);
+    const error = await runWorkflow(sb.deps(), { file, dryRun: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe(
+      `huge.yaml:1:1: the file is larger than ${WORKFLOW_LIMITS.bytes} bytes, the limit for a workflow (docs/workflows.md#limits)`,
+    );
+    const endless = await runWorkflow(sb.deps(), { file: "/dev/zero", dryRun: true }).catch(
+      (e: unknown) => e,
+    );
+    expect((endless as Error).message).toStartWith("/dev/zero:1:1: the file is larger than");
   }, 60_000);
 
   test("--dry-run validates and plans without spawning anything or writing run state", async () => {

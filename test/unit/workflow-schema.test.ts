@@ -210,3 +210,27 @@ test("YAML merge keys let workers share settings", () => {
     cwd: "./b",
   });
 });
+
+describe("a file output is a path inside the worker's cwd", () => {
+  const withOutput = (spec: string) =>
+    `workers: { a: {} }\nsteps:\n  - id: s\n    run: a\n    prompt: p\n    outputs: { o: "${spec}" }\n`;
+
+  test.each([
+    "file:../../../../etc/hostname",
+    "file:/etc/hostname",
+    "file:notes/../../x.md",
+    "file:.",
+    "file:a/..",
+  ])("%s is refused where it is written", (spec) => {
+    expect(problems(withOutput(spec))).toEqual([
+      `wf.yaml:6:19: steps[0].outputs.o: ${spec} is not inside the worker's cwd; a file output is a relative path to a file in it`,
+    ]);
+  });
+
+  test.each(["file:notes.md", "file:./out/notes.md", "file:a/../b.md", "file:.umbel-review.md"])(
+    "%s is fine",
+    (spec) => {
+      expect(problems(withOutput(spec))).toEqual([]);
+    },
+  );
+});

@@ -139,3 +139,13 @@ steps:
     expect(checkEnvironment(loaded.workflow, { EMPTY: "", PR: "1", TOKEN: "t" })).toEqual([]);
   });
 });
+
+test("a prompt of 100,000 unclosed {{ is one error, found in one pass", () => {
+  // The first parser tried a lazy regex from every {{ to the end: quadratic, minutes for this.
+  const parsed = parseTemplate(`${"{{".repeat(100_000)} {{ env.X }`);
+  expect(parsed.refs).toEqual([]);
+  expect(parsed.errors.map((e) => e.text)).toEqual(["{{"]);
+  const mixed = parseTemplate(`a {{ env.X }} ${"{".repeat(100_000)}`);
+  expect(mixed.refs).toHaveLength(1);
+  expect(mixed.errors).toHaveLength(1);
+});

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { quote } from "./excerpt.ts";
 import type { IssuePath, WorkflowIssue } from "./positions.ts";
 import { Workflow, WorkflowStep, WorkflowWorker } from "./schema.ts";
 
@@ -18,7 +19,7 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], value: unknow
           {
             path,
             key: true,
-            message: `bad name ${JSON.stringify(last)}: ${issue.issues[0]?.message ?? issue.message}`,
+            message: `bad name ${quote(String(last))}: ${issue.issues[0]?.message ?? issue.message}`,
           },
         ];
       case "invalid_union":
@@ -52,15 +53,23 @@ function knownKeys(path: IssuePath): string[] {
 
 function unknownKey(key: string, path: IssuePath): string {
   const known = knownKeys(path);
+  const hint = suggestKey(key, known);
+  const list = known.length > 0 ? ` (known keys: ${known.join(", ")})` : "";
+  return `unknown key ${quote(key)}${hint ? ` — did you mean ${JSON.stringify(hint)}?` : list}`;
+}
+
+/** The known key `key` was probably meant to be: its camelCase spelling, or one at most 2 edits away. */
+export function suggestKey(key: string, known: readonly string[]): string | undefined {
+  // A key longer than any known one by more than 2 is never close; skip the quadratic distance.
+  if (key.length > Math.max(0, ...known.map((k) => k.length)) + 2) return undefined;
   const camel = key.replace(/[-_]([a-z])/g, (_, c: string) => c.toUpperCase());
-  const hint =
+  return (
     known.find((k) => k === camel) ??
     known
       .map((k) => ({ k, d: distance(k.toLowerCase(), key.toLowerCase()) }))
       .filter((x) => x.d <= 2)
-      .sort((a, b) => a.d - b.d)[0]?.k;
-  const list = known.length > 0 ? ` (known keys: ${known.join(", ")})` : "";
-  return `unknown key ${JSON.stringify(key)}${hint ? ` — did you mean ${JSON.stringify(hint)}?` : list}`;
+      .sort((a, b) => a.d - b.d)[0]?.k
+  );
 }
 
 function hasPath(value: unknown, path: IssuePath): boolean {

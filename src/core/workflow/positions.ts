@@ -1,5 +1,10 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { isMap, isPair, isScalar, isSeq, type Pair, type YAMLMap } from "yaml";
 import { UsageError } from "../errors.ts";
+import { clip } from "./excerpt.ts";
+import { notAWorkflow } from "./file-kind.ts";
+import { WORKFLOW_LIMITS } from "./limits.ts";
+import { type OffsetIssue, readYaml } from "./yaml-read.ts";
+import { checkTree } from "./yaml-tree.ts";
 
 /** A path into the parsed file, as zod reports it: ["steps", 1, "run"]. */
 export type IssuePath = readonly (string | number)[];
@@ -32,18 +37,22 @@ export type ParsedYaml = {
 
 type YamlNode = { range?: [number, number, number] | null | undefined };
 
+/**
+ * Text → values, or positioned problems: the limits and the YAML syntax (yaml-read.ts), whether it
+ * is a workflow at all (file-kind.ts), then what would make building the values unsafe
+ * (yaml-tree.ts). Building them cannot throw after that; if it does anyway, it is a problem at 1:1,
+ * never an internal error.
+ */
 export function parseYamlSource(text: string): ParsedYaml {
-  const lineCounter = new LineCounter();
-  // merge: `<<: *defaults` lets workers share settings, as in CI files.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, merge: true });
+  const read = readYaml(text);
   const at = (offset: number) => {
-    const { line, col } = lineCounter.linePos(offset);
+    const { line, col } = read.lineCounter.linePos(offset);
     return { line: Math.max(1, line), col: Math.max(1, col) };
   };
-  const errors = doc.errors.map((e) => ({ ...at(e.pos[0]), path: "", message: e.message }));
+  const root = read.doc?.contents ?? null;
   const source: SourceMap = {
     position(issue) {
-      const { node, keyNode } = walk(doc.contents, issue.path);
+      const { node, keyNode } = walk(root, issue.path);
       const target = (issue.key ? (keyNode ?? node) : node) as YamlNode | null;
       const start = target?.range?.[0] ?? 0;
       if (issue.needle && target?.range) {
@@ -53,8 +62,27 @@ export function parseYamlSource(text: string): ParsedYaml {
       return at(start);
     },
   };
-  return { value: errors.length > 0 ? null : doc.toJS({ maxAliasCount: 1000 }), errors, source };
+  const failed = (errors: PositionedIssue[]): ParsedYaml => ({ value: null, errors, source });
+  const refusal = read.doc ? notAWorkflow(root) : null;
+  if (refusal) return failed([{ line: 1, col: 1, path: "", message: refusal }]);
+  const problems: (OffsetIssue & { path?: IssuePath })[] =
+    read.doc && read.issues.length === 0 ? checkTree(read.doc) : read.issues;
+  if (!read.doc || problems.length > 0)
+    return failed(
+      problems.map((p) => ({ ...at(p.offset), path: formatPath(p.path ?? []), message: p.message })),
+    );
+  try {
+    // The tree's aliases were counted and bounded above; the package's own count would refuse less.
+    return { value: read.doc.toJS({ maxAliasCount: -1 }), errors: [], source };
+  } catch (error) {
+    return failed([
+      { line: 1, col: 1, path: "", message: `cannot read the YAML: ${clip((error as Error).message, 120)}` },
+    ]);
+  }
 }
+
+/** Pairs by key, per map: finding a key is then O(1) however many problems a big map has. */
+const pairsByKey = new WeakMap<YAMLMap, Map<string, Pair>>();
 
 /** Follows the path through maps and sequences as far as the file goes. */
 function walk(root: unknown, path: IssuePath): { node: unknown; keyNode: unknown } {
@@ -62,9 +90,15 @@ function walk(root: unknown, path: IssuePath): { node: unknown; keyNode: unknown
   let keyNode: unknown = null;
   for (const segment of path) {
     if (isMap(node)) {
-      const pair = node.items.find(
-        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
-      );
+      let pairs = pairsByKey.get(node);
+      if (!pairs) {
+        pairs = new Map();
+        for (const p of node.items)
+          if (isPair(p) && isScalar(p.key) && !pairs.has(String(p.key.value)))
+            pairs.set(String(p.key.value), p);
+        pairsByKey.set(node, pairs);
+      }
+      const pair = pairs.get(String(segment));
       if (!pair) break;
       keyNode = pair.key;
       node = pair.value ?? pair.key;
@@ -80,10 +114,11 @@ function walk(root: unknown, path: IssuePath): { node: unknown; keyNode: unknown
 
 /** `steps[1].run`, `workers.fixer.env.TOKEN`. */
 function formatPath(path: IssuePath): string {
-  return path.reduce<string>(
-    (out, seg) => (typeof seg === "number" ? `${out}[${seg}]` : out ? `${out}.${seg}` : seg),
-    "",
-  );
+  return path.reduce<string>((out, seg) => {
+    if (typeof seg === "number") return `${out}[${seg}]`;
+    const key = clip(seg);
+    return out ? `${out}.${key}` : key;
+  }, "");
 }
 
 export function positionIssues(source: SourceMap, issues: readonly WorkflowIssue[]): PositionedIssue[] {
@@ -92,12 +127,25 @@ export function positionIssues(source: SourceMap, issues: readonly WorkflowIssue
     .sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
-/** One error for all the problems, each line `file:line:col: path: message` (editors jump to it). */
+/**
+ * One error for all the problems, each line `file:line:col: path: message` (editors jump to it).
+ * At most WORKFLOW_LIMITS.problems are listed, each line bounded, so an error about a file that is
+ * not a workflow can only quote short excerpts of it; `data.total` counts them all.
+ */
 export function workflowError(file: string, issues: readonly PositionedIssue[]): UsageError {
-  const lines = issues.map((i) => `${file}:${i.line}:${i.col}: ${i.path ? `${i.path}: ` : ""}${i.message}`);
+  const max = WORKFLOW_LIMITS.problems;
+  const shown = issues.slice(0, max).map((i) => ({ ...i, message: clip(i.message, 400) }));
+  const lines = shown.map((i) => `${file}:${i.line}:${i.col}: ${i.path ? `${i.path}: ` : ""}${i.message}`);
+  const more = issues.length - shown.length;
   const message =
-    lines.length === 1
+    lines.length === 1 && more === 0
       ? (lines[0] ?? "")
-      : `${file} is not valid (${lines.length} problems)\n${lines.join("\n")}`;
-  return new UsageError(message, { file, issues: issues.map((i) => ({ file, ...i })) });
+      : more === 0
+        ? `${file} is not valid (${lines.length} problems)\n${lines.join("\n")}`
+        : `${file} is not valid (${issues.length} problems; the first ${max} follow)\n${lines.join("\n")}\n… and ${more} more problem${more === 1 ? "" : "s"} not shown`;
+  return new UsageError(message, {
+    file,
+    issues: shown.map((i) => ({ file, ...i })),
+    ...(more > 0 ? { total: issues.length } : {}),
+  });
 }

@@ -1,3 +1,5 @@
+import { clip } from "./excerpt.ts";
+
 /**
  * Prompt templating is exactly `{{ env.NAME }}` and `{{ steps.ID.outputs.KEY }}`: no expressions,
  * filters, defaults or escapes. Every `{{` starts a reference, so anything else is an error rather
@@ -14,7 +16,6 @@ type TemplateError = { text: string; message: string };
 
 export type ParsedTemplate = { parts: TemplatePart[]; refs: TemplateRef[]; errors: TemplateError[] };
 
-const REFERENCE = /\{\{([\s\S]*?)\}\}/g;
 const ENV = /^env\.([A-Za-z_][A-Za-z0-9_]*)$/;
 const OUTPUT = /^steps\.([A-Za-z_][A-Za-z0-9_-]*)\.outputs\.([A-Za-z_][A-Za-z0-9_-]*)$/;
 
@@ -31,23 +32,27 @@ export function parseTemplate(source: string): ParsedTemplate {
     if (chunk) parts.push(chunk);
   };
   let last = 0;
-  for (const match of source.matchAll(REFERENCE)) {
-    text(source.slice(last, match.index));
-    last = match.index + match[0].length;
-    const inner = (match[1] ?? "").trim();
+  // indexOf, not a lazy regex: a regex tries every {{ to the end of the text (quadratic).
+  for (let open = source.indexOf("{{"); open >= 0; open = source.indexOf("{{", last)) {
+    const close = source.indexOf("}}", open + 2);
+    if (close < 0) break;
+    text(source.slice(last, open));
+    last = close + 2;
+    const whole = source.slice(open, last);
+    const inner = source.slice(open + 2, close).trim();
     const env = ENV.exec(inner);
     const output = OUTPUT.exec(inner);
     const ref: TemplateRef | null = env
-      ? { kind: "env", name: env[1] ?? "", text: match[0] }
+      ? { kind: "env", name: env[1] ?? "", text: whole }
       : output
-        ? { kind: "output", step: output[1] ?? "", key: output[2] ?? "", text: match[0] }
+        ? { kind: "output", step: output[1] ?? "", key: output[2] ?? "", text: whole }
         : null;
     if (ref === null) {
       errors.push({
-        text: match[0],
-        message: `unsupported template ${match[0]}: use {{ env.NAME }} or {{ steps.ID.outputs.KEY }}`,
+        text: whole,
+        message: `unsupported template ${clip(whole)}: use {{ env.NAME }} or {{ steps.ID.outputs.KEY }}`,
       });
-      parts.push(match[0]);
+      parts.push(whole);
       continue;
     }
     parts.push(ref);

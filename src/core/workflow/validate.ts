@@ -1,5 +1,7 @@
+import { clip, listSome, quote } from "./excerpt.ts";
 import { fromZodIssues } from "./issues.ts";
-import { ancestorsOf, findCycle, type Plan, planWorkflow } from "./plan.ts";
+import { outputPathProblem } from "./output-path.ts";
+import { findCycle, type Plan, planWorkflow, type WorkMeter } from "./plan.ts";
 import {
   parseYamlSource,
   positionIssues,
@@ -7,6 +9,7 @@ import {
   type WorkflowIssue,
   workflowError,
 } from "./positions.ts";
+import { createNeedsReach } from "./reach.ts";
 import { Workflow } from "./schema.ts";
 import { parseTemplate } from "./template.ts";
 
@@ -45,7 +48,7 @@ export function throwIssues(
   if (issues.length > 0) throw workflowError(loaded.file, positionIssues(loaded.source, issues));
 }
 
-function checkWorkflow(wf: Workflow): WorkflowIssue[] {
+export function checkWorkflow(wf: Workflow, work: WorkMeter = { count: 0 }): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
   const workers = Object.keys(wf.workers);
   const firstIndex = new Map<string, number>();
@@ -55,11 +58,15 @@ function checkWorkflow(wf: Workflow): WorkflowIssue[] {
     else
       issues.push({
         path: ["steps", i, "id"],
-        message: `duplicate step id ${JSON.stringify(step.id)} (also steps[${seen}])`,
+        message: `duplicate step id ${quote(step.id)} (also steps[${seen}])`,
       });
+    for (const [key, spec] of Object.entries(step.outputs ?? {})) {
+      const problem = outputPathProblem(spec);
+      if (problem) issues.push({ path: ["steps", i, "outputs", key], message: problem });
+    }
     if (!(step.run in wf.workers)) {
-      const known = workers.length > 0 ? `workers: ${workers.join(", ")}` : "`workers` is empty";
-      issues.push({ path: ["steps", i, "run"], message: `no worker ${JSON.stringify(step.run)} (${known})` });
+      const known = workers.length > 0 ? `workers: ${listSome(workers)}` : "`workers` is empty";
+      issues.push({ path: ["steps", i, "run"], message: `no worker ${quote(step.run)} (${known})` });
     }
   });
   let unknownNeeds = false;
@@ -67,43 +74,53 @@ function checkWorkflow(wf: Workflow): WorkflowIssue[] {
     step.needs?.forEach((need, k) => {
       if (firstIndex.has(need)) return;
       unknownNeeds = true;
-      issues.push({ path: ["steps", i, "needs", k], message: `no step ${JSON.stringify(need)}` });
+      issues.push({ path: ["steps", i, "needs", k], message: `no step ${quote(need)}` });
     });
   });
-  const cycle = findCycle(wf.steps);
+  const cycle = findCycle(wf.steps, work);
   if (cycle) {
     const [from, to] = cycle;
     const i = firstIndex.get(from ?? "") ?? 0;
     const k = wf.steps[i]?.needs?.indexOf(to ?? "") ?? 0;
-    issues.push({
-      path: ["steps", i, "needs", k],
-      message: `cycle: ${cycle.join(" → ")} (each needs the next)`,
-    });
+    issues.push({ path: ["steps", i, "needs", k], message: describeCycle(cycle) });
   }
-  issues.push(...checkTemplates(wf, firstIndex, !unknownNeeds && !cycle));
+  issues.push(...checkTemplates(wf, firstIndex, !unknownNeeds && !cycle, work));
   return issues;
 }
 
+/** `cycle: a → c → b → a (each needs the next)`; a long one shows its ends and how many steps. */
+function describeCycle(cycle: readonly string[]): string {
+  const steps = cycle.length - 1;
+  const shown = cycle.length <= 9 ? cycle : [...cycle.slice(0, 4), "…", ...cycle.slice(-3)];
+  return `cycle: ${shown.map((id) => (id === "…" ? id : clip(id))).join(" → ")} (${steps > 8 ? `${steps} steps; ` : ""}each needs the next)`;
+}
+
 /** Template syntax always; references only once `needs` is sound (ancestry means nothing otherwise). */
-function checkTemplates(wf: Workflow, index: Map<string, number>, checkRefs: boolean): WorkflowIssue[] {
+function checkTemplates(
+  wf: Workflow,
+  index: Map<string, number>,
+  checkRefs: boolean,
+  work: WorkMeter,
+): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
+  const needs = checkRefs ? createNeedsReach(wf.steps, work) : null;
   wf.steps.forEach((step, i) => {
     const path = ["steps", i, "prompt"];
     const parsed = parseTemplate(step.prompt);
     for (const e of parsed.errors) issues.push({ path, message: e.message, needle: e.text });
-    if (!checkRefs) return;
-    const ancestors = ancestorsOf(wf.steps, step.id);
+    if (!needs) return;
     for (const ref of parsed.refs) {
       if (ref.kind !== "output") continue;
       const target = wf.steps[index.get(ref.step) ?? -1];
+      const text = clip(ref.text);
       const message = !target
-        ? `${ref.text}: no step ${JSON.stringify(ref.step)}`
+        ? `${text}: no step ${quote(ref.step)}`
         : ref.step === step.id
-          ? `${ref.text}: a step cannot use its own outputs`
-          : !ancestors.has(ref.step)
-            ? `${ref.text}: step ${JSON.stringify(ref.step)} is not in needs (directly or transitively); add it to needs`
+          ? `${text}: a step cannot use its own outputs`
+          : !needs(step.id, ref.step)
+            ? `${text}: step ${quote(ref.step)} is not in needs (directly or transitively); add it to needs`
             : !(ref.key in (target.outputs ?? {}))
-              ? `${ref.text}: step ${JSON.stringify(ref.step)} has no output ${JSON.stringify(ref.key)} (${describeOutputs(target.outputs)})`
+              ? `${text}: step ${quote(ref.step)} has no output ${quote(ref.key)} (${describeOutputs(target.outputs)})`
               : null;
       if (message) issues.push({ path, message, needle: ref.text });
     }
@@ -113,7 +130,7 @@ function checkTemplates(wf: Workflow, index: Map<string, number>, checkRefs: boo
 
 function describeOutputs(outputs: Record<string, string> | undefined): string {
   const keys = Object.keys(outputs ?? {});
-  return keys.length > 0 ? `it has: ${keys.join(", ")}` : "it declares no outputs";
+  return keys.length > 0 ? `it has: ${listSome(keys)}` : "it declares no outputs";
 }
 
 /** What the run needs from umbel's environment: every {{ env.X }} and every {fromEnv: X} set. */
@@ -128,7 +145,7 @@ export function checkEnvironment(
         issues.push({
           path: ["steps", i, "prompt"],
           needle: ref.text,
-          message: `${ref.text}: ${ref.name} is not set in umbel's environment`,
+          message: `${clip(ref.text)}: ${clip(ref.name)} is not set in umbel's environment`,
         });
     }
   });
@@ -137,7 +154,7 @@ export function checkEnvironment(
       if (typeof value !== "string" && env[value.fromEnv] === undefined)
         issues.push({
           path: ["workers", key, "env", name],
-          message: `${value.fromEnv} is not set in umbel's environment`,
+          message: `${clip(value.fromEnv)} is not set in umbel's environment`,
         });
     }
   }

@@ -1,11 +1,11 @@
 import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { SERVER_INSTRUCTIONS, toolDescription } from "./help.ts";
+import { GuardedStdioTransport } from "./line-transport.ts";
 import { type Extra, progressReporter } from "./progress.ts";
 import { TOOLS } from "./tools.ts";
 
@@ -88,7 +88,7 @@ export async function runMcp(args: readonly string[], io: McpIo): Promise<number
     signal.addEventListener("abort", () => resolve(), { once: true });
     server.server.onclose = resolve;
   });
-  const transport = new FlushingStdioTransport(stdin, io.stdout ?? process.stdout);
+  const transport = new GuardedStdioTransport(stdin, io.stdout ?? process.stdout);
   await server.connect(transport);
   await ended;
   stop.abort();
@@ -98,21 +98,6 @@ export async function runMcp(args: readonly string[], io: McpIo): Promise<number
   await transport.flushed();
   await server.close();
   return 0;
-}
-
-/** The stdio transport, plus a way to wait until every response it was given has been written. */
-class FlushingStdioTransport extends StdioServerTransport {
-  private readonly writing = new Set<Promise<void>>();
-
-  override send(message: JSONRPCMessage): Promise<void> {
-    const write = super.send(message);
-    this.writing.add(write);
-    return write.finally(() => this.writing.delete(write));
-  }
-
-  async flushed(): Promise<void> {
-    await Promise.allSettled([...this.writing]);
-  }
 }
 
 async function settle(calls: Set<Promise<unknown>>, ms: number): Promise<void> {

@@ -4,7 +4,8 @@ import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
-import type { WorkflowIssue } from "../../core/workflow/positions.ts";
+import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";
+import { type WorkflowIssue, workflowError } from "../../core/workflow/positions.ts";
 import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
 import {
   planResume,
@@ -121,10 +122,11 @@ function freshRecords(
   );
 }
 
+/** The file's text; one over the size limit is refused at 1:1 without reading past the limit. */
 async function readWorkflowFile(deps: Deps, path: string, given: string): Promise<string> {
-  let text: string | null;
+  let head: { text: string; complete: boolean } | null;
   try {
-    text = await deps.files.readText(path);
+    head = await deps.files.readHead(path, WORKFLOW_LIMITS.bytes);
   } catch (error) {
     throw new UsageError(
       `cannot read workflow ${quoteArg(given || path, 200)}: ${(error as Error).message}`,
@@ -133,19 +135,23 @@ async function readWorkflowFile(deps: Deps, path: string, given: string): Promis
       },
     );
   }
-  if (text === null)
+  if (head === null)
     throw new UsageError(`cannot read workflow ${quoteArg(given || path, 200)}: no such file`, {
       file: path,
     });
-  return text;
+  if (!head.complete) throw workflowError(given || path, [{ line: 1, col: 1, path: "", message: TOO_BIG }]);
+  return head.text;
 }
 
 /** Every worker's cwd must be a directory before anything is spawned. */
 async function checkCwds(deps: Deps, loaded: LoadedWorkflow, baseDir: string): Promise<WorkflowIssue[]> {
   const issues: WorkflowIssue[] = [];
+  // Once per distinct folder: 100,000 `w: {}` workers fit in the size limit and share one.
+  const seen = new Map<string, boolean>();
   for (const [key, worker] of Object.entries(loaded.workflow.workers)) {
     const cwd = resolveWorkerCwd(baseDir, worker.cwd);
-    if (!(await deps.files.isDirectory(cwd)))
+    if (!seen.has(cwd)) seen.set(cwd, await deps.files.isDirectory(cwd));
+    if (!seen.get(cwd))
       issues.push({
         path: worker.cwd === undefined ? ["workers", key] : ["workers", key, "cwd"],
         message: `${cwd} is not a directory`,

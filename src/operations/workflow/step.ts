@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print.ts";
@@ -8,6 +7,7 @@ import type { StepFailure } from "../../core/workflow/state.ts";
 import { readAnswer } from "../read.ts";
 import { sendPrompt } from "../send.ts";
 import { waitForTurn } from "../wait.ts";
+import { readOutputFile } from "./output-file.ts";
 
 /**
  * claude fires Stop while its screen still shows "Working…" for a moment (the fake: ~100-300 ms), so
@@ -60,11 +60,9 @@ export async function executeStep(args: {
         outputs[key] = (await readAnswer(deps, { name: session, after: sent.baseline })).text;
         continue;
       }
-      const path = resolve(args.cwd, spec.slice("file:".length));
-      const text = await deps.files.readText(path);
-      if (text === null)
-        return fail("missing-output", EXIT.failure, `output ${key}: ${path} was not written`, { path, key });
-      outputs[key] = text;
+      const file = await readOutputFile(deps, args.cwd, key, spec);
+      if (!file.ok) return fail(file.outcome, EXIT.failure, file.message, { path: file.path, key });
+      outputs[key] = file.text;
     }
     return { ok: true, session, outputs };
   } catch (error) {
