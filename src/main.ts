@@ -31,7 +31,11 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "--version" || command === "-v" || command === "version") {
-    out(`${pkg.version}\n`);
+    const [{ readBuildInfo }, { renderVersion }] = await Promise.all([
+      import("./adapters/build-info.ts"),
+      import("./faces/cli/version.ts"),
+    ]);
+    out(renderVersion(readBuildInfo(pkg.version), rest.includes("--json")));
     return 0;
   }
   if (command === "run") {

@@ -12,7 +12,13 @@ afterAll(async () => {
 
 describe("the binary's surface", () => {
   test("--version and --help", async () => {
-    expect((await sb.umbel(["--version"])).stdout).toBe(`${pkg.version}\n`);
+    // The version first (scripts take the first word), then what a bug report needs.
+    const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    expect((await sb.umbel(["--version"])).stdout).toMatch(
+      new RegExp(
+        `^${literal(pkg.version)} \\(commit [0-9a-f]{12}(-dirty)?, bun ${literal(Bun.version)}, ${process.platform}-${process.arch}\\)\\n$`,
+      ),
+    );
     const help = await sb.umbel(["--help"]);
     for (const verb of [
       "spawn",
@@ -34,6 +40,17 @@ describe("the binary's surface", () => {
     const bare = await sb.umbel([]);
     expect(bare.stdout).toContain("Usage:");
     expect(bare.code).toBe(2);
+  });
+
+  test("--version --json: the version, the commit it was built from, and the Bun inside", async () => {
+    const r = await sb.umbel(["--version", "--json"]);
+    const head = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: import.meta.dir })
+      .stdout.toString()
+      .trim();
+    const info = JSON.parse(r.stdout) as Record<string, string>;
+    expect(info).toMatchObject({ version: pkg.version, bun: Bun.version, platform: process.platform });
+    expect(info.commit?.replace(/-dirty$/, "")).toBe(head);
+    expect(r.code).toBe(0);
   });
 
   test("each verb's --help comes from the schema's descriptions", async () => {
