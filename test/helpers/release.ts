@@ -1,0 +1,56 @@
+import { readdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hostTarget, type ReleaseTarget } from "../../scripts/release-targets.ts";
+import { REPO } from "./sandbox.ts";
+
+/** This machine's release target (a musl loader in /lib means an Alpine-like system). */
+export function thisTarget(): ReleaseTarget {
+  const musl = process.platform === "linux" && readdirSync("/lib").some((n) => n.startsWith("ld-musl"));
+  const target = hostTarget(process.platform, process.arch, musl);
+  if (!target) throw new Error(`no release target for ${process.platform}-${process.arch}`);
+  return target;
+}
+
+/**
+ * A foreign target's runtime comes from the npm registry (~35 MB each); tests run under a throwaway
+ * HOME (test/preload.ts), so they keep the runtimes in the repo's .cache instead of ~/.bun.
+ */
+export function runtimeCacheEnv(): Record<string, string> {
+  return { BUN_INSTALL_CACHE_DIR: process.env.BUN_INSTALL_CACHE_DIR ?? join(REPO, ".cache", "bun-runtimes") };
+}
+
+/** Runs scripts/release.ts; throws with its stderr when it fails. */
+export async function runRelease(args: readonly string[]): Promise<string> {
+  const child = Bun.spawn([process.execPath, "run", join(REPO, "scripts", "release.ts"), ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...runtimeCacheEnv() },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  if ((await child.exited) !== 0) throw new Error(`scripts/release.ts ${args.join(" ")} failed:\n${err}`);
+  return `${out}${err}`;
+}
+
+let hostBuild: Promise<string> | undefined;
+
+/**
+ * The release of this machine's target (binary, .tar.gz, SHA256SUMS) in a temp dir, built once per
+ * test process (~4 s: the compile, then gzip of ~110 MB) and shared by the release, installer and
+ * image tests; removed when the process exits.
+ */
+export function hostRelease(): Promise<string> {
+  hostBuild ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), "umbel-release-"));
+    process.on("exit", () => void rm(dir, { recursive: true, force: true }));
+    const out = join(dir, "release");
+    await runRelease(["--out", out, "--targets", thisTarget().name]);
+    return out;
+  })();
+  return hostBuild;
+}
