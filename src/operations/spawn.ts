@@ -10,8 +10,11 @@ import type { Provider } from "../core/providers/types.ts";
 import { type ReadyCommand, type ReadyObservation, startReady, stepReady } from "../core/ready.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
+import { signInAdvice } from "../core/sign-in.ts";
+import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
+import { loadUserConfig } from "./user-config.ts";
 import { DEAD_SCROLLBACK } from "./worker.ts";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -41,12 +44,15 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
     mcpServers,
   });
   if (refused) throw new UsageError(refused, { provider: provider.id });
+  // The user config's names for this provider (a container's CLAUDE_CODE_OAUTH_TOKEN), under --env.
+  const userConfig = await loadUserConfig(deps);
+  const explicitEnv = withConfiguredEnv(userConfig.config, provider.id, deps.env, input.env);
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
   const probeEnv = buildWorkerEnv({
     host: deps.env,
     provider,
     providerEnv: {},
-    explicit: input.env,
+    explicit: explicitEnv,
     umbel: {},
   });
 
@@ -110,7 +116,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       sessionId,
       socket: deps.tmux.socket,
       createdAt: new Date(deps.clock.now()).toISOString(),
-      envNames: Object.keys(input.env ?? {}),
+      envNames: Object.keys(explicitEnv ?? {}),
       state: "starting",
       ...(input.model ? { model: input.model } : {}),
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
@@ -123,7 +129,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       host: deps.env,
       provider,
       providerEnv: plan.env,
-      explicit: input.env,
+      explicit: explicitEnv,
       umbel: { UMBEL_HOME: root, UMBEL_SESSION: input.name },
     });
     await deps.tmux.newSession({
@@ -134,12 +140,15 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       bufferName,
       bufferContent: renderEnvScript(env),
     });
-    const dialogsAnswered = await waitReady(
-      deps,
-      provider,
-      input.name,
-      input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
-    );
+    const dialogsAnswered = await waitReady(deps, provider, input.name, {
+      timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
+      signInAdvice: signInAdvice({
+        provider,
+        hostEnv: deps.env,
+        passed: Object.keys(explicitEnv ?? {}),
+        configFile: userConfig.file ?? userConfig.home,
+      }),
+    });
     await deps.store.writeMeta({
       ...meta,
       state: "ready",
@@ -239,8 +248,13 @@ async function unwind(deps: Deps, name: string, bufferName: string): Promise<voi
  * and wakes early on hook events. Ready means the provider's idle screen AND its SessionStart hook: a
  * TUI whose hooks do not fire cannot prove delivery, so that is a failure, not a ready worker.
  */
-async function waitReady(deps: Deps, provider: Provider, name: string, timeoutMs: number): Promise<string[]> {
-  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs });
+async function waitReady(
+  deps: Deps,
+  provider: Provider,
+  name: string,
+  { timeoutMs, signInAdvice }: { timeoutMs: number; signInAdvice: string },
+): Promise<string[]> {
+  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs, signInAdvice });
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
     let seen = observe(deps, { kind: "tick" });

@@ -73,6 +73,12 @@ export type ProviderCommon = {
   readonly envNames: readonly string[];
   /** Variables that must never reach a worker implicitly (they may still be passed with --env). */
   readonly explicitOnlyEnv: readonly string[];
+  /**
+   * A variable that signs the CLI in by itself (a long-lived token: how servers and containers sign
+   * in) and the command that makes one. A secret, so never inherited: spawn's sign-in refusal and
+   * `doctor` name it and the way to pass it.
+   */
+  readonly signInToken?: { readonly env: string; readonly makeWith: string };
   /** Hook events to register; the engine builds one command per event. */
   readonly hookEvents: readonly string[];
   /** How its hook payloads name the event, the session and the transcript. */

@@ -36,6 +36,8 @@ export const claude: PlainProvider = {
   ],
   // An inherited key silently switches a subscription user to API billing.
   explicitOnlyEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+  // A subscription's long-lived token; not in envNames, so it is passed only when asked for.
+  signInToken: { env: "CLAUDE_CODE_OAUTH_TOKEN", makeWith: "claude setup-token" },
   hookEvents: CLAUDE_HOOK_EVENTS,
   hookWire: CLAUDE_HOOK_WIRE,
   submitEvent: "UserPromptSubmit",
