@@ -2,6 +2,7 @@ import { parseDuration } from "../core/duration.ts";
 import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
+import { createHost } from "./host.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
@@ -49,6 +50,7 @@ export function createDeps(
       uuid: () => crypto.randomUUID(),
       installAssets,
     },
+    host: createHost(env),
     clock: systemClock,
     env,
     cwd: options.cwd ?? process.cwd(),

@@ -152,6 +152,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
       installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
     },
+    host: {
+      platform: "linux",
+      tmuxVersion: async () => "tmux 3.3a",
+      probe: async () => null,
+      stat: async () => null,
+      freeBytes: async () => null,
+    },
     clock,
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
     cwd: "/work",
