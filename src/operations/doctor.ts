@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { diagnose, doctorResult } from "../core/doctor/diagnose.ts";
 import type { CliFacts, ConfigFacts, DoctorFacts } from "../core/doctor/facts.ts";
 import type { DoctorResult } from "../core/doctor/schema.ts";
@@ -6,6 +7,7 @@ import { parseJsonObject } from "../core/json.ts";
 import type { Deps } from "../core/ports.ts";
 import { listProviders } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
+import { testedCli } from "../core/tested-versions.ts";
 import type { StatusResult } from "../core/worker-status.ts";
 import { listWorkers } from "./status.ts";
 import { loadUserConfig } from "./user-config.ts";
@@ -47,7 +49,8 @@ async function cliFacts(deps: Deps, provider: Provider): Promise<CliFacts> {
   const override = deps.env[provider.binEnv] || null;
   const wanted = override ?? provider.defaultBin;
   const path = deps.system.which(wanted, { PATH: deps.env.PATH ?? "", cwd: deps.cwd });
-  const probe = path === null ? null : await deps.host.probe([path, "--version"], PROBE_MS);
+  const npm = path === null ? null : await npmVersion(deps, path, testedCli(provider.id)?.npm);
+  const probe = path === null || npm !== null ? null : await deps.host.probe([path, "--version"], PROBE_MS);
   const clues = provider.signInClues?.(deps.env);
   const present = await Promise.all(
     (clues?.files ?? []).map(async (f) => ((await exists(deps, f)) ? f : null)),
@@ -57,12 +60,33 @@ async function cliFacts(deps: Deps, provider: Provider): Promise<CliFacts> {
     override,
     wanted,
     path,
-    version: probe === null ? null : { ok: probe.exitCode === 0 && !probe.timedOut, output: probe.output },
+    version:
+      npm !== null
+        ? { ok: true, output: npm }
+        : probe === null
+          ? null
+          : { ok: probe.exitCode === 0 && !probe.timedOut, output: probe.output },
     clues: {
       files: present.filter((f): f is string => f !== null),
       account: clues?.account ? await hasAccount(deps, clues.account.file, clues.account.key) : false,
     },
   };
+}
+
+/**
+ * An npm-installed CLI's own package.json says its version without starting it: gemini's
+ * `--version` took 3-8 s here (node loads its whole bundle, and relaunches itself once).
+ */
+async function npmVersion(deps: Deps, path: string, npm: string | undefined): Promise<string | null> {
+  if (npm === undefined) return null;
+  let dir = dirname(await deps.files.realpath(path).catch(() => path));
+  // bin/claude.exe, bin/codex.js, bundle/gemini.js: the package root is one or two folders up.
+  for (let up = 0; up < 3; up++, dir = dirname(dir)) {
+    const text = await deps.files.readText(join(dir, "package.json")).catch(() => null);
+    const pkg = text === null ? null : parseJsonObject(text);
+    if (pkg?.name === npm && typeof pkg.version === "string") return pkg.version;
+  }
+  return null;
 }
 
 async function exists(deps: Deps, path: string): Promise<boolean> {
