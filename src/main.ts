@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<number> {
     readStdin,
     stdinIsTty,
     stdoutIsTty: process.stdout.isTTY === true,
+    columns: process.stdout.columns,
   });
 }
 

@@ -60,6 +60,24 @@ describe("the binary's surface", () => {
     expect(r.code).toBe(0);
   });
 
+  test("a verb's --help through a pipe: plain text, a narrow flag column, examples, NAME required", async () => {
+    const r = await sb.umbel(["spawn", "--help"]);
+    expect(r.stdout).not.toContain("\u001b");
+    expect(r.stdout).toStartWith("Usage: umbel spawn NAME [flags]\n");
+    expect(r.stdout).toMatch(/\n {2}--cwd CWD {2,}Working directory of the worker/);
+    expect(r.stdout).toMatch(/\nExamples:\n {2}umbel spawn /);
+    for (const line of r.stdout.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(r.code).toBe(0);
+  });
+
+  test("a verb's --help on a terminal is in colour, unless NO_COLOR is set", async () => {
+    // script(1) gives the binary a pseudo-terminal for stdout.
+    const onTty = (env: Record<string, string>) =>
+      Bun.spawnSync(["script", "-qec", `${UMBEL} wait --help`, "/dev/null"], { env: { ...sb.env, ...env } });
+    expect(onTty({}).stdout.toString()).toContain("\u001b[1mUsage:");
+    expect(onTty({ NO_COLOR: "1" }).stdout.toString()).not.toContain("\u001b");
+  });
+
   test("attach needs a terminal", async () => {
     expect((await sb.umbel(["spawn", "att"])).code).toBe(0);
     const r = await sb.umbel(["attach", "att"]);

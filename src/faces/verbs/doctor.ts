@@ -14,7 +14,11 @@ export const doctorVerb = defineVerb({
   text: renderDoctor,
   // A warning is advice: only a failed check (umbel cannot work) makes it a failure.
   exitCode: (r) => (r.ok ? 0 : 1),
-  cli: { usage: "", summary: "check tmux, the agent CLIs, sign-in, billing and state; print each fix" },
+  cli: {
+    usage: "",
+    summary: "check tmux, the agent CLIs, sign-in, billing and state; print each fix",
+    examples: ["umbel doctor", "umbel doctor --json"],
+  },
   mcp: { title: "Check the machine", annotations: LOOKS, text: renderDoctor },
 });
 
