@@ -126,6 +126,10 @@ afterAll(() => {
 });
 
 describe.each(SHELLS)("install.sh under %s", (shell) => {
+  test("is installed (Debian: apt-get install dash; .ci/run installs it)", () => {
+    if (!Bun.which(shell)) throw new Error(`${shell} is not installed: apt-get install ${shell}`);
+  });
+
   test("installs the verified binary atomically, warns that the dir is not on PATH, says what next", async () => {
     const r = await install(shell, { UMBEL_INSTALL_BASE: `${base}/real` });
     expect(r.stderr).toContain(`${r.dir} is not on your PATH`);

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Verb } from "../verbs/verb.ts";
+import type { AnyObject, Verb } from "../verbs/verb.ts";
 import { argsFromSchema, kebab } from "./args.ts";
 
 /**
@@ -33,7 +33,7 @@ export type PositionalInfo = {
   readonly worker: boolean;
 };
 
-const JSON_FLAG: FlagInfo = {
+export const JSON_FLAG: FlagInfo = {
   flag: "--json",
   alias: null,
   hint: null,
@@ -64,9 +64,17 @@ export function positionalsOf(verb: Verb): PositionalInfo[] {
 }
 
 export function flagsOf(verb: Verb): FlagInfo[] {
-  const positionals = verb.cli?.positionals ?? [];
-  const defs = argsFromSchema(verb.input, positionals);
-  const flags = Object.entries(verb.input.shape)
+  return [...flagsOfSchema(verb.input, verb.cli?.positionals ?? [], verb.cli?.aliases ?? {}), JSON_FLAG];
+}
+
+/** The flags of any input schema (`umbel run`'s too): every field that is not taken by position. */
+export function flagsOfSchema(
+  input: AnyObject,
+  positionals: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): FlagInfo[] {
+  const defs = argsFromSchema(input, positionals);
+  return Object.entries(input.shape)
     .filter(([key]) => !positionals.includes(key))
     .map(([key, f]): FlagInfo => {
       const field = f as z.ZodType;
@@ -76,7 +84,7 @@ export function flagsOf(verb: Verb): FlagInfo[] {
       const choices = inner.def.type === "enum" && options ? options.map(String) : [];
       return {
         flag: `--${kebab(key)}`,
-        alias: verb.cli?.aliases?.[key] ?? null,
+        alias: aliases[key] ?? null,
         hint: boolean ? null : inner.def.type === "record" ? "K=V|K" : hintOf(key),
         description: defs[kebab(key)]?.description ?? "",
         choices,
@@ -84,7 +92,6 @@ export function flagsOf(verb: Verb): FlagInfo[] {
         completes: DIRS.has(key) ? "dir" : FILES.has(key) ? "file" : "none",
       };
     });
-  return [...flags, JSON_FLAG];
 }
 
 /** The field's last word: `--cwd CWD`, `--permission-mode MODE`, `--append-system-prompt PROMPT`. */

@@ -1,7 +1,9 @@
 import { runCommand } from "citty";
+import pkg from "../../../package.json" with { type: "json" };
 import { UsageError } from "../../core/errors.ts";
 import { VERBS } from "../verbs/table.ts";
 import { type CliIo, unknownVerb, verbs } from "./commands.ts";
+import { runCompletion } from "./completion/run.ts";
 import { renderVerbHelp } from "./verb-help.ts";
 
 /** Help read through a pipe (`| less`, a file) wraps to this. */
@@ -9,6 +11,7 @@ const DEFAULT_COLUMNS = 80;
 
 /** Runs one verb through citty inside main's error boundary (never runMain: it exits by itself). */
 export async function runCli(command: string, rest: string[], io: CliIo): Promise<number> {
+  if (command === "completion") return runCompletion(rest, pkg.version, io.out);
   const cmd = verbs[command];
   if (!cmd) return unknownVerb(command);
   const verb = VERBS.find((v) => v.name === command);
