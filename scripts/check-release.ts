@@ -34,6 +34,12 @@ export function checkRelease(dir: string): ReleaseCheck {
     }
     const bytes = new Uint8Array(readFileSync(path));
     if (sha256(bytes) !== expected) problems.push(`${name}: its sha256 is not the one in SHA256SUMS`);
+    if (name === "install.sh") {
+      if (!new TextDecoder().decode(bytes.subarray(0, 10)).startsWith("#!/bin/sh"))
+        problems.push("install.sh: not a POSIX sh script");
+      checked.push(name);
+      continue;
+    }
     const archive = /^umbel-(.+)\.tar\.gz$/.exec(name);
     const target = targetByName(archive?.[1] ?? name.replace(/^umbel-/, ""));
     if (!name.startsWith("umbel-") || !target) {

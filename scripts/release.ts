@@ -1,7 +1,7 @@
 // `npm run release`: dist/release/umbel-<os>-<arch> for every release target, a .tar.gz of each
-// (one executable `umbel`), SHA256SUMS, then the format check (check-release.ts).
+// (one executable `umbel`), install.sh, SHA256SUMS, then the format check (check-release.ts).
 // Usage: bun run scripts/release.ts [--out DIR] [--targets linux-x64,darwin-arm64] [--no-archives]
-import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildDefines, readBuildCommit } from "./build-info.ts";
@@ -48,6 +48,10 @@ export function buildRelease(options: ReleaseOptions): BuiltTarget[] {
       archiveBytes,
     });
   }
+  // The installer travels with the artifacts: `curl -fsSL $BASE/install.sh | UMBEL_INSTALL_BASE=$BASE sh`.
+  copyFileSync(join(repo, "scripts", "install.sh"), join(options.out, "install.sh"));
+  chmodSync(join(options.out, "install.sh"), 0o755);
+  sums["install.sh"] = sha256(new Uint8Array(readFileSync(join(options.out, "install.sh"))));
   writeFileSync(join(options.out, "SHA256SUMS"), renderChecksums(sums));
   return built;
 }

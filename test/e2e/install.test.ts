@@ -144,6 +144,19 @@ describe.each(SHELLS)("install.sh under %s", (shell) => {
     expect(readdirSync(r.tmp)).toEqual([]);
   }, 60_000);
 
+  test("curl … | sh: the installer served beside the release", async () => {
+    const dir = mkdtempSync(join(scratch, "piped-"));
+    const line = `curl -fsSL ${base}/real/install.sh | UMBEL_INSTALL_BASE=${base}/real UMBEL_INSTALL_DIR=${dir} ${shell}`;
+    // Not spawnSync: the server answering curl runs in this process.
+    const child = Bun.spawn(["sh", "-c", line], {
+      env: { PATH: "/usr/bin:/bin", HOME: scratch },
+      stdout: "pipe",
+    });
+    expect(await new Response(child.stdout).text()).toMatch(/^installed umbel \d/);
+    expect(await child.exited).toBe(0);
+    expect(readdirSync(dir)).toEqual(["umbel"]);
+  }, 60_000);
+
   test("into UMBEL_INSTALL_DIR on PATH, over an older umbel: no PATH warning", async () => {
     const dir = mkdtempSync(join(scratch, "dir-"));
     writeFileSync(join(dir, "umbel"), "old");

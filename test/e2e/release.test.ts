@@ -21,15 +21,16 @@ describe("the release of this machine's target", () => {
   test("a binary, its .tar.gz and SHA256SUMS that sha256sum itself accepts", async () => {
     const dir = await hostRelease();
     const name = `umbel-${thisTarget().name}`;
-    expect(readdirSync(dir).sort()).toEqual(["SHA256SUMS", name, `${name}.tar.gz`]);
+    expect(readdirSync(dir).sort()).toEqual(["SHA256SUMS", "install.sh", name, `${name}.tar.gz`]);
     expect(Object.keys(parseChecksums(readFileSync(join(dir, "SHA256SUMS"), "utf8")))).toEqual([
+      "install.sh",
       name,
       `${name}.tar.gz`,
     ]);
     const tool = Bun.which("sha256sum") ? ["sha256sum", "-c"] : ["shasum", "-a", "256", "-c"];
     const verified = Bun.spawnSync([...tool, "SHA256SUMS"], { cwd: dir });
-    expect(verified.stdout.toString()).toBe(`${name}: OK\n${name}.tar.gz: OK\n`);
-    expect(checkRelease(dir)).toEqual({ checked: [name, `${name}.tar.gz`], problems: [] });
+    expect(verified.stdout.toString()).toBe(`install.sh: OK\n${name}: OK\n${name}.tar.gz: OK\n`);
+    expect(checkRelease(dir)).toEqual({ checked: ["install.sh", name, `${name}.tar.gz`], problems: [] });
   }, 120_000);
 
   test("the binary runs and says which commit it was built from; the archive holds the same bytes", async () => {
@@ -81,6 +82,6 @@ describe("every other target", () => {
     await runRelease(["--out", out, "--targets", others.join(","), "--no-archives"]);
     const { checked, problems } = checkRelease(out);
     expect(problems).toEqual([]);
-    expect(checked.sort()).toEqual(others.map((n) => `umbel-${n}`).sort());
+    expect(checked.sort()).toEqual(["install.sh", ...others.map((n) => `umbel-${n}`)].sort());
   }, 180_000);
 });
