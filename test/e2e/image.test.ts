@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseUserConfig } from "../../src/core/user-config.ts";
 import { TESTED_CLIS } from "../../src/core/tested-versions.ts";
+import { parseUserConfig } from "../../src/core/user-config.ts";
 import { hostRelease } from "../helpers/release.ts";
 import { REPO } from "../helpers/sandbox.ts";
 
@@ -65,7 +65,9 @@ describe("the image's setup", () => {
     expect(version).toMatch(/^\d+\.\d+\.\d+ \(commit [0-9a-f]{12}/);
     expect(statSync(join(r.root, "var", "lib", "umbel")).mode & 0o777).toBe(0o700);
     const config = join(r.root, "home", "umbel", ".config", "umbel", "config.toml");
-    expect(parseUserConfig(readFileSync(config, "utf8"), config)).toEqual({ claude: { env: ["CLAUDE_CODE_OAUTH_TOKEN"] } });
+    expect(parseUserConfig(readFileSync(config, "utf8"), config)).toEqual({
+      claude: { env: ["CLAUDE_CODE_OAUTH_TOKEN"] },
+    });
     // claude skips its first-run onboarding only with this (docs/providers.md); it holds no credential.
     expect(JSON.parse(readFileSync(join(r.root, "home", "umbel", ".claude.json"), "utf8"))).toEqual({
       hasCompletedOnboarding: true,
