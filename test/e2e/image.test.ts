@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TESTED_CLIS } from "../../src/core/tested-versions.ts";
 import { parseUserConfig } from "../../src/core/user-config.ts";
-import { hostRelease } from "../helpers/release.ts";
+import { hostRelease, syntheticRelease, thisTarget } from "../helpers/release.ts";
 import { REPO } from "../helpers/sandbox.ts";
 
 /**
@@ -76,7 +76,9 @@ describe("the image's setup", () => {
   });
 
   test("a CLI left out by an empty build argument is not installed", () => {
-    const r = setup({ CODEX_VERSION: "", GEMINI_CLI_VERSION: "" });
+    const small = join(scratch, "synthetic");
+    syntheticRelease(small, [thisTarget().name]);
+    const r = setup({ CODEX_VERSION: "", GEMINI_CLI_VERSION: "", UMBEL_IMAGE_RELEASE: small });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain("@openai/codex");
     expect(r.stdout).not.toContain("@google/gemini-cli");
