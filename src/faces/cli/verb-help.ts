@@ -90,7 +90,7 @@ function table(rows: readonly [string, string][], width: number, bold: (s: strin
 }
 
 /** Greedy word wrap; a word longer than the width stands on its own line. */
-export function wrap(text: string, width: number): string[] {
+function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {
