@@ -1,7 +1,7 @@
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readBuildCommit } from "../../scripts/build-info.ts";
 import { renderChecksums, sha256 } from "../../scripts/checksums.ts";
 import { hostTarget, type ReleaseTarget } from "../../scripts/release-targets.ts";
 import { tarOneFile } from "../../scripts/tar.ts";
@@ -42,20 +42,51 @@ export async function runRelease(args: readonly string[]): Promise<string> {
 let hostBuild: Promise<string> | undefined;
 
 /**
- * The release of this machine's target (binary, .tar.gz, SHA256SUMS) in a temp dir, built once per
- * test process (~4 s: the compile, then gzip of ~110 MB) and shared by the release, installer and
- * image tests; removed when the process exits.
+ * The release of this machine's target (binary, .tar.gz, install.sh, SHA256SUMS), shared by the
+ * release, installer and image tests. Built at most once per source tree (~4 s: the compile, then
+ * gzip of ~110 MB; more on a busy machine) into `$TMPDIR/umbel-release-<key>`, where the key is the
+ * commit it embeds and the sources; a later run of the same tree reuses it, and builds of other
+ * trees are removed. (bun test runs no process exit handlers, so a temp dir per run would leak.)
  */
 export function hostRelease(): Promise<string> {
   hostBuild ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), "umbel-release-"));
-    // An exit handler runs no async work: rmSync, or ~160 MB stays in the temp dir per run.
-    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const key = sha256(
+      new TextEncoder().encode(`${readBuildCommit(REPO, process.env)}\n${sourceDigest()}`),
+    ).slice(0, 16);
+    const dir = join(tmpdir(), `umbel-release-${key}`);
     const out = join(dir, "release");
-    await runRelease(["--out", out, "--targets", thisTarget().name]);
+    if (existsSync(join(out, "SHA256SUMS"))) return out;
+    for (const stale of readdirSync(tmpdir()).filter(
+      (n) => n.startsWith("umbel-release-") && !n.includes(key),
+    ))
+      rmSync(join(tmpdir(), stale), { recursive: true, force: true });
+    const partial = `${dir}.partial-${process.pid}`;
+    await runRelease(["--out", join(partial, "release"), "--targets", thisTarget().name]);
+    renameSync(partial, dir);
     return out;
   })();
   return hostBuild;
+}
+
+/** What a build is made of: every file under src/, hooks/ and scripts/, and package.json. */
+function sourceDigest(): string {
+  const files: string[] = [join(REPO, "package.json")];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.push(path);
+    }
+  };
+  for (const dir of ["src", "hooks", "scripts"]) walk(join(REPO, dir));
+  return sha256(
+    new TextEncoder().encode(
+      files
+        .sort()
+        .map((f) => `${f}\0${sha256(readFileSync(f))}`)
+        .join("\n"),
+    ),
+  );
 }
 
 /**
