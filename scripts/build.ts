@@ -1,7 +1,11 @@
 /**
  * `npm run build`: one self-contained binary, dist/umbel (bun build --compile). The hook scripts are
- * text imports, so they travel inside it.
+ * text imports, so they travel inside it; the commit is embedded for `umbel --version`.
  */
+import { resolve } from "node:path";
+import { buildDefines, readBuildCommit } from "./build-info.ts";
+
+const repo = resolve(import.meta.dir, "..");
 const result = Bun.spawnSync(
   [
     process.execPath,
@@ -12,10 +16,11 @@ const result = Bun.spawnSync(
     "--minify-syntax",
     "--minify-whitespace",
     "--sourcemap",
+    ...buildDefines(readBuildCommit(repo, process.env)),
     "src/main.ts",
     "--outfile",
     "dist/umbel",
   ],
-  { stdout: "inherit", stderr: "inherit" },
+  { cwd: repo, stdout: "inherit", stderr: "inherit" },
 );
 process.exit(result.exitCode ?? 1);

@@ -3,12 +3,13 @@
 // `npm run setup:real` runs it too (scripts/setup-real.ts).
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
+import { TESTED_CLIS } from "../src/core/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 
-/** Bump this to move the real tier to another Codex release. */
-export const REAL_CODEX_VERSION = "0.171.0";
+/** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
+export const REAL_CODEX_VERSION = TESTED_CLIS.codex.version;
 
-const PACKAGE = "@openai/codex";
+const PACKAGE = TESTED_CLIS.codex.npm;
 
 /** `<repo>/.cache/real/codex-<version>`: an npm prefix of its own, so the repo lockfile is untouched. */
 export function realCodexDir(repoRoot: string, version: string = REAL_CODEX_VERSION): string {

@@ -4,12 +4,13 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { TESTED_CLIS } from "../src/core/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 
-/** Bump this to move the real tier to another Gemini CLI release. */
-export const REAL_GEMINI_VERSION = "0.61.0";
+/** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
+export const REAL_GEMINI_VERSION = TESTED_CLIS.gemini.version;
 
-const PACKAGE = "@google/gemini-cli";
+const PACKAGE = TESTED_CLIS.gemini.npm;
 
 /** `<repo>/.cache/real/gemini-<version>`: an npm prefix of its own, so the repo lockfile is untouched. */
 export function realGeminiDir(repoRoot: string, version: string = REAL_GEMINI_VERSION): string {

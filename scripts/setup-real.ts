@@ -2,14 +2,15 @@
 // Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of the `claude` executable)
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
+import { TESTED_CLIS } from "../src/core/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
 
-/** Bump this to move the real tier to another Claude Code release. */
-export const REAL_CLAUDE_VERSION = "2.1.332";
+/** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
+export const REAL_CLAUDE_VERSION = TESTED_CLIS.claude.version;
 
-const PACKAGE = "@anthropic-ai/claude-code";
+const PACKAGE = TESTED_CLIS.claude.npm;
 
 /** `<repo>/.cache/real/claude-<version>`: an npm prefix of its own, so the repo lockfile is untouched. */
 export function realClaudeDir(repoRoot: string, version: string = REAL_CLAUDE_VERSION): string {

@@ -44,7 +44,11 @@ async function dispatch(argv: readonly string[], io: MainIo): Promise<number> {
     return 0;
   }
   if (route.face === "version") {
-    io.out(`${io.version}\n`);
+    const [{ readBuildInfo }, { renderVersion }] = await Promise.all([
+      import("./adapters/build-info.ts"),
+      import("./faces/cli/version.ts"),
+    ]);
+    io.out(renderVersion(readBuildInfo(io.version), argv.includes("--json")));
     return 0;
   }
   const { createDeps } = await import("./adapters/deps.ts");
@@ -86,5 +90,6 @@ async function dispatch(argv: readonly string[], io: MainIo): Promise<number> {
     readStdin: io.readStdin,
     stdinIsTty: io.stdinIsTty,
     stdoutIsTty: io.stdoutIsTty,
+    columns: io.columns,
   });
 }

@@ -213,6 +213,22 @@ export function createTmux(options: TmuxOptions): TmuxPort {
   };
 }
 
+/**
+ * `tmux -V` (doctor): no socket, since it asks no server; null when tmux is missing or does not
+ * answer within the bound.
+ */
+export async function readTmuxVersion(
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  timeoutMs = 10_000,
+): Promise<string | null> {
+  try {
+    const r = await runProcess(["tmux", "-V"], { env: clientEnv(hostEnv), timeoutMs });
+    return r.exitCode === 0 ? r.stdout.trim() : null;
+  } catch {
+    return null; // not installed: Bun.spawn throws ENOENT
+  }
+}
+
 /** `=name` matches the session name exactly (no prefix matching: "w1" must not hit "w10"). */
 function exact(name: string): string {
   return `=${name}`;

@@ -179,6 +179,31 @@ export type RunsPort = {
   open(runId: string): Promise<{ store: RunStore; state: RunState; text: string }>;
 };
 
+export type PathStat = { readonly mode: number; readonly uid: number; readonly isDirectory: boolean };
+
+export type ProbeResult = {
+  readonly exitCode: number | null;
+  readonly output: string;
+  readonly timedOut: boolean;
+};
+
+/** What `doctor` inspects about the machine; nothing here starts a worker or changes anything. */
+export type HostPort = {
+  /** process.platform: linux, darwin. */
+  readonly platform: string;
+  /** The version tmux reports (its -V flag), or null when tmux cannot be run. */
+  tmuxVersion(): Promise<string | null>;
+  /**
+   * Runs a program once (a CLI's `--version`) with PATH, a throwaway HOME and stdin closed, bounded
+   * in time: its status and output (stdout then stderr), or null when it cannot be started.
+   */
+  probe(argv: readonly string[], timeoutMs: number): Promise<ProbeResult | null>;
+  /** lstat's mode (permission bits), owner and kind, or null when the path does not exist. */
+  stat(path: string): Promise<PathStat | null>;
+  /** Bytes an unprivileged user may still write on the filesystem holding `path` (or its nearest parent). */
+  freeBytes(path: string): Promise<number | null>;
+};
+
 /** Everything an operation touches, passed in so tests can swap any piece. */
 export type Deps = {
   readonly store: StorePort;
@@ -188,6 +213,7 @@ export type Deps = {
   readonly home: HomePort;
   readonly runs: RunsPort;
   readonly system: SystemPort;
+  readonly host: HostPort;
   readonly clock: Clock;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;

@@ -34,6 +34,8 @@ export type ReadyConfig = {
   readonly timeoutMs: number;
   /** A folder umbel will not trust on the user's behalf (/ or the home directory), when one is asked. */
   readonly untrusted: string | null;
+  /** What a sign-in refusal tells the user to do (core/sign-in.ts); default: log in by hand. */
+  readonly signInAdvice?: string;
 };
 
 export type ReadyCommand =
@@ -160,14 +162,18 @@ function onScreen(s: Starting, now: number): ReadyStep {
         );
       return onDialog(s, now, state.dialog, state.keys);
     }
-    case "sign-in":
+    case "sign-in": {
+      const advice = s.config.signInAdvice ?? `run ${provider.defaultBin} once by hand to log in`;
+      const token = provider.signInToken?.env;
       return fail(
         s,
-        new InputRequiredError(`${provider.displayName} is not signed in; run it once by hand to log in`, {
+        new InputRequiredError(`${provider.displayName} is not signed in: ${advice}`, {
           name,
           screen: state.text,
+          ...(token ? { env: token, flag: `--env ${token}` } : {}),
         }),
       );
+    }
     case "exited":
       return fail(
         s,

@@ -18,7 +18,7 @@ export type WorkerName = z.infer<typeof WorkerName>;
 export const ProviderId = z.enum(["claude", "codex", "gemini"]).describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
 
-const EnvName = z
+export const EnvName = z
   .string()
   .regex(
     /^[A-Za-z_][A-Za-z0-9_]*$/,

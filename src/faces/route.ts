@@ -32,9 +32,13 @@ const VERB_NAMES = [
   "logs",
   "keys",
   "attach",
+  "doctor",
 ] as const;
 
-export const COMMANDS: readonly string[] = [...VERB_NAMES, "run", "mcp", "help", "version"];
+/** Commands the CLI face answers that are not verbs of the table (generated from it). */
+const CLI_ONLY = ["completion"] as const;
+
+export const COMMANDS: readonly string[] = [...VERB_NAMES, ...CLI_ONLY, "run", "mcp", "help", "version"];
 
 const HELP = new Set(["help", "--help", "-h"]);
 const VERSION = new Set(["version", "--version", "-v"]);
@@ -46,7 +50,8 @@ export function routeArgv(argv: readonly string[]): Route {
   if (VERSION.has(first)) return { face: "version" };
   if (first === "run") return { face: "run", rest };
   if (first === "mcp") return { face: "mcp", rest };
-  if ((VERB_NAMES as readonly string[]).includes(first)) return { face: "verb", verb: first, rest };
+  if ((VERB_NAMES as readonly string[]).includes(first) || (CLI_ONLY as readonly string[]).includes(first))
+    return { face: "verb", verb: first, rest };
   const options = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));
   if (options.includes("-p") || options.includes("--print")) return { face: "print" };
   if (first.startsWith("-") && first !== "-")

@@ -13,10 +13,11 @@ export async function waitReady(
   deps: Deps,
   provider: Provider,
   name: string,
-  options: { timeoutMs: number; untrusted: string | null },
+  options: { timeoutMs: number; untrusted: string | null; signInAdvice: string },
 ): Promise<string[]> {
-  const { timeoutMs, untrusted } = options;
-  let state = startReady({ provider, name, deadline: deps.clock.now() + timeoutMs, timeoutMs, untrusted });
+  const { timeoutMs, untrusted, signInAdvice } = options;
+  const deadline = deps.clock.now() + timeoutMs;
+  let state = startReady({ provider, name, deadline, timeoutMs, untrusted, signInAdvice });
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
     let seen = observe(deps, { kind: "tick" });

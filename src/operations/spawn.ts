@@ -10,9 +10,12 @@ import type { Provider } from "../core/providers/types.ts";
 import { quoteArg } from "../core/quote.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
+import { signInAdvice } from "../core/sign-in.ts";
+import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
+import { loadUserConfig } from "./user-config.ts";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
@@ -23,11 +26,12 @@ const PANE = { width: 160, height: 50 } as const;
  */
 export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnResult> {
   const started = deps.clock.now();
-  const { meta, provider, untrusted, unwind } = await launchWorker(deps, input);
+  const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input);
   try {
     const dialogsAnswered = await waitReady(deps, provider, input.name, {
       timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
       untrusted,
+      signInAdvice: advice,
     });
     const { spawner: _spawned, ...ready } = meta;
     await deps.store.writeMeta({
@@ -56,6 +60,8 @@ export type LaunchedWorker = {
   readonly provider: Provider;
   /** / or the home directory, when the CLI may ask to trust it (umbel never answers that itself). */
   readonly untrusted: string | null;
+  /** What a sign-in refusal tells the user to do (core/sign-in.ts). */
+  readonly signInAdvice: string;
   /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
   unwind(): Promise<void>;
 };
@@ -84,12 +90,15 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
     mcpServers,
   });
   if (refused) throw new UsageError(refused, { provider: provider.id });
+  // The user config's names for this provider (a container's CLAUDE_CODE_OAUTH_TOKEN), under --env.
+  const userConfig = await loadUserConfig(deps);
+  const explicitEnv = withConfiguredEnv(userConfig.config, provider.id, deps.env, input.env);
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
   const probeEnv = buildWorkerEnv({
     host: deps.env,
     provider,
     providerEnv: {},
-    explicit: input.env,
+    explicit: explicitEnv,
     umbel: {},
   });
 
@@ -158,7 +167,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       sessionId,
       socket: deps.tmux.socket,
       createdAt: new Date(deps.clock.now()).toISOString(),
-      envNames: Object.keys(input.env ?? {}),
+      envNames: Object.keys(explicitEnv ?? {}),
       state: "starting",
       // Where a process's start cannot be read, no spawner is recorded (never a false "gone").
       ...(spawnerStart === null ? {} : { spawner: { pid: deps.pid, start: spawnerStart } }),
@@ -173,7 +182,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       host: deps.env,
       provider,
       providerEnv: plan.env,
-      explicit: input.env,
+      explicit: explicitEnv,
       umbel: { UMBEL_HOME: root, UMBEL_SESSION: input.name },
     });
     await deps.tmux.newSession({
@@ -184,7 +193,18 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       bufferName,
       bufferContent: renderEnvScript(env),
     });
-    return { meta, provider, untrusted: await untrustedFolder(deps, [cwd, ...(addDirs ?? [])]), unwind };
+    return {
+      meta,
+      provider,
+      untrusted: await untrustedFolder(deps, [cwd, ...(addDirs ?? [])]),
+      signInAdvice: signInAdvice({
+        provider,
+        hostEnv: deps.env,
+        passed: Object.keys(explicitEnv ?? {}),
+        configFile: userConfig.file ?? userConfig.home,
+      }),
+      unwind,
+    };
   } catch (error) {
     await unwind();
     throw error;

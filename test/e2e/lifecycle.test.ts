@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
@@ -295,6 +295,39 @@ describe("spawn failures leave nothing behind", () => {
     expect(r.code).toBe(126);
     expect(existsSync(join(sb.root, "sessions", "signin"))).toBe(false);
     expect((await sb.umbel(["ls"])).stdout).not.toContain("signin");
+  });
+
+  test("a long-lived token: the refusal names it and the flag; --env or config.toml passes it, never its value to a file", async () => {
+    const token = "sk-ant-oat01-e2e-never-in-a-file";
+    const env = { CLAUDE_CODE_OAUTH_TOKEN: token, FAKE_CLAUDE_SIGNIN: "1" };
+    const refused = await sb.umbel(["spawn", "tok", "--env", "FAKE_CLAUDE_SIGNIN"], { env });
+    expect(refused.stderr).toContain(
+      "not signed in: CLAUDE_CODE_OAUTH_TOKEN is set, but a worker never inherits a secret: pass it with --env CLAUDE_CODE_OAUTH_TOKEN",
+    );
+    expect(refused.code).toBe(126);
+    const flagged = await sb.umbel(
+      ["spawn", "tok", "--env", "FAKE_CLAUDE_SIGNIN", "--env", "CLAUDE_CODE_OAUTH_TOKEN"],
+      {
+        env,
+      },
+    );
+    expect(flagged.stderr).toBe("");
+    expect(flagged.code).toBe(0);
+    const config = join(sb.root, "config.toml");
+    writeFileSync(config, '[claude]\nenv = ["CLAUDE_CODE_OAUTH_TOKEN", "FAKE_CLAUDE_SIGNIN"]\n');
+    try {
+      const configured = await sb.umbel(["spawn", "tok2"], { env });
+      expect(configured.stderr).toBe("");
+      expect(configured.code).toBe(0);
+    } finally {
+      rmSync(config);
+    }
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)],
+      );
+    expect(files(sb.root).filter((f) => readFileSync(f, "utf8").includes(token))).toEqual([]);
+    for (const name of ["tok", "tok2"]) expect((await sb.umbel(["kill", name, "--purge"])).code).toBe(0);
   });
 
   test("an untrusted folder's trust dialog is answered (its default is 'No, exit')", async () => {

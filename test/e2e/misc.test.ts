@@ -16,7 +16,13 @@ afterAll(async () => {
 
 describe("the binary's surface", () => {
   test("--version and --help", async () => {
-    expect((await sb.umbel(["--version"])).stdout).toBe(`${pkg.version}\n`);
+    // The version first (scripts take the first word), then what a bug report needs.
+    const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    expect((await sb.umbel(["--version"])).stdout).toMatch(
+      new RegExp(
+        `^${literal(pkg.version)} \\(commit [0-9a-f]{12}(-dirty)?, bun ${literal(Bun.version)}, ${process.platform}-${process.arch}\\)\\n$`,
+      ),
+    );
     const help = await sb.umbel(["--help"]);
     for (const verb of [
       "spawn",
@@ -42,11 +48,40 @@ describe("the binary's surface", () => {
     expect(bare.code).toBe(2);
   });
 
+  test("--version --json: the version, the commit it was built from, and the Bun inside", async () => {
+    const r = await sb.umbel(["--version", "--json"]);
+    const head = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: import.meta.dir })
+      .stdout.toString()
+      .trim();
+    const info = JSON.parse(r.stdout) as Record<string, string>;
+    expect(info).toMatchObject({ version: pkg.version, bun: Bun.version, platform: process.platform });
+    expect(info.commit?.replace(/-dirty$/, "")).toBe(head);
+    expect(r.code).toBe(0);
+  });
+
   test("each verb's --help comes from the schema's descriptions", async () => {
     const r = await sb.umbel(["spawn", "--help"]);
     expect(r.stdout).toContain("--permission-mode");
     expect(r.stdout).toContain("Working directory of the worker");
     expect(r.code).toBe(0);
+  });
+
+  test("a verb's --help through a pipe: plain text, a narrow flag column, examples, NAME required", async () => {
+    const r = await sb.umbel(["spawn", "--help"]);
+    expect(r.stdout).not.toContain("\u001b");
+    expect(r.stdout).toStartWith("Usage: umbel spawn NAME [flags]\n");
+    expect(r.stdout).toMatch(/\n {2}--cwd CWD {2,}Working directory of the worker/);
+    expect(r.stdout).toMatch(/\nExamples:\n {2}umbel spawn /);
+    for (const line of r.stdout.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
+    expect(r.code).toBe(0);
+  });
+
+  test("a verb's --help on a terminal is in colour, unless NO_COLOR is set", async () => {
+    // script(1) gives the binary a pseudo-terminal for stdout.
+    const onTty = (env: Record<string, string>) =>
+      Bun.spawnSync(["script", "-qec", `${UMBEL} wait --help`, "/dev/null"], { env: { ...sb.env, ...env } });
+    expect(onTty({}).stdout.toString()).toContain("\u001b[1mUsage:");
+    expect(onTty({ NO_COLOR: "1" }).stdout.toString()).not.toContain("\u001b");
   });
 
   test("attach needs a terminal", async () => {

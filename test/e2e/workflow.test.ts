@@ -132,6 +132,34 @@ describe("umbel run without workers", () => {
 });
 
 describe("umbel run with a worker", () => {
+  test("a new user's first run: the answer is on the screen, and no worker is left in ls", async () => {
+    writeFileSync(
+      join(sb.work, "hello.yaml"),
+      `workers: { w: {} }
+steps:
+  - { id: pick, run: w, prompt: "fake:reply otter", outputs: { animal: answer } }
+  - id: poem
+    run: w
+    needs: [pick]
+    prompt: "fake:reply A poem about the {{ steps.pick.outputs.animal }}"
+    outputs: { poem: answer }
+`,
+    );
+    const r = await sb.umbel(["run", "hello.yaml"]);
+    expect(r.stdout).toMatch(
+      /^run \S+ done: 2\/2 steps done in .*\nstate: .*\n\npoem\.poem:\nA poem about the otter\n$/,
+    );
+    expect(r.code).toBe(0);
+    expect((await sb.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+
+    const kept = await sb.umbel(["run", "hello.yaml", "--keep", "--json"]);
+    expect(JSON.parse(kept.stdout.trim().split("\n").at(-1) ?? "")).toMatchObject({ status: "done" });
+    expect(kept.code).toBe(0);
+    const workers = JSON.parse((await sb.umbel(["ls", "--json"])).stdout) as { state: string }[];
+    expect(workers.map((w) => w.state)).toEqual(["killed"]);
+    expect((await sb.umbel(["prune"])).code).toBe(0);
+  }, 60_000);
+
   test("--json lines; SIGINT stops cleanly (exit 130, workers killed); --resume finishes the rest", async () => {
     writeFileSync(
       join(sb.work, "hang.yaml"),

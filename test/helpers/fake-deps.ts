@@ -175,6 +175,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
       processStart: async (pid) => processes.get(pid) ?? null,
     },
+    host: {
+      platform: "linux",
+      tmuxVersion: async () => "tmux 3.3a",
+      probe: async () => null,
+      stat: async () => null,
+      freeBytes: async () => null,
+    },
     clock,
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
     cwd: "/work",

@@ -44,6 +44,7 @@ const HINTS: [string, Record<string, boolean>][] = [
   ["umbel_capture", { readOnlyHint: true }],
   ["umbel_logs", { readOnlyHint: true }],
   ["umbel_keys", { readOnlyHint: false, destructiveHint: true }],
+  ["umbel_doctor", { readOnlyHint: true }],
   ["umbel_help", { readOnlyHint: true }],
   ["umbel_run", { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
 ];

@@ -92,7 +92,7 @@ steps:
     outputs: { text: answer }
 `,
     );
-    const { result, steps } = await run({ file });
+    const { result, steps } = await run({ file, keep: true });
     const remembered = `HISTORY n=1 last=${sha12("fake:reply alpha")}`;
     expect(result.outputs).toEqual({
       first: { text: "alpha", notes: "NOTES-1" },
@@ -156,7 +156,7 @@ steps:
     await expectAllKilled(readState(first.result));
 
     const resumed = await run(
-      { resume: first.result.runId, maxParallel: 1 },
+      { resume: first.result.runId, maxParallel: 1, keep: true },
       { MODE: "fake:reply mended", SLOW: "fake:reply slow" },
     );
     expect(resumed.result).toMatchObject({ status: "done", exitCode: 0, attempt: 2 });
@@ -181,6 +181,33 @@ steps:
     expect(most).toBe(1);
     await expectAllKilled(state);
   }, 60_000);
+
+  test("a successful run purges the workers it made; a failed one keeps them; keep keeps them", async () => {
+    const file = write(
+      "purge.yaml",
+      `workers: { a: {}, b: {} }\nsteps:\n  - { id: x, run: a, prompt: "fake:reply x" }\n  - { id: y, run: b, prompt: "{{ env.MODE }}" }\n`,
+    );
+    const before = await sb.deps().store.listNames();
+    const done = await run({ file }, { MODE: "fake:reply y" });
+    expect(done.result).toMatchObject({ status: "done", exitCode: 0 });
+    const made = readState(done.result).sessions;
+    expect(made).toHaveLength(2);
+    expect(done.result.purged?.sort()).toEqual([...made].sort());
+    expect(await sb.deps().store.listNames()).toEqual(before);
+
+    const failed = await run({ file }, { MODE: "fake:error" });
+    expect(failed.result).toMatchObject({ status: "failed" });
+    expect(failed.result.purged).toBeUndefined();
+    await expectAllKilled(readState(failed.result));
+    // Resumed to success: every worker of the run goes, the failed attempt's evidence too.
+    const resumed = await run({ resume: failed.result.runId }, { MODE: "fake:reply mended" });
+    expect(resumed.result).toMatchObject({ status: "done", exitCode: 0 });
+    expect(await sb.deps().store.listNames()).toEqual(before);
+
+    const kept = await run({ file, keep: true }, { MODE: "fake:reply y" });
+    expect(kept.result.purged).toBeUndefined();
+    await expectAllKilled(readState(kept.result));
+  }, 90_000);
 
   test("a declared file output that was not written fails the step", async () => {
     const file = write(

@@ -23,6 +23,7 @@ describe("MCP tools", () => {
       "umbel_capture",
       "umbel_logs",
       "umbel_keys",
+      "umbel_doctor",
       "umbel_help",
       "umbel_run",
     ]);
@@ -48,6 +49,7 @@ describe("MCP tools", () => {
     expect(readOnly.sort()).toEqual(
       [
         "umbel_capture",
+        "umbel_doctor",
         "umbel_help",
         "umbel_logs",
         "umbel_ls",

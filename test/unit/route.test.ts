@@ -54,6 +54,6 @@ describe("routeArgv", () => {
 
   test("the command list is the verb table's plus the faces that are not verbs", () => {
     const verbs = VERBS.filter((v) => v.cli).map((v) => v.name);
-    expect([...COMMANDS].sort()).toEqual([...verbs, "run", "mcp", "help", "version"].sort());
+    expect([...COMMANDS].sort()).toEqual([...verbs, "completion", "run", "mcp", "help", "version"].sort());
   });
 });

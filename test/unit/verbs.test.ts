@@ -48,6 +48,7 @@ describe("the verb table", () => {
       "logs",
       "keys",
       "attach",
+      "doctor",
     ]);
   });
 

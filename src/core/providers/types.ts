@@ -77,6 +77,14 @@ export type ProviderCommon = {
   readonly envNames: readonly string[];
   /** Variables that must never reach a worker implicitly (they may still be passed with --env). */
   readonly explicitOnlyEnv: readonly string[];
+  /**
+   * A variable that signs the CLI in by itself (a long-lived token: how servers and containers sign
+   * in) and the command that makes one. A secret, so never inherited: spawn's sign-in refusal and
+   * `doctor` name it and the way to pass it.
+   */
+  readonly signInToken?: { readonly env: string; readonly makeWith: string };
+  /** Where a stored sign-in shows without starting the TUI (`umbel doctor`); none: doctor cannot tell. */
+  signInClues?(env: Readonly<Record<string, string | undefined>>): SignInClues;
   /** Hook events to register; the engine builds one command per event. */
   readonly hookEvents: readonly string[];
   /** How its hook payloads name the event, the session and the transcript. */
@@ -145,6 +153,18 @@ export type PlainProvider = ProviderCommon & {
 export type HomedProvider = ProviderCommon & {
   readonly home: ProviderHome;
   planLaunch(input: LaunchInput, home: LaidOutHome): LaunchPlan;
+};
+
+/** Signs of a sign-in that can be read without starting the CLI; file contents are never read. */
+export type SignInClues = {
+  /** Any of these existing means a stored login. */
+  readonly files: readonly string[];
+  /** A JSON file whose top-level `key` names the signed-in account (not a secret). */
+  readonly account?: { readonly file: string; readonly key: string };
+  /** Variables that sign the CLI in by themselves and that its workers inherit. */
+  readonly env: readonly string[];
+  /** On macOS the login may live in the Keychain, which umbel does not read. */
+  readonly keychainOnMac?: boolean;
 };
 
 /** The contract every provider fulfils; `provider.home` tells the two kinds apart. */

@@ -113,6 +113,12 @@ export const RunWorkflowInput = z
       .positive()
       .optional()
       .describe("Run at most this many steps at once (default: as many as `needs` and the workers allow)"),
+    keep: z
+      .boolean()
+      .optional()
+      .describe(
+        "Keep the run's workers as tombstones when it succeeds (default: removed; a failed run always keeps them for --resume and evidence)",
+      ),
   })
   .strict()
   .refine((v) => (v.file === undefined) !== (v.resume === undefined), {
@@ -135,6 +141,18 @@ export const RunWorkflowOutput = z.looseObject({
     .record(z.string(), z.record(z.string(), z.string()))
     .optional()
     .describe("Outputs of the finished steps: step id → name → text"),
+  final: z
+    .array(z.record(z.string(), z.string()))
+    .optional()
+    .describe(
+      "A finished run's final outputs (steps no other step needs): {step, output, kind: answer|file, path}",
+    ),
+  purged: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "The worker sessions a successful run removed (absent with keep, or when the run did not finish)",
+    ),
   failure: z
     .record(z.string(), z.unknown())
     .optional()

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { FinalOutput } from "./final.ts";
 import { RunId } from "./schema.ts";
 
 /**
@@ -82,6 +83,10 @@ export type RunSummary = {
   attempt: number;
   steps: Record<string, StepStatus>;
   outputs: Record<string, Record<string, string>>;
+  /** A finished run: the final steps' outputs, in file order (what the text view prints). */
+  final?: FinalOutput[];
+  /** A finished run without `keep`: the worker sessions it removed (a failed run keeps them). */
+  purged?: string[];
   failure?: StepFailure;
 };
 

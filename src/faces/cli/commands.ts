@@ -13,6 +13,8 @@ export type CliIo = {
   readonly readStdin: () => Promise<string>;
   readonly stdinIsTty: boolean;
   readonly stdoutIsTty: boolean;
+  /** The terminal's width, when stdout is one (help wraps to it). */
+  readonly columns?: number | undefined;
 };
 
 const JSON_FLAG: ArgsDef = { json: { type: "boolean", description: "Print the result as JSON" } };

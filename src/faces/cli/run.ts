@@ -1,13 +1,25 @@
-import { renderUsage, runCommand } from "citty";
+import { runCommand } from "citty";
+import pkg from "../../../package.json" with { type: "json" };
 import { UsageError } from "../../core/errors.ts";
+import { VERBS } from "../verbs/table.ts";
 import { type CliIo, unknownVerb, verbs } from "./commands.ts";
+import { runCompletion } from "./completion/run.ts";
+import { renderVerbHelp } from "./verb-help.ts";
+
+/** Help read through a pipe (`| less`, a file) wraps to this. */
+const DEFAULT_COLUMNS = 80;
 
 /** Runs one verb through citty inside main's error boundary (never runMain: it exits by itself). */
 export async function runCli(command: string, rest: string[], io: CliIo): Promise<number> {
+  if (command === "completion") return runCompletion(rest, pkg.version, io.out);
   const cmd = verbs[command];
   if (!cmd) return unknownVerb(command);
-  if (rest.includes("--help") || rest.includes("-h")) {
-    io.out(`${await renderUsage(cmd)}\n`);
+  const verb = VERBS.find((v) => v.name === command);
+  if (verb && (rest.includes("--help") || rest.includes("-h"))) {
+    // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
+    const colour = io.stdoutIsTty && !io.deps.env.NO_COLOR;
+    const width = io.stdoutIsTty && io.columns ? io.columns : DEFAULT_COLUMNS;
+    io.out(renderVerbHelp(verb, { width, colour }));
     return 0;
   }
   try {

@@ -35,6 +35,7 @@ export const statusVerb = defineVerb({
     summary: "idle, busy, needs-input, starting, dead or killed; no NAME: every worker",
     positionals: ["name"],
     json: (r) => ("workers" in r ? r.workers : r),
+    examples: ["umbel status reviewer", "umbel status --json"],
   },
   mcp: {
     title: "Show a worker, or every worker",
@@ -50,7 +51,12 @@ export const lsVerb = defineVerb({
   output: FleetStatus,
   run: (_input, { deps }) => fleet(deps),
   text: (r) => renderTable(r.workers),
-  cli: { usage: "", summary: "list workers", json: (r) => r.workers },
+  cli: {
+    usage: "",
+    summary: "list workers",
+    json: (r) => r.workers,
+    examples: ["umbel ls", "umbel ls --json"],
+  },
   mcp: { title: "List workers", annotations: LOOKS, text: renderFleet },
 });
 
@@ -61,7 +67,12 @@ export const captureVerb = defineVerb({
   output: CaptureResult,
   run: (input, { deps }) => captureScreen(deps, input),
   text: (r) => (r.screen.endsWith("\n") ? r.screen : `${r.screen}\n`),
-  cli: { usage: "NAME", summary: "print the worker's screen", positionals: ["name"] },
+  cli: {
+    usage: "NAME",
+    summary: "print the worker's screen",
+    positionals: ["name"],
+    examples: ["umbel capture reviewer", "umbel capture reviewer --lines 200"],
+  },
   mcp: { title: "Show a worker's screen", annotations: LOOKS, text: renderCapture },
 });
 
@@ -84,6 +95,7 @@ export const logsVerb = defineVerb({
     summary: "print the worker's hook events (-f to follow)",
     positionals: ["name"],
     aliases: { follow: "f" },
+    examples: ["umbel logs reviewer -f"],
     // Printed as they come, so `logs -f` streams.
     stream: { text: renderEvent, json: logEntry },
   },
@@ -111,6 +123,7 @@ export const keysVerb = defineVerb({
     usage: "NAME K..",
     summary: "press keys (answer a permission prompt: 1 approves, Escape denies)",
     positionals: ["name", "keys"],
+    examples: ["umbel keys reviewer 1", "umbel keys reviewer Escape"],
   },
   mcp: {
     title: "Press keys in a worker",
@@ -133,6 +146,7 @@ export const attachVerb = defineVerb({
     usage: "NAME",
     summary: "attach your terminal to the worker",
     positionals: ["name"],
+    examples: ["umbel attach reviewer"],
     json: () => undefined,
   },
   mcp: false,

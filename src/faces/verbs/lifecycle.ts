@@ -27,7 +27,15 @@ export const spawnVerb = defineVerb({
   output: SpawnResult,
   run: (input, { deps }) => spawnWorker(deps, input),
   text: (r) => `${r.name}\n`,
-  cli: { usage: "NAME", summary: "start a worker and return when its TUI is ready", positionals: ["name"] },
+  cli: {
+    usage: "NAME",
+    summary: "start a worker and return when its TUI is ready",
+    positionals: ["name"],
+    examples: [
+      "umbel spawn reviewer --cwd ./repo --model sonnet",
+      "umbel spawn fixer --provider codex --unattended --env GITHUB_TOKEN",
+    ],
+  },
   mcp: {
     title: "Start a worker",
     // A new worker is additive (nothing existing changes); it runs an agent that talks to its API.
@@ -48,6 +56,7 @@ export const sendVerb = defineVerb({
     summary: "send a prompt (or stdin), prove delivery, print the baseline",
     positionals: ["name", "prompt"],
     stdin: "prompt",
+    examples: ['umbel send reviewer "review the diff in HEAD~1"', "umbel send reviewer - < prompt.md"],
   },
   mcp: {
     title: "Send a prompt",
@@ -70,6 +79,10 @@ export const waitVerb = defineVerb({
     usage: "NAME",
     summary: "wait for the turn to end; the exit code is the outcome",
     positionals: ["name"],
+    examples: [
+      'umbel wait reviewer --after "$b"; echo "outcome: $?"',
+      "umbel wait reviewer --timeout 10m --idle-timeout 2m",
+    ],
   },
   mcp: {
     title: "Wait for the turn to end",
@@ -87,7 +100,12 @@ export const readVerb = defineVerb({
   output: ReadResult,
   run: (input, { deps }) => readAnswer(deps, input),
   text: (r) => (r.text.endsWith("\n") || r.text === "" ? r.text : `${r.text}\n`),
-  cli: { usage: "NAME", summary: "print the final assistant text of the last turn", positionals: ["name"] },
+  cli: {
+    usage: "NAME",
+    summary: "print the final assistant text of the last turn",
+    positionals: ["name"],
+    examples: ['umbel read reviewer --after "$b" > review.md'],
+  },
   mcp: {
     title: "Read the answer",
     annotations: LOOKS,
@@ -113,6 +131,7 @@ export const killVerb = defineVerb({
     usage: "NAME",
     summary: "stop a worker (tombstone kept; --purge removes it)",
     positionals: ["name"],
+    examples: ["umbel kill reviewer", "umbel kill reviewer --purge"],
   },
   mcp: {
     title: "Stop a worker",
@@ -128,7 +147,7 @@ export const pruneVerb = defineVerb({
   output: PruneResult,
   run: (_input, { deps }) => pruneWorkers(deps),
   text: (r) => r.removed.map((n) => `removed ${n}\n`).join(""),
-  cli: { usage: "", summary: "remove dead and killed workers" },
+  cli: { usage: "", summary: "remove dead and killed workers", examples: ["umbel prune"] },
   mcp: {
     title: "Remove dead workers",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -1,3 +1,4 @@
+import { doctorVerb } from "./doctor.ts";
 import { attachVerb, captureVerb, keysVerb, logsVerb, lsVerb, statusVerb } from "./inspect.ts";
 import { killVerb, pruneVerb, readVerb, sendVerb, spawnVerb, waitVerb } from "./lifecycle.ts";
 import type { Verb } from "./verb.ts";
@@ -19,4 +20,5 @@ export const VERBS: readonly Verb[] = [
   logsVerb,
   keysVerb,
   attachVerb,
+  doctorVerb,
 ];

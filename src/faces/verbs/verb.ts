@@ -28,6 +28,8 @@ type CliSpec<R, P> = {
   readonly positionals?: readonly string[];
   /** This field is read from stdin when it is absent or `-` and stdin is not a terminal. */
   readonly stdin?: string;
+  /** One or two command lines for `--help` (each starts `umbel <verb>`). */
+  readonly examples: readonly string[];
   /** Short flags: field → letter (`{follow: "f"}` makes `-f` mean `--follow`). */
   readonly aliases?: Readonly<Record<string, string>>;
   /** What `--json` prints (default: the result); undefined prints nothing. */

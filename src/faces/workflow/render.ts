@@ -71,7 +71,19 @@ export function renderSummary(summary: RunSummary): string {
   const lines = [summary.exitCode === 0 ? head : `${head} (exit ${summary.exitCode})`];
   if (summary.status !== "done") lines.push(`resume with: umbel run --resume ${summary.runId}`);
   lines.push(`state: ${summary.stateDir}`);
-  return `${lines.join("\n")}\n`;
+  return `${lines.join("\n")}\n${renderFinalOutputs(summary)}`;
+}
+
+/** What the run was for, after its summary: each final answer in full, each file by its path. */
+function renderFinalOutputs(summary: RunSummary): string {
+  return (summary.final ?? [])
+    .map((f) => {
+      const name = `${f.step}.${f.output}`;
+      if (f.kind === "file") return `\n${name}: ${f.path}\n`;
+      const text = summary.outputs[f.step]?.[f.output] ?? "";
+      return `\n${name}:\n${text}${text.endsWith("\n") || text === "" ? "" : "\n"}`;
+    })
+    .join("");
 }
 
 /** For stderr: the step, its worker, the outcome and the evidence a person needs to act on it. */

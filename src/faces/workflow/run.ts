@@ -18,12 +18,14 @@ export type WorkflowIo = {
 };
 
 const HELP = `Usage:
-  umbel run FILE [--max-parallel N] [--json]   run a workflow (docs/workflows.md)
-  umbel run --resume RUN_ID [--max-parallel N]  re-run only the steps that did not finish
-  umbel run FILE --dry-run [--json]             validate and print the plan; spawns nothing
-  umbel run --schema                            print the file's JSON Schema (for editors)
+  umbel run FILE [--max-parallel N] [--keep] [--json]  run a workflow (docs/workflows.md)
+  umbel run --resume RUN_ID [--max-parallel N]         re-run only the steps that did not finish
+  umbel run FILE --dry-run [--json]                    validate and print the plan; spawns nothing
+  umbel run --schema                                   print the file's JSON Schema (for editors)
 
   --json   one JSON line per step transition, then a summary line (the plan, with --dry-run)
+  --keep   keep the workers as tombstones after a successful run (a failed run always keeps them)
+Without --json, a successful run ends by printing its final steps' outputs (answers, file paths).
 Exit: 0 all steps done · 2 invalid file · the failing step's outcome code (122-126, 1 …) · 130 interrupted
 `;
 
@@ -33,6 +35,7 @@ const ARGS = {
   dryRun: { type: "boolean", description: "Print the plan; spawn nothing" },
   maxParallel: { type: "string", description: "Run at most N steps at once" },
   schema: { type: "boolean", description: "Print the JSON Schema of the file" },
+  keep: { type: "boolean", description: "Keep the workers after a successful run" },
   json: { type: "boolean", description: "JSON lines on stdout" },
 } satisfies ArgsDef;
 
@@ -58,6 +61,7 @@ export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): 
     resume: args.resume,
     dryRun: args["dry-run"] ?? args.dryRun,
     maxParallel: args["max-parallel"] ?? args.maxParallel,
+    keep: args.keep,
   });
   const json = args.json === true;
   const view = json

@@ -105,6 +105,7 @@ export async function runWorkflow(
       store,
       runHex: state.runId.slice(-6),
       maxParallel: input.maxParallel ?? Number.POSITIVE_INFINITY,
+      keep: input.keep === true,
       onEvent,
     });
   } finally {

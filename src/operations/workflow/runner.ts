@@ -1,5 +1,6 @@
 import { EXIT } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
+import { finalOutputs } from "../../core/workflow/final.ts";
 import type {
   RunState,
   RunSummary,
@@ -10,7 +11,7 @@ import type {
 import { parseTemplate, renderTemplate } from "../../core/workflow/template.ts";
 import type { LoadedWorkflow } from "../../core/workflow/validate.ts";
 import { executeStep } from "./step.ts";
-import { createWorkerPool } from "./workers.ts";
+import { createWorkerPool, purgeQuietly } from "./workers.ts";
 
 export type RunArgs = {
   deps: Deps;
@@ -19,6 +20,8 @@ export type RunArgs = {
   store: RunStore;
   runHex: string;
   maxParallel: number;
+  /** Keep the workers' tombstones after a successful run (a failed run always keeps them). */
+  keep: boolean;
   onEvent: (event: WorkflowEvent) => void;
 };
 
@@ -131,6 +134,10 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
   const runStatus = state.failure ? "failed" : interrupted ? "interrupted" : "done";
   state.status = runStatus;
   await save();
+  // A finished run's workers would stay in `umbel ls` for ever; a failed or interrupted run's are
+  // its evidence and what --resume replaces, so they stay (as they do with keep).
+  const purged = runStatus === "done" && !args.keep ? [...state.sessions] : null;
+  if (purged) await Promise.all(purged.map((name) => purgeQuietly(deps, name)));
   const summary: RunSummary = {
     event: "summary",
     dryRun: false,
@@ -142,6 +149,8 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     attempt: state.attempt,
     steps: Object.fromEntries(plan.order.map((id) => [id, status(id)])),
     outputs,
+    ...(runStatus === "done" ? { final: finalOutputs(workflow, state.baseDir) } : {}),
+    ...(purged ? { purged } : {}),
     ...(state.failure ? { failure: state.failure } : {}),
   };
   args.onEvent(summary);

@@ -55,6 +55,11 @@ export function createWorkerPool(args: {
   };
 }
 
+/** Removes a session and its tombstone (a finished run's workers); never throws. */
+export async function purgeQuietly(deps: Deps, name: string): Promise<void> {
+  await killWorker({ ...deps, signal: undefined }, { name, purge: true }).catch(() => undefined);
+}
+
 /** Kills a session if it exists; an unwound spawn left nothing behind, which is fine. */
 export async function killQuietly(deps: Deps, name: string): Promise<void> {
   // Killing must work while the run is being aborted: it gets no signal.

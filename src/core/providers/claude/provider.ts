@@ -4,6 +4,7 @@ import type { PlainProvider } from "../types.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings } from "./launch.ts";
 import { classifyScreen, stillScreen } from "./screen.ts";
+import { claudeSignInClues } from "./sign-in.ts";
 import { trackClaudeTurn } from "./stream.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
@@ -36,6 +37,9 @@ export const claude: PlainProvider = {
   ],
   // An inherited key silently switches a subscription user to API billing.
   explicitOnlyEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+  // A subscription's long-lived token; not in envNames, so it is passed only when asked for.
+  signInToken: { env: "CLAUDE_CODE_OAUTH_TOKEN", makeWith: "claude setup-token" },
+  signInClues: claudeSignInClues,
   hookEvents: CLAUDE_HOOK_EVENTS,
   hookWire: CLAUDE_HOOK_WIRE,
   submitEvent: "UserPromptSubmit",

@@ -58,6 +58,8 @@ export const codex: HomedProvider = {
   defaultBin: "codex",
   // CODEX_HOME is umbel's (planLaunch sets it); the user's never reaches a worker.
   envNames: ["CODEX_CA_CERTIFICATE"],
+  // The login is auth.json in the user's CODEX_HOME (spawn links it into umbel's home).
+  signInClues: (env) => ({ files: [`${userCodexHome(env)}/auth.json`], env: [] }),
   // A key in the environment switches a ChatGPT-subscription login to API billing.
   explicitOnlyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN"],
   hookEvents: CODEX_HOOKS.map((hook) => hook.event),

@@ -20,6 +20,7 @@ import {
 } from "./home.ts";
 import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "./screen.ts";
+import { geminiSignInClues } from "./sign-in.ts";
 import { trackGeminiTurn } from "./stream.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
 
@@ -91,6 +92,7 @@ export const gemini: HomedProvider = {
   ],
   // Nothing is explicit-only: settings.json's selectedType, not an inherited key, picks the billing.
   explicitOnlyEnv: [],
+  signInClues: geminiSignInClues,
   hookEvents: GEMINI_HOOK_EVENTS,
   submitEvent: "BeforeAgent",
   hookWire: GEMINI_HOOK_WIRE,

@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1.7
+# umbel for workflow runs in a container (docs/deploy.md). Build after `npm run release`:
+#   docker build -t umbel .
+#   docker run --rm -e CLAUDE_CODE_OAUTH_TOKEN -v umbel-state:/var/lib/umbel -v "$PWD:/work" umbel run flow.yaml
+# Every step is scripts/image/setup.sh, which the test suite runs into a temporary root
+# (test/e2e/image.test.ts), so this file holds no step of its own.
+FROM node:22-bookworm-slim
+
+# The vendor CLIs, pinned to the versions umbel is tested with (src/core/tested-versions.ts);
+# an empty value leaves that CLI out: --build-arg CODEX_VERSION=
+ARG CLAUDE_CODE_VERSION=2.1.332
+ARG CODEX_VERSION=0.171.0
+ARG GEMINI_CLI_VERSION=0.61.0
+
+# The release and the scripts are mounted for this one step, not copied into a layer.
+RUN --mount=type=bind,source=dist/release,target=/tmp/umbel/release \
+    --mount=type=bind,source=scripts,target=/tmp/umbel/scripts \
+    UMBEL_IMAGE_RELEASE=/tmp/umbel/release sh /tmp/umbel/scripts/image/setup.sh
+
+USER umbel
+WORKDIR /work
+ENV UMBEL_HOME=/var/lib/umbel
+VOLUME ["/var/lib/umbel"]
+# tini reaps the workers' processes and passes Ctrl-C / SIGTERM on (a run stops cleanly, exit 130).
+ENTRYPOINT ["tini", "--", "umbel"]
+CMD ["doctor"]

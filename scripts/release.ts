@@ -1,0 +1,126 @@
+// `npm run release`: dist/release/umbel-<os>-<arch> for every release target, a .tar.gz of each
+// (one executable `umbel`), install.sh, SHA256SUMS, then the format check (check-release.ts).
+// Usage: bun run scripts/release.ts [--out DIR] [--targets linux-x64,darwin-arm64] [--no-archives]
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { buildDefines, readBuildCommit } from "./build-info.ts";
+import { checkRelease } from "./check-release.ts";
+import { renderChecksums, sha256 } from "./checksums.ts";
+import { RELEASE_TARGETS, type ReleaseTarget, targetByName } from "./release-targets.ts";
+import { tarOneFile } from "./tar.ts";
+
+const repo = resolve(import.meta.dir, "..");
+
+export type ReleaseOptions = {
+  readonly out: string;
+  readonly targets: readonly ReleaseTarget[];
+  readonly archives: boolean;
+};
+
+export type BuiltTarget = { name: string; seconds: number; binaryBytes: number; archiveBytes: number | null };
+
+export function buildRelease(options: ReleaseOptions): BuiltTarget[] {
+  rmSync(options.out, { recursive: true, force: true });
+  mkdirSync(options.out, { recursive: true });
+  const commit = readBuildCommit(repo, process.env);
+  const sums: Record<string, string> = {};
+  const built: BuiltTarget[] = [];
+  for (const target of options.targets) {
+    const started = performance.now();
+    const binary = join(options.out, `umbel-${target.name}`);
+    compile(target, binary, commit);
+    const bytes = new Uint8Array(readFileSync(binary));
+    sums[`umbel-${target.name}`] = sha256(bytes);
+    let archiveBytes: number | null = null;
+    if (options.archives) {
+      // SOURCE_DATE_EPOCH (reproducible-builds.org) fixes the archive's timestamp.
+      const mtime = Number(process.env.SOURCE_DATE_EPOCH ?? Math.floor(Date.now() / 1000));
+      const gz = Bun.gzipSync(tarOneFile("umbel", bytes, { mode: 0o755, mtime }), { level: 6 });
+      writeFileSync(`${binary}.tar.gz`, gz);
+      sums[`umbel-${target.name}.tar.gz`] = sha256(gz);
+      archiveBytes = gz.length;
+    }
+    built.push({
+      name: target.name,
+      seconds: (performance.now() - started) / 1000,
+      binaryBytes: statSync(binary).size,
+      archiveBytes,
+    });
+  }
+  // The installer travels with the artifacts: `curl -fsSL $BASE/install.sh | UMBEL_INSTALL_BASE=$BASE sh`.
+  copyFileSync(join(repo, "scripts", "install.sh"), join(options.out, "install.sh"));
+  chmodSync(join(options.out, "install.sh"), 0o755);
+  sums["install.sh"] = sha256(new Uint8Array(readFileSync(join(options.out, "install.sh"))));
+  writeFileSync(join(options.out, "SHA256SUMS"), renderChecksums(sums));
+  return built;
+}
+
+function compile(target: ReleaseTarget, outfile: string, commit: string): void {
+  const result = Bun.spawnSync(
+    [
+      process.execPath,
+      "build",
+      "--compile",
+      `--target=${target.bunTarget}`,
+      // As scripts/build.ts: identifiers stay (error class names are part of the JSON contract).
+      "--minify-syntax",
+      "--minify-whitespace",
+      "--sourcemap",
+      ...buildDefines(commit),
+      "src/main.ts",
+      "--outfile",
+      outfile,
+    ],
+    { cwd: repo, stdout: "pipe", stderr: "pipe" },
+  );
+  if (result.exitCode !== 0)
+    throw new Error(`bun build --target=${target.bunTarget} failed:\n${result.stderr.toString()}`);
+  // The map is embedded in the executable (stack traces name src/ lines); the file beside it is a copy.
+  rmSync(`${outfile}.map`, { force: true });
+  chmodSync(outfile, 0o755);
+}
+
+function parseOptions(argv: string[]): ReleaseOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      out: { type: "string", default: join(repo, "dist", "release") },
+      targets: { type: "string" },
+      "no-archives": { type: "boolean", default: false },
+    },
+  });
+  const names = values.targets?.split(",").filter(Boolean);
+  const targets = names
+    ? names.map((name) => {
+        const target = targetByName(name);
+        if (!target)
+          throw new Error(`unknown target ${name} (${RELEASE_TARGETS.map((t) => t.name).join(", ")})`);
+        return target;
+      })
+    : RELEASE_TARGETS;
+  return { out: resolve(values.out), targets, archives: !values["no-archives"] };
+}
+
+if (import.meta.main) {
+  try {
+    const options = parseOptions(process.argv.slice(2));
+    const started = performance.now();
+    const built = buildRelease(options);
+    const mb = (n: number | null) => (n === null ? "-" : `${(n / 1e6).toFixed(1)} MB`);
+    for (const b of built)
+      console.error(
+        `release: ${b.name.padEnd(17)} ${b.seconds.toFixed(1)}s  ${mb(b.binaryBytes)}  tar.gz ${mb(b.archiveBytes)}`,
+      );
+    const { checked, problems } = checkRelease(options.out);
+    for (const problem of problems) console.error(`release: ${problem}`);
+    if (problems.length > 0) process.exit(1);
+    console.error(
+      `release: ${checked.length} artifacts checked in ${((performance.now() - started) / 1000).toFixed(1)}s`,
+    );
+    console.log(options.out);
+  } catch (error) {
+    console.error(`release: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}

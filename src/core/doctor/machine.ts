@@ -1,0 +1,118 @@
+import { formatDuration } from "../duration.ts";
+import type { DoctorFacts } from "./facts.ts";
+import type { DoctorCheck } from "./schema.ts";
+
+/**
+ * A worker's own state is kilobytes, but every turn adds to its CLI's transcript, and a codex or
+ * gemini home holds copies of the user's config: under 1 GB free is worth a look, and under 100 MB
+ * an atomic write (temp file + rename) can fail half-way through a spawn.
+ */
+const FREE_WARN_BYTES = 1e9;
+const FREE_FAIL_BYTES = 100e6;
+/** spawn gives up after 60 s by default; a worker still `starting` after 10 min is a spawn that died. */
+const STUCK_STARTING_MS = 10 * 60_000;
+
+export function checkConfig(f: DoctorFacts): DoctorCheck {
+  const c = f.config;
+  if ("error" in c)
+    return {
+      id: "config",
+      status: "fail",
+      message: c.error,
+      fix: 'fix the file: names only, e.g. [claude] env = ["CLAUDE_CODE_OAUTH_TOKEN"]',
+    };
+  if (c.file === null)
+    return {
+      id: "config",
+      status: "ok",
+      message: `no config file (optional: ${c.home} lists variables each provider's workers get by name)`,
+    };
+  const listed = Object.entries(c.config).flatMap(([id, p]) => (p?.env ?? []).map((name) => ({ id, name })));
+  const unset = listed.filter(({ name }) => f.env[name] === undefined);
+  const problems = [
+    ...unset.map(({ id, name }) => `${name} (${id}) is not set in umbel's environment`),
+    ...c.shadowed.map((path) => `${path} is not read (only the first config file is)`),
+  ];
+  if (problems.length > 0)
+    return {
+      id: "config",
+      status: "warn",
+      message: `${c.file}: ${problems.join("; ")}`,
+      fix: "export the variables it lists where umbel runs, and keep one config file",
+    };
+  const passes =
+    listed.length === 0 ? "lists nothing" : listed.map(({ id, name }) => `${id} gets ${name}`).join(", ");
+  return { id: "config", status: "ok", message: `${c.file}: ${passes}` };
+}
+
+export function checkState(f: DoctorFacts): DoctorCheck {
+  const { root, stat, freeBytes } = f.state;
+  const id = "state";
+  if (stat === null) return { id, status: "ok", message: `${root} is made on first use (mode 0700)` };
+  if (!stat.isDirectory)
+    return {
+      id,
+      status: "fail",
+      message: `${root} is not a directory`,
+      fix: "move it away, or point UMBEL_HOME elsewhere",
+    };
+  if (stat.uid !== f.uid)
+    return {
+      id,
+      status: "fail",
+      message: `${root} is owned by uid ${stat.uid}, not you (uid ${f.uid})`,
+      fix: `chown -R ${f.uid} ${root}, or point UMBEL_HOME at a folder of your own`,
+    };
+  const mode = (stat.mode & 0o777).toString(8).padStart(4, "0");
+  if ((stat.mode & 0o077) !== 0)
+    return {
+      id,
+      status: "fail",
+      message: `${root} is mode ${mode}: other users can read the workers' state`,
+      fix: `chmod 700 ${root}`,
+    };
+  const free = freeBytes === null ? "free space unknown" : `${formatBytes(freeBytes)} free`;
+  if (freeBytes !== null && freeBytes < FREE_WARN_BYTES)
+    return {
+      id,
+      status: freeBytes < FREE_FAIL_BYTES ? "fail" : "warn",
+      message: `${root}: ${free}`,
+      fix: "free some space on its filesystem (umbel prune removes old workers), or point UMBEL_HOME elsewhere",
+    };
+  return { id, status: "ok", message: `${root}: mode ${mode}, ${free}` };
+}
+
+export function checkWorkers(f: DoctorFacts): DoctorCheck {
+  const { list, error } = f.workers;
+  if (error !== null)
+    return {
+      id: "workers",
+      status: "warn",
+      message: `could not list workers: ${error}`,
+      fix: "see the tmux check",
+    };
+  const gone = list.filter((w) => w.state === "dead" || w.state === "killed");
+  const stuck = list.filter(
+    (w) => w.state === "starting" && f.now - Date.parse(w.createdAt) > STUCK_STARTING_MS,
+  );
+  const live = list.length - gone.length - stuck.length;
+  const parts = [`${live} live`];
+  if (gone.length > 0) parts.push(`${gone.length} dead or killed (${gone.map((w) => w.name).join(", ")})`);
+  for (const w of stuck)
+    parts.push(`${w.name} has been starting for ${formatDuration(f.now - Date.parse(w.createdAt))}`);
+  const fixes = [
+    ...(gone.length > 0 ? ["umbel prune"] : []),
+    ...stuck.map((w) => `umbel kill ${w.name} --purge`),
+  ];
+  if (fixes.length === 0)
+    return {
+      id: "workers",
+      status: "ok",
+      message: list.length === 0 ? "no workers" : `${live} live, none dead`,
+    };
+  return { id: "workers", status: "warn", message: parts.join("; "), fix: fixes.join("; ") };
+}
+
+function formatBytes(n: number): string {
+  return n >= 1e9 ? `${(n / 1e9).toFixed(1)} GB` : `${Math.round(n / 1e6)} MB`;
+}
