@@ -67,6 +67,8 @@ describe("umbel doctor", () => {
         ),
       );
       expect(r.code).toBe(1);
+      // Any umbel that touches the state tightens the root to 0700 (adapters/state-root.ts): loosen it again.
+      chmodSync(sb.root, 0o755);
       const j = await sb.umbel(["doctor", "--json"]);
       const result = JSON.parse(j.stdout) as { ok: boolean; checks: { id: string; status: string }[] };
       expect(result.ok).toBe(false);
