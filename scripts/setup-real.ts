@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { installPinned } from "./install-pinned.ts";
 import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
+import { installRealOpencode } from "./setup-real-opencode.ts";
 
 /** Bump this to move the real tier to another Claude Code release. */
 export const REAL_CLAUDE_VERSION = "2.1.332";
@@ -43,6 +44,7 @@ if (import.meta.main) {
     console.log(installRealClaude(resolve(import.meta.dir, "..")));
     console.log(installRealCodex(resolve(import.meta.dir, "..")));
     console.log(installRealGemini(resolve(import.meta.dir, "..")));
+    console.log(installRealOpencode(resolve(import.meta.dir, "..")));
   } catch (error) {
     console.error(`setup-real: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
