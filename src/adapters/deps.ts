@@ -3,9 +3,9 @@ import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
+import { createRecords } from "./records.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
-import { tailFile } from "./tail.ts";
 import { createTmux, deriveSocket } from "./tmux.ts";
 import { watchDir } from "./watch.ts";
 
@@ -41,7 +41,8 @@ export function createDeps(
       timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
     }),
     files: fileSystem,
-    watch: { dir: watchDir, tail: tailFile },
+    watch: { dir: watchDir },
+    records: createRecords(),
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
     runs: createRuns(root),
     system: {

@@ -140,7 +140,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     store,
     tmux,
     files: fileSystem,
-    watch: { dir: waker, tail },
+    watch: { dir: waker },
+    // A record is its text in `files` by path, a database query's rendered rows included.
+    records: {
+      read: (source) => fileSystem.readText(source.path),
+      size: (source) => fileSystem.size(source.path),
+      tail,
+    },
     home: {
       read: async (list) => Object.fromEntries(list.map((p) => [p, files.get(p) ?? null])),
       layOut: async () => [],
