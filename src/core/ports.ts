@@ -144,7 +144,12 @@ export type HomePort = {
 };
 
 /** The hook script and the launch wrapper, written under the state root by content hash. */
-export type Assets = { readonly launch: string; readonly hook: string };
+export type Assets = {
+  readonly launch: string;
+  readonly hook: string;
+  /** opencode's events plugin (hooks/opencode-plugin.js). */
+  readonly plugin: string;
+};
 
 /** What comes from the operating system: programs on PATH and randomness. */
 export type SystemPort = {

@@ -13,7 +13,9 @@ export const WorkerName = z
   .describe("Worker name: 1-63 characters of a-z, 0-9 and -, starting with a letter or digit");
 export type WorkerName = z.infer<typeof WorkerName>;
 
-export const ProviderId = z.enum(["claude", "codex", "gemini"]).describe("Which agent CLI runs the worker");
+export const ProviderId = z
+  .enum(["claude", "codex", "gemini", "opencode"])
+  .describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
 
 export const EnvName = z

@@ -60,6 +60,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       bin,
       sessionId,
       hookCommand,
+      eventsLog: paths.hooksLog,
       model: input.model,
       permissionMode: input.permissionMode,
       allowedTools: input.allowedTools,
@@ -85,6 +86,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
         cwd: await deps.files.realpath(cwd),
         hookCommand,
         eventsLog: paths.hooksLog,
+        eventsPlugin: assets.plugin,
         hostEnv: deps.env,
         workerEnvNames: Object.keys(probeEnv),
         launch: {
