@@ -46,7 +46,7 @@ export const UmbelEvents = async () => {
   const children = new Set();
   const busy = new Set();
   const errors = new Map();
-  const users = new Set();
+  const users = new Map();
   const proven = new Set();
   put({ event: "ready", db: databasePath(), pid: process.pid });
   return {
@@ -59,7 +59,7 @@ export const UmbelEvents = async () => {
           if (p.info?.parentID) children.add(p.info.id);
           return;
         case "message.updated":
-          if (p.info?.role === "user") users.add(p.info.id);
+          if (p.info?.role === "user") users.set(p.info.id, p.info.model);
           return;
         case "message.part.updated": {
           const part = p.part ?? {};
@@ -67,7 +67,9 @@ export const UmbelEvents = async () => {
           if (!users.has(part.messageID) || proven.has(part.messageID)) return;
           proven.add(part.messageID);
           const root = !children.has(part.sessionID);
-          put({ event: "prompt", session: part.sessionID, message: part.messageID, root, text: text(part.text, 200) });
+          const m = users.get(part.messageID);
+          const model = m?.providerID && m?.modelID ? `${m.providerID}/${m.modelID}` : undefined;
+          put({ event: "prompt", session: part.sessionID, message: part.messageID, root, model, text: text(part.text, 200) });
           return;
         }
         case "permission.asked":

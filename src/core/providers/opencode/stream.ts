@@ -12,6 +12,7 @@ import { answerText, isTypedPrompt, messageError, type OpencodeMessage, parseRec
 
 type Part = Readonly<Record<string, unknown>>;
 
+const ABORTED = "MessageAbortedError";
 /** opencode's words for a tool call the user rejected in the permission box (1.18.33). */
 const REJECTED = /rejected permission/;
 
@@ -44,6 +45,8 @@ export function trackOpencodeTurn(promptId: string | null): TurnTracker {
       return [];
     }
     if (state !== "open" || message.role !== "assistant") return [];
+    // An interrupted call (Esc Esc, or --max-turns stopping the turn) is not an API message.
+    if (messageError(message)?.name === ABORTED) return [];
     replies.push(message);
     return render(message);
   }
@@ -98,7 +101,14 @@ export function trackOpencodeTurn(promptId: string | null): TurnTracker {
         isError,
       };
     });
-    return [...lines, toolResultLine({ results, sessionId, uuid: `${message.id}-results`, timestamp })];
+    // claude -p adds how each call was permitted; opencode's record shows only a rejection.
+    const denied = new Set(denials.map((d) => d.tool_use_id));
+    const meta = results.map(({ toolUseId: id }) => ({
+      id,
+      permission_decision: { decision: denied.has(id) ? "deny" : "accept", source: null, reason_type: null },
+    }));
+    const line = toolResultLine({ results, sessionId, uuid: `${message.id}-results`, timestamp });
+    return [...lines, { ...line, tool_result_meta: meta }];
   }
 
   function summary(): TurnSummary {
