@@ -39,8 +39,12 @@ describe("opencode screens", () => {
     expect(stillOpencodeScreen(busy.replace("⬝⬝⬝⬝⬝⬝⬝⬝", "⬝⬝■■■■■■"))).toBe(stillOpencodeScreen(busy));
   });
 
-  test("a blank or unknown screen is unknown", () => {
-    expect(classifyOpencodeScreen("").kind).toBe("unknown");
+  test("a blank pane is busy (a view being built: at start, and after the first prompt's Enter)", () => {
+    expect(classifyOpencodeScreen("").kind).toBe("busy");
+    expect(classifyOpencodeScreen("\n   \n\n").kind).toBe("busy");
+  });
+
+  test("anything else unknown is unknown", () => {
     expect(classifyOpencodeScreen("loading…").kind).toBe("unknown");
   });
 });

@@ -9,7 +9,10 @@ import type { ScreenState } from "../types.ts";
  * - busy: `esc interrupt` (after one Escape: `esc again to interrupt`) beside an animated bar;
  * - permission box: `△ Permission required` with `Allow once   Allow always   Reject`;
  * - question box: `↑↓ select  enter submit  esc dismiss`;
- * - exited: the normal screen shows `Continue  opencode -s ses_…`.
+ * - exited: the normal screen shows `Continue  opencode -s ses_…`;
+ * - a blank pane: opencode is building a view. At start (3-4 s, 20 s on 2 loaded cores) and on the
+ *   first prompt, whose Enter leaves the home screen while the session is created (measured 1.8 s
+ *   to 3 s and more under load before the prompt is recorded): the prompt was taken, so busy.
  */
 const PERMISSION = /△ Permission required/;
 const PERMISSION_OPTIONS = /Allow once\s+Allow always\s+Reject/;
@@ -19,6 +22,7 @@ const READY = /Ask anything|ctrl\+p commands/;
 const EXITED = /^\s*Continue\s+opencode (-s|--session) \S+/m;
 
 export function classifyOpencodeScreen(screen: string): ScreenState {
+  if (screen.trim() === "") return { kind: "busy" };
   if (PERMISSION.test(screen) && PERMISSION_OPTIONS.test(screen))
     return { kind: "input", text: boxText(screen, PERMISSION) };
   if (QUESTION.test(screen)) return { kind: "input", text: boxText(screen, QUESTION, true) };
