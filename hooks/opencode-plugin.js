@@ -9,9 +9,9 @@
 //   the turn waits for a person (from any session: a sub-agent's box blocks the turn too);
 // - the first text part of a user message proves a prompt was delivered (synthetic ones are not
 //   typed by anyone: /review's "Summarize the task tool output…").
-import { appendFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 
 const out = process.env.UMBEL_OPENCODE_EVENTS;
 // Tools the agent runs inherit opencode's environment: a nested opencode must not write here, and
@@ -38,11 +38,29 @@ function databasePath() {
   return join(data, "opencode.db");
 }
 
+/**
+ * `umbel -p --max-turns` arms `halt-tool.json` and `halt-model.json` beside the events log once the
+ * Nth model call has settled (src/operations/print-turn.ts). opencode has no hook that stops it
+ * after a tool, and at the stub's speed the next call was done before Escape Escape landed; so
+ * while armed, a tool call is refused and the next model call aborts the session (its turn ends
+ * with MessageAbortedError, as an interrupt does).
+ */
+function halt(name) {
+  if (!out) return null;
+  const path = join(dirname(out), `halt-${name}.json`);
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    return {};
+  }
+}
+
 function text(value, limit = 2000) {
   return typeof value === "string" ? value.slice(0, limit) : undefined;
 }
 
-export const UmbelEvents = async () => {
+export const UmbelEvents = async ({ client }) => {
   const children = new Set();
   const busy = new Set();
   const errors = new Map();
@@ -50,6 +68,15 @@ export const UmbelEvents = async () => {
   const proven = new Set();
   put({ event: "ready", db: databasePath(), pid: process.pid });
   return {
+    "tool.execute.before": async () => {
+      const armed = halt("tool");
+      if (armed) throw new Error(armed.reason ?? "stopped by umbel");
+    },
+    "chat.params": async (input) => {
+      if (!halt("model") || !input?.sessionID) return;
+      // The SDK's v1 and v2 clients name the session differently; each reads its own key.
+      await client?.session?.abort?.({ path: { id: input.sessionID }, sessionID: input.sessionID })?.catch?.(() => {});
+    },
     event: async ({ event }) => {
       const p = event.properties ?? {};
       const session = p.sessionID ?? p.info?.sessionID;

@@ -268,6 +268,33 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
         expect(lines[2].message.content[0]).toMatchObject({ type: "tool_result", content: "streamed\n" });
         expect(lines[3].message.content[0]).toEqual({ type: "text", text: "stream answer" });
         expect(lines[4]).toMatchObject({ subtype: "success", result: "stream answer", num_turns: 2 });
+      },
+      SLOW,
+    );
+
+    test(
+      "--max-turns 1 on the warm worker: the first call's tool runs, then error_max_turns; the worker answers next",
+      async () => {
+        stub.script(bash("echo step1", bash("echo step2", text("never reached"))));
+        const j = await sb.umbel([
+          "-p",
+          "--provider",
+          "opencode",
+          "--name",
+          "warm",
+          "--max-turns",
+          "1",
+          "--output-format",
+          "json",
+          "two steps",
+        ]);
+        expect(JSON.parse(j.stdout)).toMatchObject({ subtype: "error_max_turns", is_error: true });
+        expect(j.code).toBe(1);
+        expect(stub.mainRequests().some((r) => r.main?.toolResults[0]?.text === "step2\n")).toBe(false);
+        stub.reset();
+        stub.script(text("still here"));
+        const next = await sb.umbel(["-p", "--provider", "opencode", "--name", "warm", "again"]);
+        expect(next.stdout).toBe("still here\n");
         await sb.umbel(["kill", "warm", "--purge"]);
       },
       SLOW,

@@ -108,6 +108,10 @@ export const opencode: HomedProvider = {
   // box opencode quits.
   clearInputKeys: () => ["End", "S-Home", "BSpace"],
   interruptKeys: OPENCODE_INTERRUPT_KEYS,
+  // --max-turns interrupts (the default mode); meanwhile umbel's plugin refuses tools and aborts the
+  // next model call (hooks/opencode-plugin.js): at the stub's speed the next call had run before the
+  // two Escapes landed (measured on 1.18.33).
+  haltHooks: (reason) => ({ tool: { reason }, model: { reason } }),
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("opencode", options, OPENCODE_LAUNCH_FLAGS) ??
     refusePermissionMode(options) ??
