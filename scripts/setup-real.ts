@@ -6,6 +6,7 @@ import { TESTED_CLIS } from "../src/core/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
+import { installRealOpencode } from "./setup-real-opencode.ts";
 
 /** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
 export const REAL_CLAUDE_VERSION = TESTED_CLIS.claude.version;
@@ -44,6 +45,7 @@ if (import.meta.main) {
     console.log(installRealClaude(resolve(import.meta.dir, "..")));
     console.log(installRealCodex(resolve(import.meta.dir, "..")));
     console.log(installRealGemini(resolve(import.meta.dir, "..")));
+    console.log(installRealOpencode(resolve(import.meta.dir, "..")));
   } catch (error) {
     console.error(`setup-real: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -7,3 +7,7 @@ declare module "*.md" {
   const text: string;
   export default text;
 }
+declare module "*opencode-plugin.js" {
+  const text: string;
+  export default text;
+}

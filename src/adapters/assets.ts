@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import hookScript from "../../hooks/hook.sh" with { type: "text" };
 import launchScript from "../../hooks/launch.sh" with { type: "text" };
+import pluginScript from "../../hooks/opencode-plugin.js" with { type: "text" };
 import type { Assets } from "../core/ports.ts";
 import { readTextOrNull, writeFileAtomic } from "./files.ts";
 
@@ -11,16 +12,17 @@ import { readTextOrNull, writeFileAtomic } from "./files.ts";
  * 0600 like every file under the state root: they run as `sh <script>`, never by their exec bit.
  */
 export async function installAssets(root: string): Promise<Assets> {
-  const [launch, hook] = await Promise.all([
+  const [launch, hook, plugin] = await Promise.all([
     install(root, "launch", launchScript),
     install(root, "hook", hookScript),
+    install(root, "opencode-plugin", pluginScript, ".js"),
   ]);
-  return { launch, hook };
+  return { launch, hook, plugin };
 }
 
-async function install(root: string, stem: string, content: string): Promise<string> {
+async function install(root: string, stem: string, content: string, ext = ".sh"): Promise<string> {
   const hash = createHash("sha256").update(content).digest("hex").slice(0, 12);
-  const path = join(root, "bin", `${stem}-${hash}.sh`);
+  const path = join(root, "bin", `${stem}-${hash}${ext}`);
   if ((await readTextOrNull(path)) !== content) await writeFileAtomic(path, content, 0o600);
   return path;
 }

@@ -5,10 +5,10 @@ import { fileSystem } from "./files.ts";
 import { createHost } from "./host.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
+import { createRecords } from "./records.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
 import { createRootCheck } from "./state-root.ts";
-import { tailFile } from "./tail.ts";
 import { createTmux, deriveSocket } from "./tmux.ts";
 import { watchDir } from "./watch.ts";
 
@@ -49,7 +49,8 @@ export function createDeps(
       timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
     }),
     files: fileSystem,
-    watch: { dir: watchDir, tail: tailFile },
+    watch: { dir: watchDir },
+    records: createRecords(),
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
     runs: createRuns(root, ready),
     system: {

@@ -91,7 +91,7 @@ export function isExists(error: unknown): boolean {
 }
 
 /** The size in bytes, or null when the file does not exist. */
-async function sizeOrNull(path: string): Promise<number | null> {
+export async function sizeOrNull(path: string): Promise<number | null> {
   try {
     return (await stat(path)).size;
   } catch (error) {

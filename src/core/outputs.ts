@@ -12,7 +12,7 @@ const ElapsedMs = z.number().describe("How long it took, in milliseconds");
 
 export const SpawnResult = z.object({
   name: Name,
-  provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini)"),
+  provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini, opencode)"),
   cwd: z.string().describe("The worker's working directory (absolute)"),
   sessionId: z.string().describe("The CLI's own session id"),
   state: z.literal("ready").describe("Always ready: spawn returns only once the TUI takes prompts"),

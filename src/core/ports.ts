@@ -1,6 +1,7 @@
 import type { Meta } from "./meta.ts";
 import type { ExitRecord } from "./outcome.ts";
 import type { HomeEntry } from "./providers/home-types.ts";
+import type { RecordSource } from "./providers/transcript-types.ts";
 import type { RunState } from "./workflow/state.ts";
 
 /**
@@ -132,8 +133,16 @@ export type FileTail = {
 /** fs.watch is the event bus: hooks and the wrapper write files, waiters wake on each write. */
 export type WatchPort = {
   dir(path: string): Waker;
-  /** Follows a file another process appends to, from a byte offset, waking on its folder and `alsoWatch`. */
-  tail(path: string, offset: number, alsoWatch: readonly string[]): FileTail;
+};
+
+/** A provider's session record (a transcript file, or a read-only database query), read as text. */
+export type RecordPort = {
+  /** The text (a query's rows, one line each), or null when the file or database does not exist. */
+  read(source: RecordSource): Promise<string | null>;
+  /** The text's size in bytes (a file's size), or null when it does not exist. */
+  size(source: RecordSource): Promise<number | null>;
+  /** Follows the record from a byte offset of its text (a query lists settled rows, so they append). */
+  tail(source: RecordSource, offset: number, alsoWatch: readonly string[]): FileTail;
 };
 
 /** A provider's umbel-owned home (codex CODEX_HOME, gemini GEMINI_CLI_HOME). */
@@ -147,7 +156,12 @@ export type HomePort = {
 };
 
 /** The hook script and the launch wrapper, written under the state root by content hash. */
-export type Assets = { readonly launch: string; readonly hook: string };
+export type Assets = {
+  readonly launch: string;
+  readonly hook: string;
+  /** opencode's events plugin (hooks/opencode-plugin.js). */
+  readonly plugin: string;
+};
 
 /** What comes from the operating system: programs on PATH and randomness. */
 export type SystemPort = {
@@ -210,6 +224,7 @@ export type Deps = {
   readonly tmux: TmuxPort;
   readonly files: FilesPort;
   readonly watch: WatchPort;
+  readonly records: RecordPort;
   readonly home: HomePort;
   readonly runs: RunsPort;
   readonly system: SystemPort;

@@ -72,9 +72,15 @@ export function checkPrintInput(input: PrintInput): void {
     throw new UsageError("no prompt: give it as an argument or on stdin");
 }
 
-/** A provider session id (claude: a UUID), as opposed to a umbel worker name. */
+/**
+ * A provider session id (claude, codex, gemini: a UUID; opencode: `ses_` and 26 letters or digits),
+ * as opposed to a umbel worker name (which never holds `_`).
+ */
 export function isSessionId(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+  return (
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ||
+    /^ses_[0-9A-Za-z]{20,40}$/.test(value)
+  );
 }
 
 /** `--input-format stream-json`: each line `{"type":"user","message":{"role":"user","content":…}}`. */

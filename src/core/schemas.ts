@@ -15,7 +15,9 @@ export const WorkerName = z
   .describe("Worker name: 1-63 characters of a-z, 0-9 and -, starting with a letter or digit");
 export type WorkerName = z.infer<typeof WorkerName>;
 
-export const ProviderId = z.enum(["claude", "codex", "gemini"]).describe("Which agent CLI runs the worker");
+export const ProviderId = z
+  .enum(["claude", "codex", "gemini", "opencode"])
+  .describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
 
 export const EnvName = z
@@ -102,27 +104,27 @@ export const SpawnInput = z
       .array(z.string().min(1))
       .optional()
       .describe(
-        "Tools the worker may not use, in the CLI's tool names (claude --disallowedTools, gemini tools.exclude; not codex)",
+        "Tools the worker may not use, in the CLI's tool names (claude --disallowedTools, gemini tools.exclude, opencode deny rules; not codex)",
       ),
     systemPrompt: z
       .string()
       .min(1)
       .optional()
       .describe(
-        "Replace the CLI's system prompt (claude --system-prompt, codex model_instructions_file, gemini GEMINI_SYSTEM_MD)",
+        "Replace the CLI's system prompt (claude --system-prompt, codex model_instructions_file, gemini GEMINI_SYSTEM_MD, opencode agent prompt)",
       ),
     appendSystemPrompt: z
       .string()
       .min(1)
       .optional()
       .describe(
-        "Add this to the end of the system prompt (claude --append-system-prompt, codex developer_instructions, gemini GEMINI.md)",
+        "Add this to the end of the system prompt (claude --append-system-prompt, codex developer_instructions, gemini GEMINI.md, opencode instructions)",
       ),
     addDir: z
       .array(z.string().min(1))
       .optional()
       .describe(
-        "More directories the worker may use (claude/codex --add-dir, gemini --include-directories; trust questions answered yes)",
+        "More directories the worker may use (claude/codex --add-dir, gemini --include-directories; trust questions answered yes; not opencode)",
       ),
     settings: JsonObjectText.optional().describe(
       "claude settings as JSON object text, merged into umbel's own (claude only; your hooks run beside umbel's)",
@@ -131,7 +133,7 @@ export const SpawnInput = z
       .array(z.string().min(1))
       .optional()
       .describe(
-        "MCP server configs in claude's --mcp-config format, JSON text or file paths (translated for codex and gemini)",
+        "MCP server configs in claude's --mcp-config format, JSON text or file paths (translated for codex, gemini and opencode)",
       ),
     resumeSession: z
       .string()
@@ -142,7 +144,7 @@ export const SpawnInput = z
       .boolean()
       .optional()
       .describe(
-        "Start by continuing the CLI's most recent conversation in cwd (claude --continue, codex resume --last; not gemini)",
+        "Start by continuing the CLI's most recent conversation in cwd (claude --continue, codex resume --last, opencode --continue; not gemini)",
       ),
   })
   .strict();

@@ -9,6 +9,7 @@ export const TESTED_CLIS = {
   claude: { version: "2.1.332", npm: "@anthropic-ai/claude-code" },
   codex: { version: "0.171.0", npm: "@openai/codex" },
   gemini: { version: "0.61.0", npm: "@google/gemini-cli" },
+  opencode: { version: "1.18.33", npm: "opencode-ai" },
 } as const satisfies Partial<Record<ProviderId, { version: string; npm: string }>>;
 
 export type TestedCli = { readonly version: string; readonly npm: string };

@@ -1,3 +1,4 @@
+import type { RecordSource } from "./providers/transcript-types.ts";
 import type { HookEvent, Provider, TurnSignal } from "./providers/types.ts";
 
 /**
@@ -174,6 +175,16 @@ export function findTranscriptPath(
   events: readonly HookEvent[],
 ): string | null {
   return findLatest(events, provider.hookWire.transcriptPath);
+}
+
+/** The session record the hooks announced, as the provider reads it (a file unless it says otherwise). */
+export function findRecordSource(
+  provider: Pick<Provider, "hookWire" | "recordSource">,
+  events: readonly HookEvent[],
+): RecordSource | null {
+  const locator = findTranscriptPath(provider, events);
+  if (locator === null) return null;
+  return provider.recordSource?.(locator, findSessionId(provider, events)) ?? { kind: "file", path: locator };
 }
 
 export function findSessionId(

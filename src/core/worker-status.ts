@@ -6,7 +6,7 @@ import { WorkerState } from "./schemas.ts";
 
 export const StatusResult = z.object({
   name: z.string().describe("Worker name"),
-  provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini)"),
+  provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini, opencode)"),
   state: WorkerState.describe(
     "starting, idle, busy, needs-input, failed (its spawn died half-way; prune removes it), dead or killed",
   ),

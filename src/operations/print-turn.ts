@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Outcome } from "../core/outcome.ts";
 import type { Deps, FileTail } from "../core/ports.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/transcript-types.ts";
-import { findTranscriptPath } from "../core/turn.ts";
+import { findRecordSource } from "../core/turn.ts";
 import { readAnswer } from "./read.ts";
 import { sendPrompt } from "./send.ts";
 import { waitForTurn } from "./wait.ts";
@@ -64,15 +64,15 @@ export async function runPrintTurn(
   const disarm = () => Promise.all(haltFiles.map((file) => deps.files.remove(file.path)));
   const arm = () => Promise.all(haltFiles.map((file) => deps.files.writeAtomic(file.path, file.text)));
   await disarm();
-  const transcriptPath = findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
-  const offset = transcriptPath ? ((await deps.files.size(transcriptPath)) ?? 0) : 0;
+  const before = findRecordSource(worker.provider, await readEvents(deps, worker.provider, name));
+  const offset = before ? ((await deps.records.size(before)) ?? 0) : 0;
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
   await onSent();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
   // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
-  const path =
-    transcriptPath ?? findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
-  const tail = path && tracker ? deps.watch.tail(path, transcriptPath ? offset : 0, [events]) : null;
+  const source = findRecordSource(worker.provider, await readEvents(deps, worker.provider, name));
+  const known = before !== null && source !== null && JSON.stringify(before) === JSON.stringify(source);
+  const tail = source && tracker ? deps.records.tail(source, known ? offset : 0, [events]) : null;
   const halt = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
   const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };

@@ -2,7 +2,7 @@ import { parseEvents } from "../core/events.ts";
 import type { ReadResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { ReadInput } from "../core/schemas.ts";
-import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import { findRecordSource, findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import { currentTurn, loadWorker } from "./worker.ts";
 
 /** The transcript may land after the Stop hook (a late flush); re-read it for this long. */
@@ -29,7 +29,8 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
   };
   const hookMessage = turn.status === "stop" || turn.status === "failure" ? turn.message : null;
   const parse = async () => {
-    const text = transcriptPath ? await deps.files.readText(transcriptPath) : null;
+    const source = findRecordSource(worker.provider, events);
+    const text = source ? await deps.records.read(source) : null;
     return text === null ? null : worker.provider.parseAnswer(text, promptId);
   };
   let parsed = transcript === null ? null : worker.provider.parseAnswer(transcript, promptId);

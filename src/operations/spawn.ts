@@ -116,6 +116,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       bin,
       sessionId,
       hookCommand,
+      eventsLog: paths.hooksLog,
       model: input.model,
       permissionMode: input.permissionMode,
       allowedTools: input.allowedTools,
@@ -141,6 +142,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
         cwd: await deps.files.realpath(cwd),
         hookCommand,
         eventsLog: paths.hooksLog,
+        eventsPlugin: assets.plugin,
         hostEnv: deps.env,
         workerEnvNames: Object.keys(probeEnv),
         launch: {

@@ -84,9 +84,9 @@ async function perform(deps: Deps, name: string, waker: Waker, command: Pending)
       return observe(deps, { kind: "read", log, exit: await deps.store.readExit(name) });
     }
     case "read-transcript": {
-      const size = await deps.files.size(command.path);
+      const size = await deps.records.size(command.source);
       const fresh = command.wantText && size !== null && size !== command.knownSize;
-      const text = fresh ? await deps.files.readText(command.path) : null;
+      const text = fresh ? await deps.records.read(command.source) : null;
       return observe(deps, { kind: "transcript", size, text });
     }
     case "probe":

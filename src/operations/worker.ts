@@ -5,7 +5,13 @@ import type { ExitRecord } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { HookEvent, Provider } from "../core/providers/types.ts";
-import { assessTurn, correctTurn, findTranscriptPath, type TurnState } from "../core/turn.ts";
+import {
+  assessTurn,
+  correctTurn,
+  findRecordSource,
+  findTranscriptPath,
+  type TurnState,
+} from "../core/turn.ts";
 
 export type Worker = { readonly meta: Meta; readonly provider: Provider };
 
@@ -124,6 +130,7 @@ export async function currentTurn(
 ): Promise<{ turn: TurnState; transcriptPath: string | null; transcript: string | null }> {
   const hooked = assessTurn(worker.provider, events, baseline);
   const transcriptPath = findTranscriptPath(worker.provider, events);
-  const transcript = transcriptPath ? await deps.files.readText(transcriptPath) : null;
+  const source = findRecordSource(worker.provider, events);
+  const transcript = source ? await deps.records.read(source) : null;
   return { turn: correctTurn(worker.provider, hooked, transcript), transcriptPath, transcript };
 }

@@ -7,11 +7,11 @@ setDefaultTimeout(60_000);
 
 /**
  * `umbel -p` is one face for every provider: the same flags give the same data in claude -p's
- * shapes. Each case runs on the fake claude, codex and gemini side by side and compares the key
+ * shapes. Each case runs on the fake claude, codex, gemini and opencode side by side and compares the key
  * sets and line types with claude's (the real tier proves claude's equal real `claude -p`'s).
  */
 
-const PROVIDERS = ["claude", "codex", "gemini"] as const;
+const PROVIDERS = ["claude", "codex", "gemini", "opencode"] as const;
 type Provider = (typeof PROVIDERS)[number];
 type Json = Record<string, unknown>;
 

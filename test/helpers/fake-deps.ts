@@ -162,7 +162,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     store,
     tmux,
     files: fileSystem,
-    watch: { dir: waker, tail },
+    watch: { dir: waker },
+    // A record is its text in `files` by path, a database query's rendered rows included.
+    records: {
+      read: (source) => fileSystem.readText(source.path),
+      size: (source) => fileSystem.size(source.path),
+      tail,
+    },
     home: {
       read: async (list) => Object.fromEntries(list.map((p) => [p, files.get(p) ?? null])),
       layOut: async () => [],
@@ -172,7 +178,11 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     system: {
       which: (bin) => (bin.startsWith("/") ? bin : `/usr/bin/${bin}`),
       uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
-      installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
+      installAssets: async (root) => ({
+        launch: `${root}/bin/launch.sh`,
+        hook: `${root}/bin/hook.sh`,
+        plugin: `${root}/bin/opencode-plugin.js`,
+      }),
       processStart: async (pid) => processes.get(pid) ?? null,
     },
     host: {

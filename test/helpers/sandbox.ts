@@ -11,6 +11,7 @@ export const UMBEL = join(REPO, "dist", "umbel");
 const FAKE_CLAUDE = join(REPO, "test", "fixtures", "fake-claude.sh");
 const FAKE_CODEX = join(REPO, "test", "fixtures", "fake-codex.sh");
 const FAKE_GEMINI = join(REPO, "test", "fixtures", "fake-gemini.sh");
+const FAKE_OPENCODE = join(REPO, "test", "fixtures", "fake-opencode.sh");
 
 type RunResult = { code: number; stdout: string; stderr: string };
 
@@ -46,6 +47,7 @@ export async function createSandbox(
     UMBEL_CLAUDE_BIN: FAKE_CLAUDE,
     UMBEL_CODEX_BIN: FAKE_CODEX,
     UMBEL_GEMINI_BIN: FAKE_GEMINI,
+    UMBEL_OPENCODE_BIN: FAKE_OPENCODE,
     CLAUDE_CONFIG_DIR: cfg,
     ...options.env,
   };

@@ -4,6 +4,7 @@
 import { anthropicDialect } from "./anthropic.ts";
 import type { Dialect } from "./dialect.ts";
 import { geminiDialect } from "./gemini.ts";
+import { openaiChatDialect } from "./openai-chat.ts";
 import { openaiDialect } from "./openai-responses.ts";
 import { createScript } from "./script.ts";
 import type { DialectName, StubModelOptions, StubReply, StubRequest } from "./types.ts";
@@ -33,6 +34,7 @@ const DIALECTS: Record<DialectName, Dialect> = {
   anthropic: anthropicDialect,
   openai: openaiDialect,
   gemini: geminiDialect,
+  "openai-chat": openaiChatDialect,
 };
 
 export async function startStubModel(options: StubModelOptions): Promise<StubModel> {

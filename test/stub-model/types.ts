@@ -26,7 +26,7 @@ export type StubReply =
   | { kind: "cut"; times?: number }
   | { kind: "hang" };
 
-export type DialectName = "anthropic" | "openai" | "gemini";
+export type DialectName = "anthropic" | "openai" | "gemini" | "openai-chat";
 
 export type RequestKind =
   | "main"

@@ -28,7 +28,7 @@ describe("gathering", () => {
       JSON.stringify({ name: "@google/gemini-cli", version: "0.62.0" }),
     );
     const result = await runDoctor(deps);
-    expect(probed.sort()).toEqual(["/usr/bin/claude", "/usr/bin/codex"]);
+    expect(probed.sort()).toEqual(["/usr/bin/claude", "/usr/bin/codex", "/usr/bin/opencode"]);
     expect(result.checks.find((c) => c.id === "gemini")?.message).toBe(
       "/usr/bin/gemini 0.62.0 is newer than 0.61.0, the version umbel is tested with",
     );

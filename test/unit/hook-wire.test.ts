@@ -2,7 +2,7 @@
 // engine reads the events log only through that declaration (opencode's plugin writes its own shape).
 import { describe, expect, test } from "bun:test";
 import { parseEvents } from "../../src/core/events.ts";
-import { listProviders } from "../../src/core/providers/registry.ts";
+import { getProvider, listProviders } from "../../src/core/providers/registry.ts";
 import type { HookWire } from "../../src/core/providers/types.ts";
 import { findSessionId, findTranscriptPath } from "../../src/core/turn.ts";
 
@@ -24,7 +24,9 @@ const plugin: { hookWire: HookWire } = {
 };
 
 describe("hook wire", () => {
-  test.each(listProviders().map((provider) => [provider.id, provider] as const))(
+  // opencode has no hooks: its plugin writes its own records (the test below).
+  const hooked = listProviders().filter((provider) => provider.id !== "opencode");
+  test.each(hooked.map((provider) => [provider.id, provider] as const))(
     "%s reads claude's field names (its hooks, and gemini's own markers, write them)",
     (_id, provider) => {
       const log =
@@ -48,6 +50,17 @@ describe("hook wire", () => {
     expect(findSessionId(plugin, events)).toBe("ses_1");
     expect(findTranscriptPath(plugin, events)).toBe("/s/ses_1.json");
     expect(parseEvents(plugin, log, 1).map((event) => event.index)).toEqual([1, 2]);
+  });
+
+  test("opencode reads its plugin's records (event, session, db), never claude's names", () => {
+    const log =
+      line({ event: "ready", db: "/d/opencode.db" }) +
+      line({ hook_event_name: "Stop", session_id: "claude", transcript_path: "/claude.jsonl" }) +
+      line({ event: "prompt", session: "ses_1", message: "msg_1" });
+    const events = parseEvents(getProvider("opencode"), log);
+    expect(events.map((event) => event.name)).toEqual(["ready", "unknown", "prompt"]);
+    expect(findSessionId(getProvider("opencode"), events)).toBe("ses_1");
+    expect(findTranscriptPath(getProvider("opencode"), events)).toBe("/d/opencode.db");
   });
 
   test("empty values say nothing; the latest announcement wins", () => {

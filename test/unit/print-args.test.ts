@@ -83,6 +83,8 @@ describe("PrintInput rules", () => {
     ["0c4f5a52-6a0e-4a4e-9a44-3b1c2d3e4f50", true],
     ["warm", false],
     ["0c4f5a52", false],
+    ["ses_dce1d021dffeb6KeGGbVrMQxg0", true],
+    ["ses_short", false],
   ])("isSessionId(%s) = %s", (value, expected) => {
     expect(isSessionId(value)).toBe(expected);
   });

@@ -26,6 +26,8 @@ export type HomeContext = {
   readonly cwd: string;
   readonly hookCommand: string;
   readonly eventsLog: string;
+  /** A plugin file that appends turn events to eventsLog (opencode's: hooks/opencode-plugin.js). */
+  readonly eventsPlugin?: string | undefined;
   /** umbel's own environment (to find the user's config; never passed on). */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   /** The names (not values) of the worker's environment. */

@@ -7,6 +7,8 @@ export type LaunchInput = {
   readonly sessionId: string;
   /** The shell command a hook runs; it reads the payload on stdin. */
   readonly hookCommand: string;
+  /** The worker's events log (a plugin appends to it: opencode). */
+  readonly eventsLog?: string | undefined;
   readonly model?: string | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly allowedTools?: readonly string[] | undefined;

@@ -43,3 +43,18 @@ export type TranscriptAnswer = {
   readonly sessionId: string | null;
   readonly assistantMessages: number;
 };
+
+/**
+ * Where a provider's session record is and how to read it: a transcript file (claude, codex,
+ * gemini), or a read-only SQLite query (opencode keeps its sessions in one database). The engine
+ * reads either as text and hands it to the provider's parsers: a query's rows are its lines, each
+ * row's single column one line.
+ */
+export type RecordSource =
+  | { readonly kind: "file"; readonly path: string }
+  | {
+      readonly kind: "sqlite";
+      readonly path: string;
+      readonly query: string;
+      readonly params: readonly (string | number)[];
+    };

@@ -1,7 +1,7 @@
 import type { ProviderId } from "../schemas.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
-import type { TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
+import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
 
 /**
  * The contract every provider file fulfils: data and pure functions only. The engine (operations)
@@ -97,6 +97,11 @@ export type ProviderCommon = {
   /** The hook event that proves a prompt was taken. */
   readonly submitEvent: string;
   interpretEvent(event: HookEvent): TurnSignal;
+  /**
+   * Where the session record is, from what the hooks announced (the transcript path, the session
+   * id). Default: the transcript file itself. opencode: a query of its SQLite database.
+   */
+  recordSource?(locator: string, sessionId: string | null): RecordSource;
   /** The final assistant text of the turn started by promptId (or the last human turn). */
   parseAnswer(transcript: string, promptId: string | null): TranscriptAnswer;
   /**

@@ -1,4 +1,5 @@
 import type { ExitRecord, OutcomeEvidence } from "../outcome.ts";
+import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
 import type { OutcomeReason } from "../schemas.ts";
 import type { TurnState } from "../turn.ts";
@@ -32,7 +33,7 @@ export type WaitCommand =
   /** The transcript's size, and its text when `wantText` and the size is not `knownSize`. */
   | {
       readonly kind: "read-transcript";
-      readonly path: string;
+      readonly source: RecordSource;
       readonly wantText: boolean;
       readonly knownSize: number | null;
     }

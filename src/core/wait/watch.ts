@@ -1,7 +1,7 @@
 import { parseEvents } from "../events.ts";
 import { decideOutcome } from "../outcome.ts";
 import type { ScreenState } from "../providers/types.ts";
-import { applyTranscriptEnd, assessTurn, findTranscriptPath } from "../turn.ts";
+import { applyTranscriptEnd, assessTurn, findRecordSource } from "../turn.ts";
 import { beginEvidence, beginStall } from "./finish.ts";
 import type { Step, WaitObservation, WaitState, Watch } from "./types.ts";
 
@@ -86,15 +86,15 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
   const events = parseEvents(provider, o.log);
   const hooked = assessTurn(provider, events, baseline);
   const watch: Watch = { ...s.watch, events, logLength: o.log.length, exit: o.exit, hooked };
-  const path = findTranscriptPath(provider, events);
+  const source = findRecordSource(provider, events);
   const wantText = provider.transcriptTurnEnd !== undefined && hooked.status !== "none";
   // The size alone feeds the idle fingerprint and the stall rule's progress.
   const wantSize = s.config.idleTimeoutMs !== null || provider.assessStall !== undefined;
   const next = { ...s, watch };
-  if (path === null || !(wantText || wantSize)) return corrected(next, o.now, watch.transcript);
+  if (source === null || !(wantText || wantSize)) return corrected(next, o.now, watch.transcript);
   // A known size is enough only while the turn (its prompt id) is the one the end was read for.
   const knownSize = watch.transcript.endFor === promptOf(watch) ? watch.transcript.size : null;
-  return { state: next, next: { kind: "read-transcript", path, wantText, knownSize } };
+  return { state: next, next: { kind: "read-transcript", source, wantText, knownSize } };
 }
 
 function promptOf(watch: Watch): string | null {

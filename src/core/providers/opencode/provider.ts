@@ -1,0 +1,139 @@
+import { normalisePrompt } from "../../prompt.ts";
+import type { HomeContext } from "../home-types.ts";
+import { type LaunchFlag, type LaunchOptions, refuseLaunchFlags } from "../launch-types.ts";
+import type { Delivery, HomedProvider } from "../types.ts";
+import { interpretOpencodeEvent, OPENCODE_HOOK_WIRE, OPENCODE_SUBMIT_EVENT } from "./events.ts";
+import { planOpencodeHome } from "./home.ts";
+import { OPENCODE_PERMISSION_MODES, planOpencodeLaunch } from "./launch.ts";
+import { refuseOpencodeMcp } from "./mcp.ts";
+import { opencodeRecordSource, opencodeTurnEnd, parseOpencodeAnswer } from "./record.ts";
+import { classifyOpencodeScreen, stillOpencodeScreen } from "./screen.ts";
+import { trackOpencodeTurn } from "./stream.ts";
+
+/**
+ * opencode (`opencode`, npm opencode-ai), measured on 1.18.33 (docs/providers.md,
+ * test/real/opencode.test.ts). Its events come from umbel's plugin (hooks/opencode-plugin.js), its
+ * session record is a SQLite database (opencode/record.ts), and it runs with the user's own config,
+ * auth and providers plus one config file of the worker's (opencode/home.ts).
+ */
+
+/**
+ * The optional launch flags opencode honours (the rest are usage errors naming opencode): the
+ * prompts and MCP servers go into the worker's config, --disallowed-tools into permission rules,
+ * --continue onto argv. Not --add-dir (opencode has no extra workspace folders) nor --settings.
+ */
+const OPENCODE_LAUNCH_FLAGS: readonly LaunchFlag[] = [
+  "--system-prompt",
+  "--append-system-prompt",
+  "--mcp-config",
+  "--disallowed-tools",
+  "--continue",
+];
+
+/**
+ * Measured on 2 loaded cores: the `prompt` record came 20-60 ms after Enter (up to 1.4 s on a first
+ * turn, which creates the session); a 21 KB paste was taken with Enter right after it.
+ */
+const OPENCODE_DELIVERY: Delivery = { enterDelayMs: 150, confirmWindowMs: 2500, maxEnters: 3 };
+
+/** One Escape only arms the interrupt (`esc again to interrupt`); the second aborts the turn. */
+const OPENCODE_INTERRUPT_KEYS = ["Escape", "Escape"] as const;
+
+export const opencode: HomedProvider = {
+  id: "opencode",
+  displayName: "opencode",
+  binEnv: "UMBEL_OPENCODE_BIN",
+  defaultBin: "opencode",
+  // One by one: opencode's own switches a user may set (its config layers, its database, the
+  // model catalog, offline use) and npm's registry for its plugin installs. Never OPENCODE_CONFIG
+  // (the worker's own; the user's file is read into it) nor a model provider's key (below).
+  envNames: [
+    "OPENCODE_CONFIG_CONTENT",
+    "OPENCODE_CONFIG_DIR",
+    "OPENCODE_TUI_CONFIG",
+    "OPENCODE_DB",
+    "OPENCODE_PERMISSION",
+    "OPENCODE_DISABLE_PROJECT_CONFIG",
+    "OPENCODE_DISABLE_MODELS_FETCH",
+    "OPENCODE_MODELS_PATH",
+    "OPENCODE_MODELS_URL",
+    "OPENCODE_DISABLE_AUTOCOMPACT",
+    "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_CLAUDE_CODE",
+    "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+    "OPENCODE_ENABLE_EXA",
+    "npm_config_registry",
+    "npm_config_cafile",
+  ],
+  // The API keys of the model providers opencode can use: an inherited one would move a worker onto
+  // that account without a word. Pass them with --env (a config's `{env:NAME}` reads them too).
+  explicitOnlyEnv: [
+    "OPENCODE_API_KEY",
+    "OPENCODE_AUTH_CONTENT",
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_GENERATIVE_AI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GROQ_API_KEY",
+    "XAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "TOGETHER_API_KEY",
+    "AZURE_API_KEY",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_BEARER_TOKEN_BEDROCK",
+  ],
+  // No hooks file: the plugin writes the events (hookWire says how to read them).
+  hookEvents: [],
+  submitEvent: OPENCODE_SUBMIT_EVENT,
+  hookWire: OPENCODE_HOOK_WIRE,
+  home: {
+    reads: (context: HomeContext) =>
+      context.hostEnv.OPENCODE_CONFIG ? [context.hostEnv.OPENCODE_CONFIG] : [],
+    plan: planOpencodeHome,
+  },
+  planLaunch: planOpencodeLaunch,
+  classifyScreen: classifyOpencodeScreen,
+  stillScreen: stillOpencodeScreen,
+  preparePrompt: prepareOpencodePrompt,
+  interpretEvent: interpretOpencodeEvent,
+  recordSource: opencodeRecordSource,
+  parseAnswer: parseOpencodeAnswer,
+  transcriptTurnEnd: opencodeTurnEnd,
+  trackTurn: trackOpencodeTurn,
+  delivery: OPENCODE_DELIVERY,
+  // End then shift+Home selects the whole input box, Backspace empties it. Never C-c: on an empty
+  // box opencode quits.
+  clearInputKeys: () => ["End", "S-Home", "BSpace"],
+  interruptKeys: OPENCODE_INTERRUPT_KEYS,
+  // --max-turns interrupts (the default mode); meanwhile umbel's plugin refuses tools and aborts the
+  // next model call (hooks/opencode-plugin.js): at the stub's speed the next call had run before the
+  // two Escapes landed (measured on 1.18.33).
+  haltHooks: (reason) => ({ tool: { reason }, model: { reason } }),
+  checkLaunchOptions: (options: LaunchOptions) =>
+    refuseLaunchFlags("opencode", options, OPENCODE_LAUNCH_FLAGS) ??
+    refusePermissionMode(options) ??
+    refuseOpencodeMcp(options.mcpServers),
+};
+
+function refusePermissionMode(options: LaunchOptions): string | null {
+  const mode = options.permissionMode;
+  if (mode === undefined || OPENCODE_PERMISSION_MODES[mode] !== undefined) return null;
+  const known = Object.keys(OPENCODE_PERMISSION_MODES).join(", ");
+  return `opencode has no permission mode "${mode}" (opencode supports: ${known})`;
+}
+
+/**
+ * The text to paste. Measured on 1.18.33: a paste that starts with `/` runs the command it names
+ * (`/review …`) or is swallowed (`/word`), so a leading space makes it text; a prompt that is only
+ * `exit`, `quit` or `:q` (trimmed) quits the TUI, so a WORD JOINER (invisible, not trimmed) goes
+ * before it. `!` and `@` are plain text in a paste.
+ */
+export function prepareOpencodePrompt(prompt: string): string {
+  const text = normalisePrompt(prompt);
+  if (/^\//.test(text)) return ` ${text}`;
+  if (/^(exit|quit|:q)$/.test(text.trim())) return `\u2060${text}`;
+  return text;
+}

@@ -1,0 +1,64 @@
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRecords } from "../../src/adapters/records.ts";
+import type { RecordSource } from "../../src/core/providers/transcript-types.ts";
+
+/** The session record port on real files and a real SQLite database (WAL, written while read). */
+
+let dir: string;
+let db: Database;
+const records = createRecords();
+const QUERY = "select json_object('id', id, 'text', text) from row where session = ?1 order by id";
+let source: RecordSource;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "umbel-records-"));
+  db = new Database(join(dir, "rec.db"), { create: true });
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("create table row (id integer primary key, session text, text text)");
+  source = { kind: "sqlite", path: join(dir, "rec.db"), query: QUERY, params: ["s1"] };
+});
+afterAll(async () => {
+  db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("records", () => {
+  test("a file reads as its text; a missing file or database is null", async () => {
+    await writeFile(join(dir, "t.jsonl"), "a\nb\n");
+    expect(await records.read({ kind: "file", path: join(dir, "t.jsonl") })).toBe("a\nb\n");
+    expect(await records.size({ kind: "file", path: join(dir, "t.jsonl") })).toBe(4);
+    expect(await records.read({ kind: "file", path: join(dir, "none") })).toBeNull();
+    const missing: RecordSource = { ...source, path: join(dir, "none.db") };
+    expect(await records.read(missing)).toBeNull();
+    expect(await records.size(missing)).toBeNull();
+  });
+
+  test("a query's rows are lines, read while another connection writes (WAL), never written to", async () => {
+    expect(await records.read(source)).toBe("");
+    db.run("insert into row (session, text) values ('s1', 'one'), ('s2', 'other'), ('s1', 'two')");
+    const text = await records.read(source);
+    expect(text).toBe('{"id":1,"text":"one"}\n{"id":3,"text":"two"}\n');
+    expect(await records.size(source)).toBe(Buffer.byteLength(text ?? ""));
+    // read-only: the reader holds no lock that stops the writer
+    db.run("insert into row (session, text) values ('s1', 'three')");
+    expect((await records.read(source))?.split("\n")).toHaveLength(4);
+  });
+
+  test("a tail of a query returns the rows past the offset once each, then the new ones", async () => {
+    const offset = (await records.size(source)) ?? 0;
+    const tail = records.tail(source, offset, [dir]);
+    try {
+      expect(await tail.read()).toEqual([]);
+      db.run("insert into row (session, text) values ('s1', 'four é')");
+      await tail.next(2000);
+      expect(await tail.read()).toEqual(['{"id":5,"text":"four é"}']);
+      expect(await tail.read()).toEqual([]);
+    } finally {
+      tail.close();
+    }
+  });
+});
