@@ -36,6 +36,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
   });
 
   return {
+    checkRoot: ready,
     root,
     paths,
 

@@ -72,6 +72,8 @@ export type WorkerPaths = {
 export type StorePort = {
   readonly root: string;
   paths(name: string): WorkerPaths;
+  /** The state root check (once per process; every other access awaits it too): a typed error when unusable. */
+  checkRoot(): Promise<void>;
   /** mkdir is atomic: of two claims of one name, exactly one succeeds (NameTakenError). */
   claim(name: string): Promise<void>;
   writeMeta(meta: Meta): Promise<void>;

@@ -18,6 +18,9 @@ export async function loadUserConfig(deps: Deps): Promise<LoadedConfig> {
   let found: { file: string; config: UserConfig } | null = null;
   const shadowed: string[] = [];
   for (const path of paths) {
+    // The state root's own config: the root is checked first (a file or a stranger's folder there
+    // is the root's fault, named as such, not a config file's).
+    if (path === home) await deps.store.checkRoot();
     const text = await deps.files.readText(path);
     if (text === null) continue;
     if (found) shadowed.push(path);

@@ -69,6 +69,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   };
   const store: StorePort = {
     root: ROOT,
+    checkRoot: async () => undefined,
     paths,
     async claim(name) {
       if (sessions.has(name)) throw new NameTakenError(`a worker named ${name} already exists`, { name });
