@@ -113,7 +113,7 @@ describe.each(Object.keys(SHELLS))("%s", (name) => {
   });
 
   test("enum values", () => {
-    expect(complete("umbel spawn w --provider ")).toEqual(["claude", "codex", "gemini"]);
+    expect(complete("umbel spawn w --provider ")).toEqual(["claude", "codex", "gemini", "opencode"]);
     expect(complete("umbel spawn w --permission-mode by")).toEqual(["bypassPermissions"]);
   });
 
