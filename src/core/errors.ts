@@ -152,6 +152,18 @@ export class NoTurnError extends UmbelError {
   override readonly exitCode = EXIT.noTurn;
 }
 
+/** `answer --input-id`: the worker no longer shows that prompt (answered, or another one took its place). */
+export class PromptGoneError extends UmbelError {
+  override readonly code = "prompt-gone";
+  override readonly exitCode = EXIT.conflict;
+}
+
+/** `answer` with no prompt on the worker's screen: there is nothing to answer, nothing was pressed. */
+export class NoPromptError extends UmbelError {
+  override readonly code = "no-prompt";
+  override readonly exitCode = EXIT.conflict;
+}
+
 /** The worker is mid-turn or showing a prompt; typing now would queue or answer something. */
 export class WorkerBusyError extends UmbelError {
   override readonly code = "busy";

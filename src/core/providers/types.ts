@@ -1,3 +1,4 @@
+import type { AnswerMeanings, PromptOption } from "../answer.ts";
 import type { ProviderId } from "../schemas.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
@@ -130,6 +131,15 @@ export type ProviderCommon = {
   haltHooks?(reason: string): Readonly<Record<string, unknown>>;
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
+  /** How `umbel answer` reads this CLI's prompts (optional: numbered menus and core/answer.ts's meanings). */
+  readonly answer?: AnswerSpec;
+};
+
+/** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */
+export type AnswerSpec = {
+  readonly meanings?: AnswerMeanings;
+  /** The options of the prompt on screen (default: core/answer.ts readMenu, `N. Label (key)` lines). */
+  readMenu?(screen: string): PromptOption[];
 };
 
 /** A provider that runs straight from its flags and env (claude: hooks in `--settings`). */

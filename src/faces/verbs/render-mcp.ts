@@ -28,7 +28,7 @@ export function renderSend(r: SendResult): string {
 const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
   stop: (o) => `umbel_read {name: "${o.name}", after: ${o.baseline}}`,
   input: (o) =>
-    `the worker is asking (see screen). umbel_keys {name: "${o.name}", keys: ["1"]} approves, then umbel_wait {name: "${o.name}", after: ${o.baseline}}; keys ["Escape"] denies and ends the turn`,
+    `the worker is asking (see screen). umbel_answer {name: "${o.name}", choice: "allow"${o.evidence.inputId ? `, inputId: "${o.evidence.inputId}"` : ""}} approves (or "always", "deny", an option), then umbel_wait {name: "${o.name}", after: ${o.baseline}}; umbel_keys {name: "${o.name}", keys: ["1"]} presses keys yourself`,
   "provider-error": (o) =>
     `umbel_read {name: "${o.name}"} returns the error text; send the prompt again to retry`,
   idle: (o) =>

@@ -3,7 +3,7 @@ import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings } from "./launch.ts";
-import { classifyScreen, stillScreen } from "./screen.ts";
+import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { trackClaudeTurn } from "./stream.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
@@ -47,6 +47,7 @@ export const claude: PlainProvider = {
   parseAnswer: parseClaudeAnswer,
   trackTurn: trackClaudeTurn,
   maxTurnsHalt: "hook",
+  answer: CLAUDE_ANSWERS,
   // Stop right after the tool that just ran (no Stop hook; the transcript ends with turn_duration).
   haltHooks: (reason) => ({
     PostToolUse: { continue: false, stopReason: reason },

@@ -1,5 +1,5 @@
 import { answerDialog } from "../../screen.ts";
-import type { ScreenState } from "../types.ts";
+import type { AnswerSpec, ScreenState } from "../types.ts";
 
 const TRUST_OPTION = "Yes, I trust this folder";
 const ADD_DIR_OPTION = "Yes, add it";
@@ -78,3 +78,16 @@ function tail(screen: string): string {
     .slice(-12)
     .join("\n");
 }
+
+/**
+ * claude 2.1.332's permission menu (measured on the stub, manual mode): `1. Yes`, `2. Yes, and always
+ * allow access to <dir> from this project` (or `… don't ask again for <rule> …`), `3. Yes, and switch
+ * to auto mode`, `4. No`; a digit picks its option at once. "No" ends the turn with no hook at all.
+ */
+export const CLAUDE_ANSWERS: AnswerSpec = {
+  meanings: {
+    allow: /^Yes$/,
+    always: /^Yes, and (always allow|don'?t ask again)/,
+    deny: /^No\b/,
+  },
+};

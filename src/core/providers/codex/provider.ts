@@ -12,7 +12,7 @@ import type { HomedProvider } from "../types.ts";
 import { CODEX_HOOK_WIRE, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
-import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
+import { CODEX_ANSWERS, classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
 import { trackCodexTurn } from "./stream.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
@@ -90,6 +90,7 @@ export const codex: HomedProvider = {
   },
   sessionStartAtLaunch: false,
   screenShowsStreaming: false,
+  answer: CODEX_ANSWERS,
   clearInputKeys: clearCodexComposerKeys,
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??

@@ -19,7 +19,7 @@ import {
   userGeminiDir,
 } from "./home.ts";
 import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
-import { classifyGeminiScreen, stillGeminiScreen } from "./screen.ts";
+import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { trackGeminiTurn } from "./stream.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
 
@@ -120,6 +120,7 @@ export const gemini: HomedProvider = {
   assessStall: assessRetryStall,
   interruptKeys: GEMINI_INTERRUPT_KEYS,
   markerEvents: GEMINI_MARKER_EVENTS,
+  answer: GEMINI_ANSWERS,
 };
 
 /**
