@@ -1,15 +1,17 @@
 import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
 import { Outcome } from "../../core/outcome.ts";
 import { KillResult, PruneResult, ReadResult, SendResult, SpawnResult } from "../../core/outputs.ts";
-import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput, WaitInput } from "../../core/schemas.ts";
+import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput } from "../../core/schemas.ts";
+import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { readAnswer } from "../../operations/read.ts";
 import { sendPrompt } from "../../operations/send.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress, waitForTurn } from "../../operations/wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../../operations/wait.ts";
+import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
-import { renderOutcome } from "./render.ts";
-import { renderPrune, renderRead, renderSend, renderSpawn, renderWait } from "./render-mcp.ts";
+import { renderPrune, renderRead, renderSend, renderSpawn } from "./render-mcp.ts";
+import { renderWaitResult, renderWaitResultMcp } from "./render-wait.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 
 /** A worker's life: spawn → send → wait → read → kill, and prune. */
@@ -60,22 +62,22 @@ export const sendVerb = defineVerb({
 export const waitVerb = defineVerb({
   name: "wait",
   description:
-    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
-  input: WaitInput,
-  output: Outcome,
-  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurn(deps, input, progress),
-  text: renderOutcome,
+    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
+  input: WaitManyInput,
+  output: WaitResult,
+  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurns(deps, input, progress),
+  text: renderWaitResult,
   exitCode: (outcome) => outcome.exitCode,
   cli: {
-    usage: "NAME",
-    summary: "wait for the turn to end; the exit code is the outcome",
-    positionals: ["name"],
+    usage: "NAME | --any|--all NAME..",
+    summary: "wait for the turn to end (--any/--all: several workers); the exit code is the outcome",
+    positionals: ["name", "names"],
   },
   mcp: {
     title: "Wait for the turn to end",
     annotations: LOOKS,
-    present: shortenEvidence,
-    text: renderWait,
+    present: (r) => ({ ...shortenEvidence(r), ...(r.outcomes ? { outcomes: r.outcomes.map(shortenEvidence) } : {}) }),
+    text: renderWaitResultMcp,
     progress: (report, input) => waitProgress(report, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS),
   },
 });
@@ -136,7 +138,7 @@ export const pruneVerb = defineVerb({
   },
 });
 
-function shortenEvidence(outcome: Outcome): Outcome {
+function shortenEvidence<T extends Outcome>(outcome: T): T {
   const message = outcome.evidence.message;
   if (typeof message !== "string") return outcome;
   const bounded = boundText(message, { maxChars: EVIDENCE_MESSAGE_CHARS });
