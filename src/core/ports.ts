@@ -91,6 +91,13 @@ export type StorePort = {
    * start): null while another live process holds it; a dead holder's lock is taken over.
    */
   lock(name: string, key: string): Promise<Lock | null>;
+  /**
+   * A file of the worker's own in its session dir (`policy.tsv`, `notify.cmd`, `queue.json`: plain
+   * names, no path): the text, or null when it does not exist.
+   */
+  readWorkerFile(name: string, file: string): Promise<string | null>;
+  /** Writes it atomically (0600); null content removes it. */
+  writeWorkerFile(name: string, file: string, content: string | null): Promise<void>;
 };
 
 export type Lock = { release(): Promise<void> };

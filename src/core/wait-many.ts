@@ -32,7 +32,10 @@ export const WaitManyInput = WaitInput.extend({
 export type WaitManyInput = z.infer<typeof WaitManyInput>;
 
 /** The workers a wait names, in order: `name` first, then `names`. */
-export function workersOf(input: { name?: string | undefined; names?: readonly string[] | undefined }): string[] {
+export function workersOf(input: {
+  name?: string | undefined;
+  names?: readonly string[] | undefined;
+}): string[] {
   return [...(input.name === undefined ? [] : [input.name]), ...(input.names ?? [])];
 }
 

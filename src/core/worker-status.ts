@@ -22,6 +22,20 @@ export const StatusResult = z.object({
     .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone"),
   prompt: z.string().nullable().describe("What it is asking, when state is needs-input"),
   events: z.number().int().describe("Hook events recorded so far"),
+  inputId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The id of the prompt it shows, when state is needs-input (for answer --input-id)"),
+  policy: z
+    .object({
+      allow: z.array(z.string()).describe("spawn --allow patterns"),
+      deny: z.array(z.string()).describe("spawn --deny patterns"),
+      allowed: z.number().int().describe("Tool calls the policy allowed so far"),
+      denied: z.number().int().describe("Tool calls the policy denied so far"),
+    })
+    .optional()
+    .describe("The worker's permission policy (spawn --allow/--deny) and its automatic decisions"),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

@@ -12,6 +12,7 @@ import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
+import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "./fleet-files.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
@@ -84,6 +85,8 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
     mcpServers,
   });
   if (refused) throw new UsageError(refused, { provider: provider.id });
+  checkFleetOptions(provider, input);
+  const allowedTools = nativeAllowedTools(provider, input);
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
   const probeEnv = buildWorkerEnv({
     host: deps.env,
@@ -109,7 +112,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       hookCommand,
       model: input.model,
       permissionMode: input.permissionMode,
-      allowedTools: input.allowedTools,
+      allowedTools,
       unattended,
       isRoot: deps.uid === 0,
       resumeSessionId: input.resumeSession,
@@ -167,8 +170,13 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
       ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
+      ...(input.allow?.length || input.deny?.length
+        ? { policy: { allow: input.allow ?? [], deny: input.deny ?? [] } }
+        : {}),
+      ...(input.notify === undefined ? {} : { notify: true }),
     };
     await deps.store.writeMeta(meta);
+    await writeFleetFiles(deps, provider, input);
     const env = buildWorkerEnv({
       host: deps.env,
       provider,

@@ -1,4 +1,6 @@
+import { inputIdOf } from "../core/answer.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { countDecisions } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
@@ -38,6 +40,7 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     sessionId: findSessionId(provider, events) ?? meta.sessionId,
     model: meta.model ?? null,
     events: events.length,
+    ...(meta.policy ? { policy: { ...meta.policy, ...countDecisions(events) } } : {}),
   };
   if (!live.alive) {
     const state: WorkerState =
@@ -66,5 +69,6 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     exit: null,
     reason: null,
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
+    ...(state === "needs-input" ? { inputId: turn.status === "input" ? inputIdOf(turn) : null } : {}),
   };
 }

@@ -20,6 +20,8 @@ export type FakeSession = {
   exit: ExitRecord | null;
   lastScreen: string | null;
   changedAt: number;
+  /** The worker's own files in its session dir (policy.tsv, notify.cmd, queue.json …). */
+  files?: Map<string, string>;
 };
 
 export type FakeWorld = {
@@ -116,6 +118,15 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       if (locks.has(id)) return null;
       locks.add(id);
       return { release: async () => void locks.delete(id) };
+    },
+    async readWorkerFile(name, file) {
+      return sessions.get(name)?.files?.get(file) ?? null;
+    },
+    async writeWorkerFile(name, file, content) {
+      const s = session(name);
+      s.files ??= new Map();
+      if (content === null) s.files.delete(file);
+      else s.files.set(file, content);
     },
   };
   const fileSystem: FilesPort = {

@@ -1,5 +1,5 @@
 import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
-import { Outcome } from "../../core/outcome.ts";
+import type { Outcome } from "../../core/outcome.ts";
 import { KillResult, PruneResult, ReadResult, SendResult, SpawnResult } from "../../core/outputs.ts";
 import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput } from "../../core/schemas.ts";
 import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
@@ -76,7 +76,10 @@ export const waitVerb = defineVerb({
   mcp: {
     title: "Wait for the turn to end",
     annotations: LOOKS,
-    present: (r) => ({ ...shortenEvidence(r), ...(r.outcomes ? { outcomes: r.outcomes.map(shortenEvidence) } : {}) }),
+    present: (r) => ({
+      ...shortenEvidence(r),
+      ...(r.outcomes ? { outcomes: r.outcomes.map(shortenEvidence) } : {}),
+    }),
     text: renderWaitResultMcp,
     progress: (report, input) => waitProgress(report, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS),
   },
