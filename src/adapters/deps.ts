@@ -2,6 +2,7 @@ import { clampTimerMs, parseDuration } from "../core/duration.ts";
 import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
+import { createGit } from "./git.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRuns } from "./run-store.ts";
@@ -57,6 +58,7 @@ export function createDeps(
       installAssets,
       processStart,
     },
+    git: createGit(env),
     clock: systemClock,
     env,
     cwd: options.cwd ?? process.cwd(),

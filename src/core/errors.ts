@@ -89,6 +89,11 @@ export class TmuxTimeoutError extends UmbelError {
   override readonly code = "tmux-timeout";
 }
 
+/** git failed (spawn --worktree, kill): `data` holds its argv, exit status and message. */
+export class GitError extends UmbelError {
+  override readonly code = "git";
+}
+
 /** A state file umbel cannot read (a corrupt meta.json): evidence to look at, never absence. */
 export class StateError extends UmbelError {
   override readonly code: string = "state";

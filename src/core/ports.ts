@@ -181,6 +181,26 @@ export type RunsPort = {
   open(runId: string): Promise<{ store: RunStore; state: RunState; text: string }>;
 };
 
+/**
+ * git, for `spawn --worktree` and its kill: every call bounded in time; a git that fails is a
+ * GitError carrying git's own message.
+ */
+export type GitPort = {
+  /** The top of the work tree that holds `dir`, or null when `dir` is in no git repository. */
+  toplevel(dir: string): Promise<string | null>;
+  /** The branch checked out in `repo`, or the commit when its HEAD is detached. */
+  head(repo: string): Promise<string>;
+  /** `git worktree add -b <branch> <path> <base>`. */
+  addWorktree(repo: string, path: string, branch: string, base: string): Promise<void>;
+  /** Uncommitted work (changes, untracked files) in the worktree; null when it is gone. */
+  isDirty(path: string): Promise<boolean | null>;
+  /** The branch holds no commit that `base` lacks (also true when `base` is gone: nothing to compare). */
+  isMerged(repo: string, branch: string, base: string): Promise<boolean>;
+  removeWorktree(repo: string, path: string, force: boolean): Promise<void>;
+  /** `git branch -D`: only once isMerged said so, or when spawn unwinds a branch it just made. */
+  deleteBranch(repo: string, branch: string): Promise<void>;
+};
+
 /** Everything an operation touches, passed in so tests can swap any piece. */
 export type Deps = {
   readonly store: StorePort;
@@ -190,6 +210,7 @@ export type Deps = {
   readonly home: HomePort;
   readonly runs: RunsPort;
   readonly system: SystemPort;
+  readonly git: GitPort;
   readonly clock: Clock;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;

@@ -36,6 +36,14 @@ export const StatusResult = z.object({
     })
     .optional()
     .describe("The worker's permission policy (spawn --allow/--deny) and its automatic decisions"),
+  worktree: z
+    .object({
+      path: z.string().describe("The worktree"),
+      branch: z.string().describe("Its branch, umbel/<name>"),
+      dirty: z.boolean().nullable().describe("It holds uncommitted work (null: the worktree is gone)"),
+    })
+    .optional()
+    .describe("The worker's own git worktree (spawn --worktree)"),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

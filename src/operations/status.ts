@@ -6,6 +6,7 @@ import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
+import { worktreeStatus } from "./worktree.ts";
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
   return describe(deps, await loadWorker(deps, name));
@@ -41,6 +42,7 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     model: meta.model ?? null,
     events: events.length,
     ...(meta.policy ? { policy: { ...meta.policy, ...countDecisions(events) } } : {}),
+    ...(meta.worktree ? { worktree: await worktreeStatus(deps, meta.worktree) } : {}),
   };
   if (!live.alive) {
     const state: WorkerState =

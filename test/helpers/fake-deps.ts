@@ -9,6 +9,7 @@ import type { Meta } from "../../src/core/meta.ts";
 import type { ExitRecord } from "../../src/core/outcome.ts";
 import type { Deps, FilesPort, FileTail, RunsPort, StorePort, Waker } from "../../src/core/ports.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
+import { createFakeGit, type FakeGit } from "./fake-git.ts";
 import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";
 
 /** One worker's state as the fake store holds it. */
@@ -28,6 +29,7 @@ export type FakeWorld = {
   readonly deps: Deps;
   readonly clock: FakeClock;
   readonly tmux: FakeTmux;
+  readonly git: FakeGit;
   readonly sessions: Map<string, FakeSession>;
   /** Files outside the store (transcripts, configs), by absolute path. */
   readonly files: Map<string, string>;
@@ -46,6 +48,7 @@ const ROOT = "/state";
 export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clock">> = {}): FakeWorld {
   const clock = createFakeClock(1_000_000);
   const tmux = createFakeTmux();
+  const git = createFakeGit();
   const sessions = new Map<string, FakeSession>();
   const files = new Map<string, string>();
   const dirs = new Set<string>(["/work", "/"]);
@@ -180,6 +183,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
       processStart: async (pid) => processes.get(pid) ?? null,
     },
+    git,
     clock,
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
     cwd: "/work",
@@ -191,6 +195,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     deps,
     clock,
     tmux,
+    git,
     sessions,
     files,
     dirs,

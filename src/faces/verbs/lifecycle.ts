@@ -113,7 +113,7 @@ export const killVerb = defineVerb({
   input: KillInput,
   output: KillResult,
   run: (input, { deps }) => killWorker(deps, input),
-  text: (r) => `${r.state} ${r.name}\n`,
+  text: (r) => `${r.state} ${r.name}\n${r.worktree ? `${r.worktree.note}\n` : ""}`,
   cli: {
     usage: "NAME",
     summary: "stop a worker (tombstone kept; --purge removes it)",
@@ -122,7 +122,7 @@ export const killVerb = defineVerb({
   mcp: {
     title: "Stop a worker",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    text: (r) => `${r.state} ${r.name}`,
+    text: (r) => `${r.state} ${r.name}${r.worktree ? `; ${r.worktree.note}` : ""}`,
   },
 });
 

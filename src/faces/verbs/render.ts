@@ -41,6 +41,10 @@ export function renderStatus(s: StatusResult): string {
     const rules = [...s.policy.allow.map((r) => `allow ${r}`), ...s.policy.deny.map((r) => `deny ${r}`)];
     lines.push(`policy:   ${rules.join(", ")} (${s.policy.allowed} allowed, ${s.policy.denied} denied)`);
   }
+  if (s.worktree) {
+    const dirty = s.worktree.dirty === null ? "gone" : s.worktree.dirty ? "uncommitted work" : "clean";
+    lines.push(`worktree: ${s.worktree.path} (${s.worktree.branch}, ${dirty})`);
+  }
   return `${lines.join("\n")}\n`;
 }
 
