@@ -11,7 +11,8 @@
 #   tool call: the CLI's answer is printed, and the logged line carries "umbel_policy" first (in the
 #   same line, so no reader ever sees the request without its decision).
 # After the append, <session>/notify.tsv (spawn --notify) may start the caller's command in the
-# background with the turn's outcome on stdin; it never delays the CLI.
+# background with the turn's outcome on stdin, and a queued prompt (send --queue) may start umbel to
+# send it; neither delays the CLI.
 # umask 077: the log quotes whatever the model said (secrets included), so it and its temp file are
 # 0600 whatever umask the CLI runs with (022 made it 0644).
 umask 077
@@ -119,6 +120,20 @@ if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd"
       < "$out" >> "$session/notify.log" 2>&1; rm -f "$out") </dev/null >/dev/null 2>&1 &
     break
   done < "$session/notify.tsv"
+fi
+# queue.json (send --queue): a prompt waits for this worker. At an event that ends a turn (drain.tsv,
+# the same columns as notify.tsv) drain.cmd, the queuing umbel's own `status NAME`, runs detached and
+# sends it once the worker is idle, under the worker's send lock.
+if [ -n "$event" ] && [ -f "$session/drain.cmd" ] && [ -f "$session/drain.tsv" ] &&
+  grep -q '"state": "queued"' "$session/queue.json" 2>/dev/null; then
+  while IFS="$tab" read -r on outcome code must never; do
+    [ "$on" = "$event" ] || continue
+    [ "$must" = - ] || grep -E -q -e "$must" "$tmp" || continue
+    [ "$never" = - ] || ! grep -E -q -e "$never" "$tmp" || continue
+    trap '' HUP
+    (sh -c "$(cat "$session/drain.cmd")" >> "$session/drain.log" 2>&1) </dev/null >/dev/null 2>&1 &
+    break
+  done < "$session/drain.tsv"
 fi
 rm -f "$tmp"
 exit 0

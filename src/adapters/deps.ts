@@ -57,6 +57,8 @@ export function createDeps(
       uuid: () => crypto.randomUUID(),
       installAssets,
       processStart,
+      // A compiled umbel runs its script from Bun's embedded filesystem; anything else is not a binary.
+      selfCommand: () => (Bun.main.startsWith("/$bunfs/") ? [process.execPath] : null),
     },
     git: createGit(env),
     clock: systemClock,

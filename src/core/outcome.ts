@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { inputIdOf } from "./answer.ts";
 import { EXIT } from "./errors.ts";
+import { SentFromQueue } from "./queue.ts";
 import { OutcomeReason } from "./schemas.ts";
 import type { TurnState } from "./turn.ts";
 
@@ -55,6 +56,7 @@ export const Outcome = z.object({
   baseline: z.number().int().describe("The baseline the turn was followed from"),
   elapsedMs: z.number().describe("How long the wait took"),
   evidence: OutcomeEvidence,
+  next: SentFromQueue.optional(),
 });
 export type Outcome = z.infer<typeof Outcome>;
 

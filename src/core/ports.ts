@@ -159,6 +159,8 @@ export type SystemPort = {
   installAssets(root: string): Promise<Assets>;
   /** When a process started, as an opaque token (null: no such process); tells a reused pid apart. */
   processStart(pid: number): Promise<string | null>;
+  /** How to run this umbel again (the compiled binary), or null when it is not one (tests, `bun src/main.ts`). */
+  selfCommand(): readonly string[] | null;
 };
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ExitRecord } from "./outcome.ts";
+import { QueueEntry } from "./queue.ts";
 import { WorkerState } from "./schemas.ts";
 
 /** A worker as `status` and `ls` show it, and the fleet: every worker of one state root. */
@@ -44,6 +45,10 @@ export const StatusResult = z.object({
     })
     .optional()
     .describe("The worker's own git worktree (spawn --worktree)"),
+  queue: z
+    .array(QueueEntry)
+    .optional()
+    .describe("Its queued prompts (send --queue), in order, with the recently sent ones and their baselines"),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

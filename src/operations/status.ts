@@ -2,9 +2,11 @@ import { inputIdOf } from "../core/answer.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import { countDecisions } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
+import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
+import { drainQueue, readQueue } from "./queue.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 import { worktreeStatus } from "./worktree.ts";
 
@@ -64,6 +66,9 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     if (kind === "ready" && (provider.screenShowsStreaming !== false || state !== "busy")) state = "idle";
     else if (kind === "input") state = "needs-input";
   }
+  // A worker seen idle is sent its next queued prompt (send --queue).
+  if (state === "idle" && (await drainQueue(deps, worker))) state = "busy";
+  const queue = publicEntries(await readQueue(deps, meta.name));
   return {
     ...base,
     state,
@@ -72,5 +77,6 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     reason: null,
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
     ...(state === "needs-input" ? { inputId: turn.status === "input" ? inputIdOf(turn) : null } : {}),
+    ...(queue.length > 0 ? { queue } : {}),
   };
 }

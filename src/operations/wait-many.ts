@@ -3,6 +3,7 @@ import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/wait-many.ts";
+import { drainQueue } from "./queue.ts";
 import { type WaitProgress, waitForTurn } from "./wait.ts";
 import { loadWorker, readEvents } from "./worker.ts";
 
@@ -23,10 +24,13 @@ export async function waitForTurns(
   };
   const [first] = names;
   if (names.length === 1 && first !== undefined && !input.any && !input.all)
-    return waitForTurn(
+    return drainAfter(
       deps,
-      { name: first, ...limits, ...(input.after === undefined ? {} : { after: input.after }) },
-      onProgress,
+      await waitForTurn(
+        deps,
+        { name: first, ...limits, ...(input.after === undefined ? {} : { after: input.after }) },
+        onProgress,
+      ),
     );
   // Every worker must exist and have a turn before any machine starts: never a half-started wait.
   for (const name of names) await requireTurn(deps, name);
@@ -46,9 +50,9 @@ export async function waitForTurns(
   stop.abort();
   const failed = settled.find((s) => s.status === "rejected");
   if (failed?.status === "rejected") throw failed.reason;
-  const outcomes = new Map(
-    settled.flatMap((s, i) => (s.status === "fulfilled" ? [[names[i] ?? "", s.value] as const] : [])),
-  );
+  const outcomes = new Map<string, Outcome>();
+  for (const [i, s] of settled.entries())
+    if (s.status === "fulfilled") outcomes.set(names[i] ?? "", await drainAfter(deps, s.value));
   return input.any ? firstOf(deps, outcomes, order) : allOf(outcomes, names);
 }
 
@@ -70,6 +74,17 @@ function allOf(outcomes: Map<string, Outcome>, names: readonly string[]): WaitRe
   const headline = headlineOfAll(each);
   if (!headline) throw new Error("wait --all ended with no outcome");
   return { ...headline, outcomes: each };
+}
+
+/**
+ * A turn that ended (stop, provider-error) leaves the worker idle: its next queued prompt (send
+ * --queue) is sent now, and the outcome names it with its baseline.
+ */
+async function drainAfter(deps: Deps, outcome: Outcome): Promise<Outcome> {
+  if ((outcome.reason !== "stop" && outcome.reason !== "provider-error") || deps.signal?.aborted)
+    return outcome;
+  const sent = await drainQueue(deps, await loadWorker(deps, outcome.name));
+  return sent ? { ...outcome, next: sent } : outcome;
 }
 
 /** The worker exists and has been sent a prompt (else NoTurnError, exit 5, as `wait NAME` says). */

@@ -182,6 +182,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
       installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
       processStart: async (pid) => processes.get(pid) ?? null,
+      selfCommand: () => null,
     },
     git,
     clock,

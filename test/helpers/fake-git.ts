@@ -59,7 +59,8 @@ export function createFakeGit(): FakeGit {
     },
     async removeWorktree(_repo, path, force) {
       const tree = worktrees.get(path);
-      if (tree?.dirty && !force) throw new GitError(`fatal: '${path}' contains modified or untracked files`, {});
+      if (tree?.dirty && !force)
+        throw new GitError(`fatal: '${path}' contains modified or untracked files`, {});
       worktrees.delete(path);
     },
     async deleteBranch(repo, branch) {

@@ -1,11 +1,12 @@
 import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
 import type { Outcome } from "../../core/outcome.ts";
-import { KillResult, PruneResult, ReadResult, SendResult, SpawnResult } from "../../core/outputs.ts";
+import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
+import { SendOutput } from "../../core/queue.ts";
 import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput } from "../../core/schemas.ts";
 import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
+import { sendOrQueue } from "../../operations/queue.ts";
 import { readAnswer } from "../../operations/read.ts";
-import { sendPrompt } from "../../operations/send.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../../operations/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
@@ -40,11 +41,15 @@ export const spawnVerb = defineVerb({
 
 export const sendVerb = defineVerb({
   name: "send",
-  description: "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it",
+  description:
+    "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it; --queue: queue it for a busy worker",
   input: SendInput,
-  output: SendResult,
-  run: (input, { deps }) => sendPrompt(deps, input),
-  text: (r) => `${r.baseline}\n`,
+  output: SendOutput,
+  run: (input, { deps }) => sendOrQueue(deps, input),
+  text: (r) =>
+    r.baseline === null
+      ? `queued ${r.queued?.id ?? ""} (${r.queued?.position ?? 0} ahead)\n`
+      : `${r.baseline}\n`,
   cli: {
     usage: "NAME P",
     summary: "send a prompt (or stdin), prove delivery, print the baseline",

@@ -1,13 +1,7 @@
 import type { BoundReport } from "../../core/bound-text.ts";
 import type { Outcome } from "../../core/outcome.ts";
-import type {
-  CaptureResult,
-  KeysResult,
-  PruneResult,
-  ReadResult,
-  SendResult,
-  SpawnResult,
-} from "../../core/outputs.ts";
+import type { CaptureResult, KeysResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
+import type { SendOutput } from "../../core/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
 import { renderOutcome } from "./render.ts";
 
@@ -21,7 +15,9 @@ export function renderSpawn(r: SpawnResult): string {
   return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}). Next: umbel_send {name: "${r.name}", prompt}.`;
 }
 
-export function renderSend(r: SendResult): string {
+export function renderSend(r: SendOutput): string {
+  if (r.baseline === null)
+    return `${r.name} is busy: the prompt is queued as ${r.queued?.id} (${r.queued?.position ?? 0} ahead); it is sent once the worker is idle. Next: umbel_wait {name: "${r.name}"}, whose outcome names the queued prompt it sent (\`next\`), or umbel_status for its baseline.`;
   return `${r.name} took the prompt; baseline ${r.baseline}. Next: umbel_wait {name: "${r.name}", after: ${r.baseline}}.`;
 }
 

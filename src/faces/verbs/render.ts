@@ -41,6 +41,13 @@ export function renderStatus(s: StatusResult): string {
     const rules = [...s.policy.allow.map((r) => `allow ${r}`), ...s.policy.deny.map((r) => `deny ${r}`)];
     lines.push(`policy:   ${rules.join(", ")} (${s.policy.allowed} allowed, ${s.policy.denied} denied)`);
   }
+  if (s.queue?.some((e) => e.state === "queued"))
+    lines.push(
+      `queued:   ${s.queue
+        .filter((e) => e.state === "queued")
+        .map((e) => e.id)
+        .join(", ")}`,
+    );
   if (s.worktree) {
     const dirty = s.worktree.dirty === null ? "gone" : s.worktree.dirty ? "uncommitted work" : "clean";
     lines.push(`worktree: ${s.worktree.path} (${s.worktree.branch}, ${dirty})`);
