@@ -49,7 +49,7 @@ describe("umbel mcp over stdio", () => {
   test("handshake: twelve tools, instructions, version", async () => {
     expect(client.getServerVersion()).toMatchObject({ name: "umbel" });
     expect(client.getInstructions()).toContain("umbel_wait");
-    expect((await client.listTools()).tools).toHaveLength(13);
+    expect((await client.listTools()).tools).toHaveLength(14);
   });
 
   test("lifecycle tools: spawn → send → wait → read → kill, with {fromEnv} from the server's env", async () => {
