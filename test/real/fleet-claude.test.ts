@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+import { text, toolUse } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
@@ -166,6 +167,40 @@ describe.skipIf(claude === null)("issue 14 on real claude", () => {
       ["fa", "stop"],
       ["fb", "stop"],
     ]);
+  });
+
+  test("a question with options (AskUserQuestion): input with the question; answer by label; the turn goes on", async () => {
+    const question = "Which colour should the button be?";
+    const options = [
+      { label: "Red", description: "warm" },
+      { label: "Blue", description: "cool" },
+    ];
+    stub.script(
+      toolUse(
+        "AskUserQuestion",
+        { questions: [{ question, header: "Colour", options, multiSelect: false }] },
+        text("ok, noted"),
+      ),
+    );
+    const asked = await turn("fb", "ask me");
+    expect(asked.outcome).toMatchObject({
+      reason: "input",
+      evidence: { prompt: `AskUserQuestion: ${question}` },
+    });
+    expect(String(asked.outcome.evidence.screen)).toContain("Enter to select");
+    const answered = await ok(["answer", "fb", "Blue", "--input-id", String(asked.outcome.evidence.inputId)]);
+    expect(answered).toMatchObject({ option: { number: 2, label: "Blue" }, keys: ["2"] });
+    const done = await sb.umbel([
+      "wait",
+      "fb",
+      "--after",
+      String(asked.baseline),
+      "--json",
+      "--timeout",
+      "40s",
+    ]);
+    expect(json(done.stdout)).toMatchObject({ reason: "stop", evidence: { message: "ok, noted" } });
+    expect(JSON.stringify(stub.mainRequests().at(-1)?.body)).toContain('\\"Blue\\"');
   });
 
   test("--worktree: the worker writes in its own worktree; kill keeps it while dirty and says where", async () => {

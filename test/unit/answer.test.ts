@@ -6,6 +6,7 @@ import { claude } from "../../src/core/providers/claude/provider.ts";
 import { codex } from "../../src/core/providers/codex/provider.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";
 import type { Provider } from "../../src/core/providers/types.ts";
+import { QUESTION } from "../fixtures/claude-screens.ts";
 import { PERMISSION as GEMINI_PERMISSION } from "./gemini-samples.ts";
 
 /** The permission menu of claude 2.1.332 in manual mode, as measured on the stub (docs/providers.md). */
@@ -79,6 +80,22 @@ describe("answer: a choice by meaning becomes the keys of the prompt on screen",
     const planned = plan(provider, screen, choice);
     expect(planned).toMatchObject({ ok: true, keys });
     expect(planned.ok && planned.option?.label).toBe(label);
+  });
+
+  test("claude's question (AskUserQuestion) is input, and its options are answered by label or number", () => {
+    expect(claude.classifyScreen(QUESTION)).toEqual({
+      kind: "input",
+      text: " ☐ Colour\nWhich colour should the button be?\n❯ 1. Red\n     warm\n  2. Blue\n     cool\n  3. Type something.\n  4. Chat about this\nEnter to select · ↑/↓ to navigate · Esc to cancel",
+    });
+    expect(plan(claude, QUESTION, "Blue")).toMatchObject({
+      ok: true,
+      keys: ["2"],
+      option: { label: "Blue" },
+    });
+    expect(plan(claude, QUESTION, "1")).toMatchObject({ ok: true, keys: ["1"], option: { label: "Red" } });
+    expect(plan(claude, QUESTION, "deny")).toEqual({ ok: true, option: null, keys: ["Escape"] });
+    expect(plan(claude, QUESTION, "allow").ok).toBe(false);
+    expect(showsPrompt(QUESTION, "AskUserQuestion: Which colour should the button be?")).toBe(true);
   });
 
   test("the menu is the last numbered run on screen, never a list the model wrote above it", () => {

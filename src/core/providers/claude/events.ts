@@ -93,6 +93,11 @@ function describeTool(name: string | null, input: unknown): string {
   const tool = name ?? "tool";
   if (input && typeof input === "object") {
     const i = input as Record<string, unknown>;
+    // AskUserQuestion asks the person a question (its options are on screen): the question is the prompt.
+    const question = Array.isArray(i.questions)
+      ? (i.questions[0] as { question?: unknown } | undefined)
+      : undefined;
+    if (typeof question?.question === "string") return `${tool}: ${question.question}`;
     const main = i.command ?? i.file_path ?? i.path ?? i.url ?? i.pattern;
     if (typeof main === "string") return `${tool}: ${main}`;
     return `${tool}: ${JSON.stringify(input)}`;

@@ -30,6 +30,10 @@ export function classifyScreen(screen: string): ScreenState {
   }
   const permission = /Do you want to (proceed|create|make this edit|allow)[^\n]*/.exec(screen);
   if (permission && /Esc to cancel/.test(screen)) return { kind: "input", text: permissionBlock(screen) };
+  // AskUserQuestion (2.1.332): `☐ <header>`, the question, `❯ 1. <option>` …, and this footer. Its
+  // `❯` and rules also look like the idle composer, so it is read first.
+  if (/Enter to select · ↑\/↓ to navigate/.test(screen) && /^\s*❯\s*\d+\. /m.test(screen))
+    return { kind: "input", text: questionBlock(screen) };
   if (/esc to interrupt/.test(screen)) return { kind: "busy" };
   if (/^❯/m.test(screen) && /^─{8,}/m.test(screen)) return { kind: "ready" };
   return { kind: "unknown" };
@@ -67,6 +71,19 @@ function permissionBlock(screen: string): string {
     .slice(start + 1, end + 1)
     .map((l) => l.trimEnd())
     .filter((l) => l.trim() !== "" && !/^[╌─]+$/.test(l.trim()))
+    .join("\n");
+}
+
+/** The question: from its `☐ header` line (else the last rule) down to the footer. */
+function questionBlock(screen: string): string {
+  const lines = screen.split("\n");
+  const end = lines.findLastIndex((l) => l.includes("Enter to select"));
+  let start = lines.findLastIndex((l, i) => i < end && /^\s*[☐☒✔]/.test(l));
+  if (start < 0) start = lines.findLastIndex((l, i) => i < end && /^[─]{8,}/.test(l.trim())) + 1;
+  return lines
+    .slice(Math.max(0, start), end + 1)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "" && !/^[─]+$/.test(l.trim()))
     .join("\n");
 }
 
