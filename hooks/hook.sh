@@ -81,7 +81,8 @@ matches() {
   return 1
 }
 
-tab=$(printf '\t')
+# A tab, without a subshell (this runs for every event of every worker).
+tab='	'
 if [ -n "$event" ] && [ -f "$session/policy.tsv" ] && grep -q "^[a-z]*$tab$event$tab" "$session/policy.tsv"; then
   read_call
   while IFS="$tab" read -r verdict rule_event rule_tool kind glob marker reply; do
