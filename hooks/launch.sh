@@ -54,4 +54,19 @@ else
   record="{\"exitCode\":$status}"
 fi
 record_exit "$record"
+# spawn --notify: the CLI is gone, so this worker's last turn ended dead; the caller's command runs
+# detached (as hooks/hook.sh runs it), with the exit record as the payload.
+session=${events%/*}
+if [ -f "$session/notify.cmd" ]; then
+  # launch.sh leads the pane's session: its exit hangs up the pane's processes. Ignored before the
+  # fork, so the child is never hung up before it could ignore it itself.
+  trap '' HUP
+  (
+    umask 077
+    out="$session/notify.$$.json"
+    printf '{"name":"%s","reason":"dead","exitCode":125,"event":"exit","payload":%s}\n' "${session##*/}" "$record" > "$out"
+    UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=dead sh -c "$(cat "$session/notify.cmd")" < "$out" >> "$session/notify.log" 2>&1
+    rm -f "$out"
+  ) </dev/null >/dev/null 2>&1 &
+fi
 exit "$status"

@@ -2,6 +2,7 @@ import { clampTimerMs, parseDuration } from "../core/duration.ts";
 import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
+import { createGit } from "./git.ts";
 import { createHost } from "./host.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
@@ -58,8 +59,11 @@ export function createDeps(
       uuid: () => crypto.randomUUID(),
       installAssets,
       processStart,
+      // A compiled umbel runs its script from Bun's embedded filesystem; anything else is not a binary.
+      selfCommand: () => (Bun.main.startsWith("/$bunfs/") ? [process.execPath] : null),
     },
     host: createHost(env),
+    git: createGit(env),
     clock: systemClock,
     env,
     cwd: options.cwd ?? process.cwd(),

@@ -129,7 +129,25 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
       await ready();
       return takeLock(join(dir(name), `${key}.lock`), process.pid);
     },
+
+    async readWorkerFile(name: string, file: string): Promise<string | null> {
+      await ready();
+      return readTextOrNull(join(dir(name), plainName(file)));
+    },
+
+    async writeWorkerFile(name: string, file: string, content: string | null): Promise<void> {
+      await ready();
+      const path = join(dir(name), plainName(file));
+      if (content === null) await onPath(path, "remove", () => rm(path, { force: true }));
+      else await writeFileAtomic(path, content);
+    },
   };
+}
+
+/** A worker file is a plain name in its session dir: a path would write outside it. */
+function plainName(file: string): string {
+  if (!/^[a-z][a-z0-9.-]*$/.test(file)) throw new StateError(`not a worker file name: ${file}`, { file });
+  return file;
 }
 
 function parseMeta(name: string, path: string, text: string): Meta {

@@ -89,6 +89,11 @@ export class TmuxTimeoutError extends UmbelError {
   override readonly code = "tmux-timeout";
 }
 
+/** git failed (spawn --worktree, kill): `data` holds its argv, exit status and message. */
+export class GitError extends UmbelError {
+  override readonly code = "git";
+}
+
 /** A state file umbel cannot read (a corrupt meta.json): evidence to look at, never absence. */
 export class StateError extends UmbelError {
   override readonly code: string = "state";
@@ -150,6 +155,18 @@ export function renderErrorJson(error: unknown): {
 export class NoTurnError extends UmbelError {
   override readonly code = "no-turn";
   override readonly exitCode = EXIT.noTurn;
+}
+
+/** `answer --input-id`: the worker no longer shows that prompt (answered, or another one took its place). */
+export class PromptGoneError extends UmbelError {
+  override readonly code = "prompt-gone";
+  override readonly exitCode = EXIT.conflict;
+}
+
+/** `answer` with no prompt on the worker's screen: there is nothing to answer, nothing was pressed. */
+export class NoPromptError extends UmbelError {
+  override readonly code = "no-prompt";
+  override readonly exitCode = EXIT.conflict;
 }
 
 /** The worker is mid-turn or showing a prompt; typing now would queue or answer something. */

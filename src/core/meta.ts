@@ -26,6 +26,12 @@ export const Meta = z.object({
    */
   spawner: z.object({ pid: z.number().int(), start: z.string() }).optional(),
   readyAt: z.string().optional(),
+  /** spawn --allow / --deny, as given (the hook answers them from policy.tsv). */
+  policy: z.object({ allow: z.array(z.string()), deny: z.array(z.string()) }).optional(),
+  /** spawn --notify was given (the command is in notify.cmd). */
+  notify: z.boolean().optional(),
+  /** spawn --worktree: the worker's own git worktree (its cwd) and branch, from `base` in `repo`. */
+  worktree: z.object({ path: z.string(), branch: z.string(), base: z.string(), repo: z.string() }).optional(),
   killedAt: z.string().optional(),
 });
 export type Meta = z.infer<typeof Meta>;

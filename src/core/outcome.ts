@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { inputIdOf } from "./answer.ts";
 import { EXIT } from "./errors.ts";
+import { SentFromQueue } from "./queue.ts";
 import { OutcomeReason } from "./schemas.ts";
 import type { TurnState } from "./turn.ts";
 
@@ -25,6 +27,10 @@ export const OutcomeEvidence = z
       .describe("`message` was cut (umbel_wait only); read returns the whole answer"),
     error: z.string().optional().describe("The provider's error kind (provider-error)"),
     prompt: z.string().optional().describe("What the worker is asking (input)"),
+    inputId: z
+      .string()
+      .optional()
+      .describe("The id of that very prompt (input): answer --input-id refuses once it is gone"),
     detail: z.string().optional().describe("More on the outcome: the kind of prompt, how a turn ended"),
     exit: ExitRecord.nullable().optional(),
     screen: z.string().optional().describe("The last lines of the worker's screen"),
@@ -50,6 +56,7 @@ export const Outcome = z.object({
   baseline: z.number().int().describe("The baseline the turn was followed from"),
   elapsedMs: z.number().describe("How long the wait took"),
   evidence: OutcomeEvidence,
+  next: SentFromQueue.optional(),
 });
 export type Outcome = z.infer<typeof Outcome>;
 
@@ -124,7 +131,7 @@ export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidenc
     };
   }
   if (t.status === "input" && !s.inputAnswered)
-    return { reason: "input", evidence: { prompt: t.text, detail: t.detail } };
+    return { reason: "input", evidence: { prompt: t.text, detail: t.detail, inputId: inputIdOf(t) } };
   if (s.now >= s.deadline) return { reason: "timeout", evidence: { timeoutMs: s.deadline - s.startedAt } };
   if (s.idleTimeoutMs !== null && s.now - s.lastActivityAt >= s.idleTimeoutMs) {
     return { reason: "idle", evidence: { stillForMs: s.now - s.lastActivityAt } };

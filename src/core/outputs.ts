@@ -18,6 +18,14 @@ export const SpawnResult = z.object({
   state: z.literal("ready").describe("Always ready: spawn returns only once the TUI takes prompts"),
   elapsedMs: ElapsedMs,
   dialogsAnswered: z.array(z.string()).describe("Startup dialogs umbel answered (e.g. trust)"),
+  worktree: z
+    .object({
+      path: z.string().describe("The worktree (the worker's cwd is in it)"),
+      branch: z.string().describe("Its new branch, umbel/<name>"),
+      base: z.string().describe("The commit or branch it started from"),
+    })
+    .optional()
+    .describe("With worktree: the worker's own git worktree"),
 });
 export type SpawnResult = z.infer<typeof SpawnResult>;
 
@@ -49,10 +57,24 @@ export const ReadResult = z.object({
 });
 export type ReadResult = z.infer<typeof ReadResult>;
 
+export const KillWorktree = z
+  .object({
+    path: z.string().describe("The worktree"),
+    branch: z.string().describe("Its branch"),
+    removed: z.boolean().describe("The worktree is gone (false: kept, it holds uncommitted work)"),
+    branchKept: z
+      .boolean()
+      .describe("The branch is kept: it has commits its base lacks (or the tree was kept)"),
+    note: z.string().describe("What was removed or kept, and where"),
+  })
+  .describe("A worker spawned with worktree: what kill did with it");
+export type KillWorktree = z.infer<typeof KillWorktree>;
+
 export const KillResult = z.object({
   name: Name,
   state: z.enum(["killed", "purged"]).describe("killed: a tombstone is kept · purged: removed too"),
   wasAlive: z.boolean().describe("The worker was running when killed"),
+  worktree: KillWorktree.optional(),
 });
 export type KillResult = z.infer<typeof KillResult>;
 

@@ -94,6 +94,13 @@ export type StorePort = {
    * start): null while another live process holds it; a dead holder's lock is taken over.
    */
   lock(name: string, key: string): Promise<Lock | null>;
+  /**
+   * A file of the worker's own in its session dir (`policy.tsv`, `notify.cmd`, `queue.json`: plain
+   * names, no path): the text, or null when it does not exist.
+   */
+  readWorkerFile(name: string, file: string): Promise<string | null>;
+  /** Writes it atomically (0600); null content removes it. */
+  writeWorkerFile(name: string, file: string, content: string | null): Promise<void>;
 };
 
 export type Lock = { release(): Promise<void> };
@@ -173,6 +180,8 @@ export type SystemPort = {
   installAssets(root: string): Promise<Assets>;
   /** When a process started, as an opaque token (null: no such process); tells a reused pid apart. */
   processStart(pid: number): Promise<string | null>;
+  /** How to run this umbel again (the compiled binary), or null when it is not one (tests, `bun src/main.ts`). */
+  selfCommand(): readonly string[] | null;
 };
 
 /**
@@ -220,6 +229,26 @@ export type HostPort = {
   freeBytes(path: string): Promise<number | null>;
 };
 
+/**
+ * git, for `spawn --worktree` and its kill: every call bounded in time; a git that fails is a
+ * GitError carrying git's own message.
+ */
+export type GitPort = {
+  /** The top of the work tree that holds `dir`, or null when `dir` is in no git repository. */
+  toplevel(dir: string): Promise<string | null>;
+  /** The branch checked out in `repo`, or the commit when its HEAD is detached. */
+  head(repo: string): Promise<string>;
+  /** `git worktree add -b <branch> <path> <base>`. */
+  addWorktree(repo: string, path: string, branch: string, base: string): Promise<void>;
+  /** Uncommitted work (changes, untracked files) in the worktree; null when it is gone. */
+  isDirty(path: string): Promise<boolean | null>;
+  /** The branch holds no commit that `base` lacks (also true when `base` is gone: nothing to compare). */
+  isMerged(repo: string, branch: string, base: string): Promise<boolean>;
+  removeWorktree(repo: string, path: string, force: boolean): Promise<void>;
+  /** `git branch -D`: only once isMerged said so, or when spawn unwinds a branch it just made. */
+  deleteBranch(repo: string, branch: string): Promise<void>;
+};
+
 /** Everything an operation touches, passed in so tests can swap any piece. */
 export type Deps = {
   readonly store: StorePort;
@@ -231,6 +260,7 @@ export type Deps = {
   readonly runs: RunsPort;
   readonly system: SystemPort;
   readonly host: HostPort;
+  readonly git: GitPort;
   readonly clock: Clock;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
+import { FleetSpawnOptions } from "./fleet-options.ts";
 import { parseJsonObject } from "./json.ts";
 import { isKeyName, KEY_NAMES } from "./key-names.ts";
 import { isBlankPrompt } from "./prompt.ts";
@@ -146,6 +147,7 @@ export const SpawnInput = z
       .describe(
         "Start by continuing the CLI's most recent conversation in cwd (claude --continue, codex resume --last, opencode --continue; not gemini)",
       ),
+    ...FleetSpawnOptions.shape,
   })
   .strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
@@ -154,6 +156,12 @@ export const SendInput = z
   .object({
     name: WorkerName,
     prompt: Prompt.describe("The prompt text, sent byte-exact (multi-line allowed; not blank)"),
+    queue: z
+      .boolean()
+      .optional()
+      .describe(
+        "If the worker is busy, queue the prompt (sent in order once it is idle) instead of failing with exit 4",
+      ),
   })
   .strict();
 export type SendInput = z.infer<typeof SendInput>;
@@ -199,6 +207,10 @@ export const KillInput = z
   .object({
     name: WorkerName,
     purge: z.boolean().optional().describe("Also remove the tombstone (the session directory)"),
+    force: z
+      .boolean()
+      .optional()
+      .describe("Also remove the worker's git worktree when it holds uncommitted work (--worktree)"),
   })
   .strict();
 export type KillInput = z.infer<typeof KillInput>;

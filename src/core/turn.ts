@@ -1,3 +1,4 @@
+import { policyDecisionOf } from "./policy.ts";
 import type { RecordSource } from "./providers/transcript-types.ts";
 import type { HookEvent, Provider, TurnSignal } from "./providers/types.ts";
 
@@ -42,7 +43,10 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
   let reportTurns = 0;
   for (const event of events) {
     if (event.index < baseline) continue;
-    const signal: TurnSignal = provider.interpretEvent(event);
+    // A permission request umbel's policy answered (hooks/hook.sh) never waited for a person.
+    const signal: TurnSignal = policyDecisionOf(event)
+      ? { kind: "progress" }
+      : provider.interpretEvent(event);
     // The next human prompt starts the next turn: what follows it is not this turn's.
     if (signal.kind === "submitted" && signal.human && promptId !== null) break;
     switch (signal.kind) {

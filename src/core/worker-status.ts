@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ExitRecord } from "./outcome.ts";
+import { QueueEntry } from "./queue.ts";
 import { WorkerState } from "./schemas.ts";
 
 /** A worker as `status` and `ls` show it, and the fleet: every worker of one state root. */
@@ -22,6 +23,32 @@ export const StatusResult = z.object({
     .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone"),
   prompt: z.string().nullable().describe("What it is asking, when state is needs-input"),
   events: z.number().int().describe("Hook events recorded so far"),
+  inputId: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("The id of the prompt it shows, when state is needs-input (for answer --input-id)"),
+  policy: z
+    .object({
+      allow: z.array(z.string()).describe("spawn --allow patterns"),
+      deny: z.array(z.string()).describe("spawn --deny patterns"),
+      allowed: z.number().int().describe("Tool calls the policy allowed so far"),
+      denied: z.number().int().describe("Tool calls the policy denied so far"),
+    })
+    .optional()
+    .describe("The worker's permission policy (spawn --allow/--deny) and its automatic decisions"),
+  worktree: z
+    .object({
+      path: z.string().describe("The worktree"),
+      branch: z.string().describe("Its branch, umbel/<name>"),
+      dirty: z.boolean().nullable().describe("It holds uncommitted work (null: the worktree is gone)"),
+    })
+    .optional()
+    .describe("The worker's own git worktree (spawn --worktree)"),
+  queue: z
+    .array(QueueEntry)
+    .optional()
+    .describe("Its queued prompts (send --queue), in order, with the recently sent ones and their baselines"),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

@@ -23,6 +23,7 @@ const VERB_NAMES = [
   "spawn",
   "send",
   "wait",
+  "answer",
   "read",
   "kill",
   "prune",

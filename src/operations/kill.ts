@@ -3,6 +3,7 @@ import type { KillResult, PruneResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
 import { checkLiveness, deadPaneScreen, type Liveness, loadWorker, type Worker } from "./worker.ts";
+import { releaseWorktree } from "./worktree.ts";
 
 /**
  * Records the last screen, kills the tmux session and keeps the session directory as a tombstone
@@ -26,11 +27,14 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
       killedAt: new Date(deps.clock.now()).toISOString(),
     });
   }
+  // spawn --worktree: what holds no work is removed; what does is kept and named (every kill looks again).
+  const tree = worker.meta.worktree;
+  const worktree = tree ? { worktree: await releaseWorktree(deps, tree, input.force === true) } : {};
   if (input.purge) {
     await deps.store.remove(name);
-    return { name, state: "purged", wasAlive: live.alive };
+    return { name, state: "purged", wasAlive: live.alive, ...worktree };
   }
-  return { name, state: "killed", wasAlive: live.alive };
+  return { name, state: "killed", wasAlive: live.alive, ...worktree };
 }
 
 /** A directory without meta.json older than this is a spawn that died half-way (umbel was killed). */

@@ -41,7 +41,7 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
 const COMPOSER_WAIT_MS = 20_000;
 const COMPOSER_POLL_MS = 50;
 
-async function holdComposer(deps: Deps, name: string): Promise<Lock> {
+export async function holdComposer(deps: Deps, name: string): Promise<Lock> {
   const until = deps.clock.now() + COMPOSER_WAIT_MS;
   for (;;) {
     const lock = await deps.store.lock(name, "send");
@@ -52,7 +52,13 @@ async function holdComposer(deps: Deps, name: string): Promise<Lock> {
   }
 }
 
-async function deliver(deps: Deps, worker: Worker, input: SendInput, started: number): Promise<SendResult> {
+/** Delivers to an idle worker (the caller holds the composer); WorkerBusyError, typing nothing, if it is not. */
+export async function deliver(
+  deps: Deps,
+  worker: Worker,
+  input: Pick<SendInput, "name" | "prompt">,
+  started: number,
+): Promise<SendResult> {
   const { name } = worker.meta;
   const screen = await settledScreen(deps, worker);
   const state = worker.provider.classifyScreen(screen);

@@ -14,8 +14,10 @@ import { signInAdvice } from "../core/sign-in.ts";
 import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
+import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "./fleet-files.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
 import { loadUserConfig } from "./user-config.ts";
+import { makeWorktree, planWorktree, unmakeWorktree } from "./worktree.ts";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
@@ -47,6 +49,9 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       state: "ready",
       elapsedMs: deps.clock.now() - started,
       dialogsAnswered,
+      ...(meta.worktree
+        ? { worktree: { path: meta.worktree.path, branch: meta.worktree.branch, base: meta.worktree.base } }
+        : {}),
     };
   } catch (error) {
     await unwind();
@@ -73,7 +78,7 @@ export type LaunchedWorker = {
  */
 export async function launchWorker(deps: Deps, input: SpawnInput): Promise<LaunchedWorker> {
   const provider = getProvider(input.provider);
-  const cwd = await resolveCwd(deps, input.cwd);
+  let cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
   const root = deps.store.root;
   const paths = deps.store.paths(input.name);
@@ -93,6 +98,9 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
   // The user config's names for this provider (a container's CLAUDE_CODE_OAUTH_TOKEN), under --env.
   const userConfig = await loadUserConfig(deps);
   const explicitEnv = withConfiguredEnv(userConfig.config, provider.id, deps.env, input.env);
+  checkFleetOptions(provider, input);
+  const allowedTools = nativeAllowedTools(provider, input);
+  const worktree = input.worktree ? await planWorktree(deps, input.name, cwd, input.base) : null;
   // Validates --env (a missing {fromEnv}) before anything is made; rebuilt below with the plan's env.
   const probeEnv = buildWorkerEnv({
     host: deps.env,
@@ -105,11 +113,19 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
   await deps.store.claim(input.name);
   const bufferName = `umbel-env-${input.name}-${deps.system.uuid().slice(0, 8)}`;
   const homeMade: string[] = [];
+  let worktreeMade = false;
   const unwind = async () => {
     await unwindSession(deps, input.name, bufferName);
     await deps.home.remove(homeMade);
+    if (worktree && worktreeMade) await unmakeWorktree(deps, worktree);
   };
   try {
+    if (worktree) {
+      // Only what this spawn made is unwound: an existing umbel/<name> branch may hold someone's work.
+      await makeWorktree(deps, worktree);
+      worktreeMade = true;
+      cwd = worktree.cwd;
+    }
     const assets = await deps.system.installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
     const launch: LaunchInput = {
@@ -119,7 +135,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       eventsLog: paths.hooksLog,
       model: input.model,
       permissionMode: input.permissionMode,
-      allowedTools: input.allowedTools,
+      allowedTools,
       unattended,
       isRoot: deps.uid === 0,
       resumeSessionId: input.resumeSession,
@@ -178,8 +194,23 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
       ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
+      ...(input.allow?.length || input.deny?.length
+        ? { policy: { allow: input.allow ?? [], deny: input.deny ?? [] } }
+        : {}),
+      ...(input.notify === undefined ? {} : { notify: true }),
+      ...(worktree
+        ? {
+            worktree: {
+              path: worktree.path,
+              branch: worktree.branch,
+              base: worktree.base,
+              repo: worktree.repo,
+            },
+          }
+        : {}),
     };
     await deps.store.writeMeta(meta);
+    await writeFleetFiles(deps, provider, input);
     const env = buildWorkerEnv({
       host: deps.env,
       provider,

@@ -1,9 +1,14 @@
+import { inputIdOf } from "../core/answer.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { countDecisions } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
+import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
+import { drainQueue, readQueue } from "./queue.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
+import { worktreeStatus } from "./worktree.ts";
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
   return describe(deps, await loadWorker(deps, name));
@@ -38,6 +43,8 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     sessionId: findSessionId(provider, events) ?? meta.sessionId,
     model: meta.model ?? null,
     events: events.length,
+    ...(meta.policy ? { policy: { ...meta.policy, ...countDecisions(events) } } : {}),
+    ...(meta.worktree ? { worktree: await worktreeStatus(deps, meta.worktree) } : {}),
   };
   if (!live.alive) {
     const state: WorkerState =
@@ -59,6 +66,9 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     if (kind === "ready" && (provider.screenShowsStreaming !== false || state !== "busy")) state = "idle";
     else if (kind === "input") state = "needs-input";
   }
+  // A worker seen idle is sent its next queued prompt (send --queue).
+  if (state === "idle" && (await drainQueue(deps, worker))) state = "busy";
+  const queue = publicEntries(await readQueue(deps, meta.name));
   return {
     ...base,
     state,
@@ -66,5 +76,7 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     exit: null,
     reason: null,
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
+    ...(state === "needs-input" ? { inputId: turn.status === "input" ? inputIdOf(turn) : null } : {}),
+    ...(queue.length > 0 ? { queue } : {}),
   };
 }

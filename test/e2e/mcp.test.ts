@@ -46,10 +46,10 @@ async function ok<T = Record<string, unknown>>(name: string, args: Record<string
 }
 
 describe("umbel mcp over stdio", () => {
-  test("handshake: every tool (the verbs, doctor among them, help and run), instructions, version", async () => {
+  test("handshake: every tool (the verbs, doctor and answer among them, help and run), instructions, version", async () => {
     expect(client.getServerVersion()).toMatchObject({ name: "umbel" });
     expect(client.getInstructions()).toContain("umbel_wait");
-    expect((await client.listTools()).tools).toHaveLength(14);
+    expect((await client.listTools()).tools).toHaveLength(15);
   });
 
   test("lifecycle tools: spawn → send → wait → read → kill, with {fromEnv} from the server's env", async () => {

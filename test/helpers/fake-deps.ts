@@ -9,6 +9,7 @@ import type { Meta } from "../../src/core/meta.ts";
 import type { ExitRecord } from "../../src/core/outcome.ts";
 import type { Deps, FilesPort, FileTail, RunsPort, StorePort, Waker } from "../../src/core/ports.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
+import { createFakeGit, type FakeGit } from "./fake-git.ts";
 import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";
 
 /** One worker's state as the fake store holds it. */
@@ -20,12 +21,15 @@ export type FakeSession = {
   exit: ExitRecord | null;
   lastScreen: string | null;
   changedAt: number;
+  /** The worker's own files in its session dir (policy.tsv, notify.cmd, queue.json …). */
+  files?: Map<string, string>;
 };
 
 export type FakeWorld = {
   readonly deps: Deps;
   readonly clock: FakeClock;
   readonly tmux: FakeTmux;
+  readonly git: FakeGit;
   readonly sessions: Map<string, FakeSession>;
   /** Files outside the store (transcripts, configs), by absolute path. */
   readonly files: Map<string, string>;
@@ -44,6 +48,7 @@ const ROOT = "/state";
 export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clock">> = {}): FakeWorld {
   const clock = createFakeClock(1_000_000);
   const tmux = createFakeTmux();
+  const git = createFakeGit();
   const sessions = new Map<string, FakeSession>();
   const files = new Map<string, string>();
   const dirs = new Set<string>(["/work", "/"]);
@@ -118,6 +123,15 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       locks.add(id);
       return { release: async () => void locks.delete(id) };
     },
+    async readWorkerFile(name, file) {
+      return sessions.get(name)?.files?.get(file) ?? null;
+    },
+    async writeWorkerFile(name, file, content) {
+      const s = session(name);
+      s.files ??= new Map();
+      if (content === null) s.files.delete(file);
+      else s.files.set(file, content);
+    },
   };
   const fileSystem: FilesPort = {
     async readText(path) {
@@ -185,6 +199,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
         plugin: `${root}/bin/opencode-plugin.js`,
       }),
       processStart: async (pid) => processes.get(pid) ?? null,
+      selfCommand: () => null,
     },
     host: {
       platform: "linux",
@@ -193,6 +208,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       stat: async () => null,
       freeBytes: async () => null,
     },
+    git,
     clock,
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
     cwd: "/work",
@@ -204,6 +220,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     deps,
     clock,
     tmux,
+    git,
     sessions,
     files,
     dirs,

@@ -36,6 +36,7 @@ const HINTS: [string, Record<string, boolean>][] = [
   ["umbel_spawn", { readOnlyHint: false, destructiveHint: false }],
   ["umbel_send", { readOnlyHint: false, destructiveHint: true }],
   ["umbel_wait", { readOnlyHint: true }],
+  ["umbel_answer", { readOnlyHint: false, destructiveHint: true }],
   ["umbel_read", { readOnlyHint: true }],
   ["umbel_status", { readOnlyHint: true }],
   ["umbel_ls", { readOnlyHint: true }],

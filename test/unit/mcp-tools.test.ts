@@ -15,6 +15,7 @@ describe("MCP tools", () => {
       "umbel_spawn",
       "umbel_send",
       "umbel_wait",
+      "umbel_answer",
       "umbel_read",
       "umbel_kill",
       "umbel_prune",

@@ -39,6 +39,7 @@ describe("the verb table", () => {
       "spawn",
       "send",
       "wait",
+      "answer",
       "read",
       "kill",
       "prune",

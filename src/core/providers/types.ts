@@ -1,3 +1,4 @@
+import type { AnswerMeanings, PromptOption } from "../answer.ts";
 import type { ProviderId } from "../schemas.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
@@ -143,6 +144,47 @@ export type ProviderCommon = {
   haltHooks?(reason: string): Readonly<Record<string, unknown>>;
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
+  /** How `umbel answer` reads this CLI's prompts (optional: numbered menus and core/answer.ts's meanings). */
+  readonly answer?: AnswerSpec;
+  /** How `spawn --allow/--deny` rules are answered (optional: without it they are refused). */
+  readonly policy?: PolicySpec;
+  /** Which hook events end a turn, for `spawn --notify` (optional: without them it is refused). */
+  readonly notifyRules?: readonly NotifyRule[];
+};
+
+/**
+ * A hook event that ends a turn with `reason` (core/notify.ts), when its payload line matches `must`
+ * and not `never` (extended regexes: claude's first Stop of a turn with a background agent running
+ * is not its end, nor a permission request umbel's policy answered).
+ */
+export type NotifyRule = {
+  readonly event: string;
+  readonly reason: "stop" | "input" | "provider-error";
+  readonly must?: string;
+  readonly never?: string;
+};
+
+/**
+ * Where a CLI lets a hook decide a tool call (core/policy.ts), as measured per CLI: an allow rule
+ * answers its permission request (null: the CLI's own allowlist takes allow rules, unlogged); a
+ * deny rule refuses the call before it runs.
+ */
+export type PolicySpec = {
+  readonly allowEvent: string | null;
+  readonly denyEvent: string;
+  /** Tools whose argument is a shell command (an allow never matches a compound command). */
+  readonly shellTools: readonly string[];
+  /** `Tool(text)` means "starts with text" (gemini's own rules) rather than "exactly text". */
+  readonly exactIsPrefix?: boolean;
+  /** What the hook prints for a decision at `event` (its JSON output). */
+  answer(verdict: "allow" | "deny", event: string, reason: string): Readonly<Record<string, unknown>>;
+};
+
+/** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */
+export type AnswerSpec = {
+  readonly meanings?: AnswerMeanings;
+  /** The options of the prompt on screen (default: core/answer.ts readMenu, `N. Label (key)` lines). */
+  readMenu?(screen: string): PromptOption[];
 };
 
 /** A provider that runs straight from its flags and env (claude: hooks in `--settings`). */

@@ -90,12 +90,14 @@ function argsOfVerb(verb: Verb, cli: NonNullable<Verb["cli"]>): ArgsDef {
   return { ...defs, ...JSON_FLAG };
 }
 
-/** A list field taken by position (keys NAME K…) gets every argument from its place on. */
+/** A list field taken by position (keys NAME K…, wait --any A B C) gets every argument from its place on. */
 function restPositional(verb: Verb, given: readonly string[]): { key: string; values: string[] } | null {
   const positionals = verb.cli?.positionals ?? [];
   const last = positionals.length - 1;
   const key = positionals[last];
   const field = key === undefined ? undefined : (verb.input.shape[key] as z.ZodType | undefined);
-  if (key === undefined || field?.def.type !== "array") return null;
+  // An optional list too (wait NAME [NAMES…]).
+  const list = field?.def.type === "optional" ? (field.def as { innerType?: z.ZodType }).innerType : field;
+  if (key === undefined || list?.def.type !== "array") return null;
   return { key, values: given.slice(last) };
 }

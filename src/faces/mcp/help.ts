@@ -2,6 +2,7 @@ import { z } from "zod";
 import { InternalError } from "../../core/errors.ts";
 import { findSection } from "../../core/markdown.ts";
 import env from "./help/env.md" with { type: "text" };
+import fleet from "./help/fleet.md" with { type: "text" };
 import instructions from "./help/instructions.md" with { type: "text" };
 import lifecycle from "./help/lifecycle.md" with { type: "text" };
 import outcomes from "./help/outcomes.md" with { type: "text" };
@@ -24,6 +25,11 @@ const TOPICS = {
   workflows: {
     text: workflows,
     summary: "patterns: conversations, parallel workers, review loops, permissions, long jobs",
+  },
+  fleet: {
+    text: fleet,
+    summary:
+      "several workers: answering prompts, permission rules, wait any/all, notify, worktrees, queued sends",
   },
   env: { text: env, summary: "what a worker inherits, and passing secrets with {fromEnv}" },
   tools: { text: tools, summary: "every tool's description" },

@@ -114,14 +114,14 @@ export const logsVerb = defineVerb({
 
 export const keysVerb = defineVerb({
   name: "keys",
-  description: "Press keys in the worker (answer a permission prompt: 1 approves, Escape denies)",
+  description: "Press keys in the worker (Escape interrupts a turn; for a prompt, answer chooses by meaning)",
   input: KeysInput,
   output: KeysResult,
   run: (input, { deps }) => sendKeys(deps, input),
   text: () => "",
   cli: {
     usage: "NAME K..",
-    summary: "press keys (answer a permission prompt: 1 approves, Escape denies)",
+    summary: "press keys (Escape interrupts; a prompt: see answer)",
     positionals: ["name", "keys"],
     examples: ["umbel keys reviewer 1", "umbel keys reviewer Escape"],
   },

@@ -1,15 +1,18 @@
 import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
-import { Outcome } from "../../core/outcome.ts";
-import { KillResult, PruneResult, ReadResult, SendResult, SpawnResult } from "../../core/outputs.ts";
-import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput, WaitInput } from "../../core/schemas.ts";
+import type { Outcome } from "../../core/outcome.ts";
+import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
+import { SendOutput } from "../../core/queue.ts";
+import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput } from "../../core/schemas.ts";
+import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
+import { sendOrQueue } from "../../operations/queue.ts";
 import { readAnswer } from "../../operations/read.ts";
-import { sendPrompt } from "../../operations/send.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress, waitForTurn } from "../../operations/wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../../operations/wait.ts";
+import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
-import { renderOutcome } from "./render.ts";
-import { renderPrune, renderRead, renderSend, renderSpawn, renderWait } from "./render-mcp.ts";
+import { renderPrune, renderRead, renderSend, renderSpawn } from "./render-mcp.ts";
+import { renderWaitResult, renderWaitResultMcp } from "./render-wait.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 
 /** A worker's life: spawn → send → wait → read → kill, and prune. */
@@ -46,11 +49,15 @@ export const spawnVerb = defineVerb({
 
 export const sendVerb = defineVerb({
   name: "send",
-  description: "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it",
+  description:
+    "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it; --queue: queue it for a busy worker",
   input: SendInput,
-  output: SendResult,
-  run: (input, { deps }) => sendPrompt(deps, input),
-  text: (r) => `${r.baseline}\n`,
+  output: SendOutput,
+  run: (input, { deps }) => sendOrQueue(deps, input),
+  text: (r) =>
+    r.baseline === null
+      ? `queued ${r.queued?.id ?? ""} (${r.queued?.position ?? 0} ahead)\n`
+      : `${r.baseline}\n`,
   cli: {
     usage: "NAME P",
     summary: "send a prompt (or stdin), prove delivery, print the baseline",
@@ -69,26 +76,29 @@ export const sendVerb = defineVerb({
 export const waitVerb = defineVerb({
   name: "wait",
   description:
-    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
-  input: WaitInput,
-  output: Outcome,
-  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurn(deps, input, progress),
-  text: renderOutcome,
+    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
+  input: WaitManyInput,
+  output: WaitResult,
+  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurns(deps, input, progress),
+  text: renderWaitResult,
   exitCode: (outcome) => outcome.exitCode,
   cli: {
-    usage: "NAME",
-    summary: "wait for the turn to end; the exit code is the outcome",
-    positionals: ["name"],
+    usage: "NAME | --any|--all NAME..",
+    summary: "wait for the turn to end (--any/--all: several workers); the exit code is the outcome",
+    positionals: ["name", "names"],
     examples: [
       'umbel wait reviewer --after "$b"; echo "outcome: $?"',
-      "umbel wait reviewer --timeout 10m --idle-timeout 2m",
+      "umbel wait --any reviewer fixer --timeout 10m",
     ],
   },
   mcp: {
     title: "Wait for the turn to end",
     annotations: LOOKS,
-    present: shortenEvidence,
-    text: renderWait,
+    present: (r) => ({
+      ...shortenEvidence(r),
+      ...(r.outcomes ? { outcomes: r.outcomes.map(shortenEvidence) } : {}),
+    }),
+    text: renderWaitResultMcp,
     progress: (report, input) => waitProgress(report, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS),
   },
 });
@@ -126,7 +136,7 @@ export const killVerb = defineVerb({
   input: KillInput,
   output: KillResult,
   run: (input, { deps }) => killWorker(deps, input),
-  text: (r) => `${r.state} ${r.name}\n`,
+  text: (r) => `${r.state} ${r.name}\n${r.worktree ? `${r.worktree.note}\n` : ""}`,
   cli: {
     usage: "NAME",
     summary: "stop a worker (tombstone kept; --purge removes it)",
@@ -136,7 +146,7 @@ export const killVerb = defineVerb({
   mcp: {
     title: "Stop a worker",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    text: (r) => `${r.state} ${r.name}`,
+    text: (r) => `${r.state} ${r.name}${r.worktree ? `; ${r.worktree.note}` : ""}`,
   },
 });
 
@@ -155,7 +165,7 @@ export const pruneVerb = defineVerb({
   },
 });
 
-function shortenEvidence(outcome: Outcome): Outcome {
+function shortenEvidence<T extends Outcome>(outcome: T): T {
   const message = outcome.evidence.message;
   if (typeof message !== "string") return outcome;
   const bounded = boundText(message, { maxChars: EVIDENCE_MESSAGE_CHARS });

@@ -1,13 +1,7 @@
 import type { BoundReport } from "../../core/bound-text.ts";
 import type { Outcome } from "../../core/outcome.ts";
-import type {
-  CaptureResult,
-  KeysResult,
-  PruneResult,
-  ReadResult,
-  SendResult,
-  SpawnResult,
-} from "../../core/outputs.ts";
+import type { CaptureResult, KeysResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
+import type { SendOutput } from "../../core/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
 import { renderOutcome } from "./render.ts";
 
@@ -21,14 +15,16 @@ export function renderSpawn(r: SpawnResult): string {
   return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}). Next: umbel_send {name: "${r.name}", prompt}.`;
 }
 
-export function renderSend(r: SendResult): string {
+export function renderSend(r: SendOutput): string {
+  if (r.baseline === null)
+    return `${r.name} is busy: the prompt is queued as ${r.queued?.id} (${r.queued?.position ?? 0} ahead); it is sent once the worker is idle. Next: umbel_wait {name: "${r.name}"}, whose outcome names the queued prompt it sent (\`next\`), or umbel_status for its baseline.`;
   return `${r.name} took the prompt; baseline ${r.baseline}. Next: umbel_wait {name: "${r.name}", after: ${r.baseline}}.`;
 }
 
 const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
   stop: (o) => `umbel_read {name: "${o.name}", after: ${o.baseline}}`,
   input: (o) =>
-    `the worker is asking (see screen). umbel_keys {name: "${o.name}", keys: ["1"]} approves, then umbel_wait {name: "${o.name}", after: ${o.baseline}}; keys ["Escape"] denies and ends the turn`,
+    `the worker is asking (see screen). umbel_answer {name: "${o.name}", choice: "allow"${o.evidence.inputId ? `, inputId: "${o.evidence.inputId}"` : ""}} approves (or "always", "deny", an option), then umbel_wait {name: "${o.name}", after: ${o.baseline}}; umbel_keys {name: "${o.name}", keys: ["1"]} presses keys yourself`,
   "provider-error": (o) =>
     `umbel_read {name: "${o.name}"} returns the error text; send the prompt again to retry`,
   idle: (o) =>

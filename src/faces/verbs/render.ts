@@ -1,4 +1,5 @@
 import type { ExitRecord, Outcome } from "../../core/outcome.ts";
+import { policyDecisionOf } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { StatusResult } from "../../core/worker-status.ts";
 
@@ -35,6 +36,22 @@ export function renderStatus(s: StatusResult): string {
   ];
   if (s.pid !== null) lines.push(`pid:      ${s.pid}`);
   if (s.prompt) lines.push(`prompt:   ${s.prompt}`);
+  if (s.inputId) lines.push(`input id: ${s.inputId}`);
+  if (s.policy) {
+    const rules = [...s.policy.allow.map((r) => `allow ${r}`), ...s.policy.deny.map((r) => `deny ${r}`)];
+    lines.push(`policy:   ${rules.join(", ")} (${s.policy.allowed} allowed, ${s.policy.denied} denied)`);
+  }
+  if (s.queue?.some((e) => e.state === "queued"))
+    lines.push(
+      `queued:   ${s.queue
+        .filter((e) => e.state === "queued")
+        .map((e) => e.id)
+        .join(", ")}`,
+    );
+  if (s.worktree) {
+    const dirty = s.worktree.dirty === null ? "gone" : s.worktree.dirty ? "uncommitted work" : "clean";
+    lines.push(`worktree: ${s.worktree.path} (${s.worktree.branch}, ${dirty})`);
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -66,7 +83,9 @@ export function renderEvent(event: HookEvent): string {
             : typeof p.error === "string"
               ? p.error
               : "";
-  return `${String(event.index).padStart(4)} ${event.name}${detail ? ` ${detail}` : ""}\n`;
+  const decided = policyDecisionOf(event);
+  const policy = decided ? ` [umbel policy: ${decided.decision} ${decided.rule}]` : "";
+  return `${String(event.index).padStart(4)} ${event.name}${detail ? ` ${detail}` : ""}${policy}\n`;
 }
 
 function oneLine(text: string, max = 100): string {

@@ -1,3 +1,4 @@
+import { answerVerb } from "./answer.ts";
 import { doctorVerb } from "./doctor.ts";
 import { attachVerb, captureVerb, keysVerb, logsVerb, lsVerb, statusVerb } from "./inspect.ts";
 import { killVerb, pruneVerb, readVerb, sendVerb, spawnVerb, waitVerb } from "./lifecycle.ts";
@@ -11,6 +12,7 @@ export const VERBS: readonly Verb[] = [
   spawnVerb,
   sendVerb,
   waitVerb,
+  answerVerb,
   readVerb,
   killVerb,
   pruneVerb,

@@ -1,5 +1,6 @@
 import { stringAt } from "../../json.ts";
-import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
+import { POLICY_MARK } from "../../notify.ts";
+import type { HookEvent, HookWire, NotifyRule, TurnSignal } from "../types.ts";
 
 /** The hook events umbel registers with claude (2.1.332). */
 export const CLAUDE_HOOK_EVENTS = [
@@ -92,9 +93,30 @@ function describeTool(name: string | null, input: unknown): string {
   const tool = name ?? "tool";
   if (input && typeof input === "object") {
     const i = input as Record<string, unknown>;
+    // AskUserQuestion asks the person a question (its options are on screen): the question is the prompt.
+    const question = Array.isArray(i.questions)
+      ? (i.questions[0] as { question?: unknown } | undefined)
+      : undefined;
+    if (typeof question?.question === "string") return `${tool}: ${question.question}`;
     const main = i.command ?? i.file_path ?? i.path ?? i.url ?? i.pattern;
     if (typeof main === "string") return `${tool}: ${main}`;
     return `${tool}: ${JSON.stringify(input)}`;
   }
   return tool;
 }
+
+/**
+ * `spawn --notify` on claude 2.1.332: the events that end a turn. A Stop listing a background agent
+ * as running is not the end (its report turn's Stop is); PermissionRequest asks a person unless the
+ * policy answered it; Notification only for the kinds a PermissionRequest does not announce first.
+ */
+export const CLAUDE_NOTIFY_RULES: readonly NotifyRule[] = [
+  { event: "Stop", reason: "stop", never: '"status":"running"' },
+  { event: "StopFailure", reason: "provider-error" },
+  { event: "PermissionRequest", reason: "input", never: POLICY_MARK },
+  {
+    event: "Notification",
+    reason: "input",
+    must: '"notification_type":"(agent_needs_input|elicitation_dialog)"',
+  },
+];

@@ -1,9 +1,10 @@
 import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
-import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, interpretEvent } from "./events.ts";
+import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings } from "./launch.ts";
-import { classifyScreen, stillScreen } from "./screen.ts";
+import { CLAUDE_POLICY } from "./policy.ts";
+import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
 import { trackClaudeTurn } from "./stream.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
@@ -51,6 +52,9 @@ export const claude: PlainProvider = {
   parseAnswer: parseClaudeAnswer,
   trackTurn: trackClaudeTurn,
   maxTurnsHalt: "hook",
+  answer: CLAUDE_ANSWERS,
+  policy: CLAUDE_POLICY,
+  notifyRules: CLAUDE_NOTIFY_RULES,
   // Stop right after the tool that just ran (no Stop hook; the transcript ends with turn_duration).
   haltHooks: (reason) => ({
     PostToolUse: { continue: false, stopReason: reason },

@@ -1,5 +1,5 @@
 import { answerDialog } from "../../screen.ts";
-import type { ScreenState } from "../types.ts";
+import type { AnswerSpec, ScreenState } from "../types.ts";
 
 const TRUST_OPTION = "Yes, I trust this folder";
 const ADD_DIR_OPTION = "Yes, add it";
@@ -30,6 +30,10 @@ export function classifyScreen(screen: string): ScreenState {
   }
   const permission = /Do you want to (proceed|create|make this edit|allow)[^\n]*/.exec(screen);
   if (permission && /Esc to cancel/.test(screen)) return { kind: "input", text: permissionBlock(screen) };
+  // AskUserQuestion (2.1.332): `☐ <header>`, the question, `❯ 1. <option>` …, and this footer. Its
+  // `❯` and rules also look like the idle composer, so it is read first.
+  if (/Enter to select · ↑\/↓ to navigate/.test(screen) && /^\s*❯\s*\d+\. /m.test(screen))
+    return { kind: "input", text: questionBlock(screen) };
   if (/esc to interrupt/.test(screen)) return { kind: "busy" };
   if (/^❯/m.test(screen) && /^─{8,}/m.test(screen)) return { kind: "ready" };
   return { kind: "unknown" };
@@ -70,6 +74,19 @@ function permissionBlock(screen: string): string {
     .join("\n");
 }
 
+/** The question: from its `☐ header` line (else the last rule) down to the footer. */
+function questionBlock(screen: string): string {
+  const lines = screen.split("\n");
+  const end = lines.findLastIndex((l) => l.includes("Enter to select"));
+  let start = lines.findLastIndex((l, i) => i < end && /^\s*[☐☒✔]/.test(l));
+  if (start < 0) start = lines.findLastIndex((l, i) => i < end && /^[─]{8,}/.test(l.trim())) + 1;
+  return lines
+    .slice(Math.max(0, start), end + 1)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "" && !/^[─]+$/.test(l.trim()))
+    .join("\n");
+}
+
 function tail(screen: string): string {
   return screen
     .split("\n")
@@ -78,3 +95,16 @@ function tail(screen: string): string {
     .slice(-12)
     .join("\n");
 }
+
+/**
+ * claude 2.1.332's permission menu (measured on the stub, manual mode): `1. Yes`, `2. Yes, and always
+ * allow access to <dir> from this project` (or `… don't ask again for <rule> …`), `3. Yes, and switch
+ * to auto mode`, `4. No`; a digit picks its option at once. "No" ends the turn with no hook at all.
+ */
+export const CLAUDE_ANSWERS: AnswerSpec = {
+  meanings: {
+    allow: /^Yes$/,
+    always: /^Yes, and (always allow|don'?t ask again)/,
+    deny: /^No\b/,
+  },
+};

@@ -1,5 +1,6 @@
 import { stringAt } from "../../json.ts";
-import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
+import { POLICY_MARK } from "../../notify.ts";
+import type { HookEvent, HookWire, NotifyRule, TurnSignal } from "../types.ts";
 import type { CodexTurnEnd } from "./transcript.ts";
 
 /** codex's hook payloads use claude's field names (0.171.0; `turn_id` is codex's own). */
@@ -65,3 +66,14 @@ function describeTool(name: string | null, input: unknown): string {
   const why = typeof i.description === "string" ? ` (${i.description})` : "";
   return `${tool}: ${i.command}${why}`;
 }
+
+/**
+ * `spawn --notify` on codex 0.171.0: Stop, Interrupt (an aborted turn: stop, interrupted), and a
+ * PermissionRequest the policy did not answer. A failed turn fires no hook at all, so it notifies
+ * nothing (wait reads it from the rollout).
+ */
+export const CODEX_NOTIFY_RULES: readonly NotifyRule[] = [
+  { event: "Stop", reason: "stop" },
+  { event: "Interrupt", reason: "stop" },
+  { event: "PermissionRequest", reason: "input", never: POLICY_MARK },
+];

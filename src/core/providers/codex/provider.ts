@@ -9,10 +9,11 @@ import {
   refuseLaunchFlags,
 } from "../launch-types.ts";
 import type { HomedProvider } from "../types.ts";
-import { CODEX_HOOK_WIRE, interpretCodexEvent, turnEndSignal } from "./events.ts";
+import { CODEX_HOOK_WIRE, CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
-import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
+import { CODEX_POLICY } from "./policy.ts";
+import { CODEX_ANSWERS, classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
 import { trackCodexTurn } from "./stream.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
@@ -92,6 +93,9 @@ export const codex: HomedProvider = {
   },
   sessionStartAtLaunch: false,
   screenShowsStreaming: false,
+  answer: CODEX_ANSWERS,
+  policy: CODEX_POLICY,
+  notifyRules: CODEX_NOTIFY_RULES,
   clearInputKeys: clearCodexComposerKeys,
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??

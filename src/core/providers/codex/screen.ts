@@ -1,4 +1,4 @@
-import type { ScreenState } from "../types.ts";
+import type { AnswerSpec, ScreenState } from "../types.ts";
 
 /**
  * Reading the codex 0.171.0 TUI screen (tmux capture-pane, no escapes). Measured layout at rest:
@@ -172,3 +172,16 @@ function tail(lines: readonly string[]): string {
     .slice(-12)
     .join("\n");
 }
+
+/**
+ * codex 0.171.0's approval menu (measured on the stub): `› 1. Yes, proceed (y)`, `2. Yes, and don't
+ * ask again for commands that start with `…` (p)`, `3. No, and tell Codex what to do differently
+ * (esc)`; umbel presses an option's own key (y, p, Escape). No aborts the turn (Interrupt hook).
+ */
+export const CODEX_ANSWERS: AnswerSpec = {
+  meanings: {
+    allow: /^Yes, proceed\b/,
+    always: /^Yes, and don'?t ask again\b/,
+    deny: /^No\b/,
+  },
+};

@@ -1,5 +1,5 @@
 import { stringAt } from "../../json.ts";
-import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
+import type { HookEvent, HookWire, NotifyRule, TurnSignal } from "../types.ts";
 
 /**
  * gemini's hook payloads use claude's field names (0.61.0); so do the bare markers its home's own
@@ -104,3 +104,13 @@ export function assessRetryStall(input: RetryStallInput): RetryStall {
     error: `gemini retried the model request ${attempts} times over ${seconds}s without an answer (server error, rate limit or unreachable server)`,
   };
 }
+
+/**
+ * `spawn --notify` on gemini 0.61.0: AfterAgent ends answers, API errors and Escapes alike (the hook
+ * cannot tell them apart: all notify stop; wait reads which from the transcript), and the
+ * ToolPermission notification asks a person.
+ */
+export const GEMINI_NOTIFY_RULES: readonly NotifyRule[] = [
+  { event: "AfterAgent", reason: "stop" },
+  { event: "Notification", reason: "input", must: '"notification_type":"ToolPermission"' },
+];

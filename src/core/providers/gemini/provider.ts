@@ -10,7 +10,7 @@ import {
   refuseLaunchFlags,
 } from "../launch-types.ts";
 import type { HomedProvider, TurnSignal } from "../types.ts";
-import { assessRetryStall, GEMINI_HOOK_WIRE, interpretGeminiEvent } from "./events.ts";
+import { assessRetryStall, GEMINI_HOOK_WIRE, GEMINI_NOTIFY_RULES, interpretGeminiEvent } from "./events.ts";
 import {
   GEMINI_AUTH_FILES,
   GEMINI_HOOK_EVENTS,
@@ -19,7 +19,8 @@ import {
   userGeminiDir,
 } from "./home.ts";
 import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
-import { classifyGeminiScreen, stillGeminiScreen } from "./screen.ts";
+import { GEMINI_POLICY } from "./policy.ts";
+import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
 import { trackGeminiTurn } from "./stream.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
@@ -122,6 +123,9 @@ export const gemini: HomedProvider = {
   assessStall: assessRetryStall,
   interruptKeys: GEMINI_INTERRUPT_KEYS,
   markerEvents: GEMINI_MARKER_EVENTS,
+  answer: GEMINI_ANSWERS,
+  policy: GEMINI_POLICY,
+  notifyRules: GEMINI_NOTIFY_RULES,
 };
 
 /**

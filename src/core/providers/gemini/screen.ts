@@ -1,4 +1,4 @@
-import type { ScreenState } from "../types.ts";
+import type { AnswerSpec, ScreenState } from "../types.ts";
 
 /**
  * Reading gemini-cli 0.61.0's screen (measured over tmux, 160x50; docs/providers.md, Gemini CLI).
@@ -126,3 +126,16 @@ function tail(lines: readonly string[]): string {
     .slice(-12)
     .join("\n");
 }
+
+/**
+ * gemini 0.61.0's tool confirmation box: `● 1. Allow once`, `2. Allow for this session`, `3. No,
+ * suggest changes (esc)`; a digit picks its option at once. "always" is this session only (gemini
+ * asks again in a new one). No cancels the turn ("Request cancelled.").
+ */
+export const GEMINI_ANSWERS: AnswerSpec = {
+  meanings: {
+    allow: /^Allow once\b/,
+    always: /^Allow (for this session|always)\b/,
+    deny: /^No\b/,
+  },
+};

@@ -1,0 +1,133 @@
+import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
+import { compileNotify } from "../core/notify.ts";
+import type { Deps } from "../core/ports.ts";
+import {
+  nextQueued,
+  parseQueue,
+  pendingCount,
+  type QueueFile,
+  renderQueue,
+  type SendOutput,
+  type SentFromQueue,
+  settle,
+  withEntry,
+} from "../core/queue.ts";
+import type { SendInput } from "../core/schemas.ts";
+import { shellQuote } from "../core/shell.ts";
+import { deliver, holdComposer, sendPrompt } from "./send.ts";
+import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
+
+/**
+ * `send --queue` and the drain (core/queue.ts says why there is no daemon). Every change to the queue
+ * is made under the worker's send lock, the one a send holds while it owns the composer.
+ */
+
+const FILE = "queue.json";
+
+/** `send`: queued prompts go first (one is sent if the worker is idle; then this send finds it busy). */
+export async function sendOrQueue(deps: Deps, input: SendInput): Promise<SendOutput> {
+  if (input.queue) return queuePrompt(deps, input);
+  const worker = await loadWorker(deps, input.name);
+  const sent = await drainQueue(deps, worker);
+  if (sent)
+    throw new WorkerBusyError(
+      `worker ${input.name} is busy with its queued prompt ${sent.id} (sent now, baseline ${sent.baseline}); send --queue queues yours`,
+      { name: input.name, sent },
+    );
+  return sendPrompt(deps, input);
+}
+
+/** Sent at once to an idle worker with nothing queued; else appended to its queue. */
+async function queuePrompt(deps: Deps, input: SendInput): Promise<SendOutput> {
+  const started = deps.clock.now();
+  const worker = await loadWorker(deps, input.name);
+  const { name } = worker.meta;
+  const live = await checkLiveness(deps, worker);
+  if (!live.alive)
+    throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
+  const lock = await holdComposer(deps, name);
+  try {
+    let queue = await readQueue(deps, name);
+    // The last 8 hex digits of a fresh uuid (random in a v4 uuid, and what differs in a test's).
+    const id = `q-${deps.system.uuid().slice(-8)}`;
+    const queuedAt = new Date(deps.clock.now()).toISOString();
+    const ahead = pendingCount(queue);
+    if (ahead === 0) {
+      try {
+        const sent = await deliver(deps, worker, input, started);
+        queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
+        await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+        return { ...sent, queued: { id, position: 0, state: "sent" } };
+      } catch (error) {
+        if (!(error instanceof WorkerBusyError)) throw error;
+      }
+    }
+    queue = withEntry(queue, { id, state: "queued", queuedAt, prompt: input.prompt });
+    await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+    await armHookDrain(deps, worker);
+    return {
+      name,
+      baseline: null,
+      promptId: null,
+      enters: 0,
+      elapsedMs: deps.clock.now() - started,
+      queued: { id, position: ahead, state: "queued" },
+    };
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * Sends the next queued prompt when the worker is idle and no one else holds its composer: its id and
+ * baseline, else null. A prompt the worker did not take is marked failed (never sent twice).
+ */
+export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQueue | null> {
+  const { name } = worker.meta;
+  if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
+  const lock = await deps.store.lock(name, "send");
+  if (!lock) return null;
+  try {
+    let queue = await readQueue(deps, name);
+    const next = nextQueued(queue);
+    if (!next) return null;
+    try {
+      const sent = await deliver(deps, worker, { name, prompt: next.prompt }, deps.clock.now());
+      queue = settle(queue, next.id, { state: "sent", baseline: sent.baseline, prompt: "" });
+      await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+      return { id: next.id, baseline: sent.baseline };
+    } catch (error) {
+      if (error instanceof WorkerBusyError) return null;
+      if (!(error instanceof DeliveryError)) throw error;
+      queue = settle(queue, next.id, { state: "failed", error: error.message });
+      await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+      return null;
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {
+  const queue = parseQueue(await deps.store.readWorkerFile(name, FILE));
+  if (queue === null)
+    throw new StateError(`the queue of worker ${name} is unreadable: ${deps.store.paths(name).dir}/${FILE}`, {
+      name,
+    });
+  return queue;
+}
+
+/**
+ * The worker's own end-of-turn hook drains too (hooks/hook.sh): at the events that end a turn
+ * (drain.tsv, the provider's stop and provider-error rules) it runs drain.cmd, this very umbel's
+ * `status NAME`, in the background. Only a compiled umbel can be run again that way.
+ */
+async function armHookDrain(deps: Deps, worker: Worker): Promise<void> {
+  const self = deps.system.selfCommand();
+  const rules = (worker.provider.notifyRules ?? []).filter((r) => r.reason !== "input");
+  if (self === null || rules.length === 0) return;
+  const env = `UMBEL_HOME=${shellQuote(deps.store.root)} UMBEL_TMUX_SOCKET=${shellQuote(deps.tmux.socket)}`;
+  const command = [...self, "status", worker.meta.name].map(shellQuote).join(" ");
+  await deps.store.writeWorkerFile(worker.meta.name, "drain.cmd", `${env} ${command}`);
+  await deps.store.writeWorkerFile(worker.meta.name, "drain.tsv", compileNotify(rules));
+}

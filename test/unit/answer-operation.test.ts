@@ -1,0 +1,104 @@
+import { describe, expect, test } from "bun:test";
+import { answerPrompt } from "../../src/operations/answer.ts";
+import { waitForTurn } from "../../src/operations/wait.ts";
+import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
+import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
+
+/** answer on in-memory ports: the prompt wait reported, answered by meaning, race-safe by its id. */
+
+const ev = (name: string, extra: object = {}) => ({ hook_event_name: name, session_id: "S", ...extra });
+const asking = (command: string) => ev("PermissionRequest", { tool_name: "Bash", tool_input: { command } });
+const pressed = (world: FakeWorld) => world.tmux.calls.filter((c) => c.startsWith("send-keys"));
+
+/** A claude worker whose turn asks to run `echo hi > x.txt` (fixtures/claude-screens.ts PERMISSION). */
+function askingWorker(): FakeWorld {
+  const world = createFakeWorld();
+  addWorker(world, "w1", { screen: PERMISSION });
+  world.hook(
+    "w1",
+    ev("SessionStart", { transcript_path: "/t/s.jsonl" }),
+    ev("UserPromptSubmit", { prompt_id: "p1", prompt: "go" }),
+    asking("echo hi > x.txt"),
+  );
+  // The TUI: a digit picks its option and the tool runs (busy); Escape or 4 interrupts (idle).
+  world.tmux.onKeys = (_name, keys) => {
+    const pane = world.tmux.panes.get("w1");
+    if (pane && pane.screen === PERMISSION) pane.screen = ["1", "2"].includes(keys[0] ?? "") ? BUSY : IDLE;
+  };
+  return world;
+}
+
+describe("answer (in memory)", () => {
+  test("wait's input evidence carries the prompt's id; answer allow with it presses 1 and says which", async () => {
+    const world = askingWorker();
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1 });
+    expect(outcome).toMatchObject({ reason: "input", evidence: { prompt: "Bash: echo hi > x.txt" } });
+    const inputId = outcome.evidence.inputId;
+    expect(inputId).toMatch(/^in-[0-9a-f]{12}$/);
+    const answered = await answerPrompt(world.deps, { name: "w1", choice: "allow", inputId: inputId ?? "" });
+    expect(answered).toMatchObject({ name: "w1", inputId, option: { number: 1, label: "Yes" }, keys: ["1"] });
+    expect(answered.prompt).toContain("Do you want to proceed?");
+    expect(pressed(world)).toEqual(["send-keys 1"]);
+  });
+
+  test("a stale id (another prompt took its place) is refused, exit 4, and nothing is pressed", async () => {
+    const world = askingWorker();
+    const first = (await waitForTurn(world.deps, { name: "w1", after: 1 })).evidence.inputId ?? "";
+    world.hook("w1", asking("echo hi > x.txt"));
+    const error = await answerPrompt(world.deps, { name: "w1", choice: "allow", inputId: first }).catch(
+      (e) => e,
+    );
+    expect(error).toMatchObject({ code: "prompt-gone", exitCode: 4, data: { inputId: first } });
+    expect(error.data.current).toMatch(/^in-/);
+    expect(error.data.current).not.toBe(first);
+    expect(pressed(world)).toEqual([]);
+  });
+
+  test("an id whose prompt is no longer on screen (already answered) is refused; nothing pressed", async () => {
+    const world = askingWorker();
+    const inputId = (await waitForTurn(world.deps, { name: "w1", after: 1 })).evidence.inputId ?? "";
+    Object.assign(world.tmux.panes.get("w1") ?? {}, { screen: BUSY });
+    await expect(answerPrompt(world.deps, { name: "w1", choice: "deny", inputId })).rejects.toMatchObject({
+      code: "prompt-gone",
+      exitCode: 4,
+      data: { current: null },
+    });
+    expect(pressed(world)).toEqual([]);
+  });
+
+  test("no prompt on screen: no-prompt (4), nothing pressed", async () => {
+    const world = askingWorker();
+    Object.assign(world.tmux.panes.get("w1") ?? {}, { screen: IDLE });
+    await expect(answerPrompt(world.deps, { name: "w1", choice: "allow" })).rejects.toMatchObject({
+      code: "no-prompt",
+      exitCode: 4,
+    });
+    expect(pressed(world)).toEqual([]);
+  });
+
+  test("a choice the menu does not have is a usage error (2) naming the options; nothing pressed", async () => {
+    const world = askingWorker();
+    await expect(answerPrompt(world.deps, { name: "w1", choice: "9" })).rejects.toMatchObject({
+      code: "usage",
+      exitCode: 2,
+    });
+    expect(pressed(world)).toEqual([]);
+  });
+
+  test("deny without an id answers what the screen shows; wait then ends the turn as interrupted", async () => {
+    const world = askingWorker();
+    const answered = await answerPrompt(world.deps, { name: "w1", choice: "deny" });
+    expect(answered).toMatchObject({ option: { label: "No" }, keys: ["4"] });
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1 });
+    expect(outcome).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+  });
+
+  test("a dead worker is refused (125)", async () => {
+    const world = askingWorker();
+    Object.assign(world.tmux.panes.get("w1") ?? {}, { dead: true, deadStatus: 1 });
+    await expect(answerPrompt(world.deps, { name: "w1", choice: "allow" })).rejects.toMatchObject({
+      code: "dead",
+      exitCode: 125,
+    });
+  });
+});
