@@ -1,5 +1,6 @@
 import pkg from "../package.json" with { type: "json" };
 import { formatError, renderErrorJson, toExitCode } from "./core/errors.ts";
+import { STRUCTURED_SERVER_COMMAND } from "./core/guard/tool.ts";
 
 /**
  * The entry point and the one error boundary: every face runs inside this try, errors become a
@@ -42,6 +43,14 @@ async function main(argv: string[]): Promise<number> {
       err: (t) => void process.stderr.write(t),
       stdoutIsTty: process.stdout.isTTY === true,
       columns: process.stdout.columns,
+    });
+  }
+  if (command === STRUCTURED_SERVER_COMMAND) {
+    // A --structured worker's own MCP server (hidden): its state root comes on argv, never from env.
+    const { runStructuredServer } = await import("./faces/structured/server.ts");
+    return runStructuredServer(rest, {
+      version: pkg.version,
+      deps: (root) => createDeps({ ...process.env, UMBEL_HOME: root }, { signal: controller.signal }),
     });
   }
   if (command === "mcp") {

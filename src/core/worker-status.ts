@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GuardPhase } from "./guard/record.ts";
 import { ExitRecord } from "./outcome.ts";
 import { WorkerState } from "./schemas.ts";
 
@@ -22,6 +23,16 @@ export const StatusResult = z.object({
     .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone"),
   prompt: z.string().nullable().describe("What it is asking, when state is needs-input"),
   events: z.number().int().describe("Hook events recorded so far"),
+  guard: z
+    .object({
+      attempt: z.number().int().describe("Which attempt is on (1: the turn that was sent)"),
+      maxAttempts: z.number().int().describe("How many attempts it may take"),
+      phase: GuardPhase.describe("turn: the worker is on it · checking · feedback: sending the next attempt"),
+    })
+    .nullable()
+    .describe(
+      "The last turn's guardrails (--json-schema, --accept) while they are being enforced, else null",
+    ),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
+import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
@@ -75,6 +76,11 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
   const bin = resolveBinary(deps, provider);
   const unattended = input.unattended === true;
   const mcpServers = input.mcpConfig ? await readMcpServers(deps, input.mcpConfig, cwd) : undefined;
+  if (input.structured && mcpServers && STRUCTURED_SERVER_NAME in mcpServers)
+    throw new UsageError(
+      `--mcp-config: the server name "${STRUCTURED_SERVER_NAME}" is umbel's own with --structured; rename yours`,
+      { name: STRUCTURED_SERVER_NAME },
+    );
   const refused = provider.checkLaunchOptions?.({
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
@@ -102,6 +108,9 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
   try {
     const assets = await deps.system.installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
+    const structured = input.structured
+      ? structuredServer(deps.system.selfCommand(), await deps.files.realpath(root), input.name)
+      : undefined;
     const launch: LaunchInput = {
       bin,
       sessionId,
@@ -120,6 +129,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       settings: input.settings,
       mcpConfig: input.mcpConfig,
       mcpServers,
+      structuredServer: structured,
     };
     let plan: LaunchPlan;
     let providerFiles: readonly string[] = [];
@@ -138,6 +148,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
           appendSystemPrompt: input.appendSystemPrompt,
           disallowedTools: input.disallowedTools,
           mcpServers,
+          structuredServer: structured,
         },
       };
       const home = provider.home.plan(context, await deps.home.read(provider.home.reads(context)));
@@ -165,6 +176,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
+      ...(structured ? { structured: true } : {}),
       ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
     };
     await deps.store.writeMeta(meta);

@@ -1,4 +1,5 @@
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { findGuard } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
@@ -38,6 +39,7 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     sessionId: findSessionId(provider, events) ?? meta.sessionId,
     model: meta.model ?? null,
     events: events.length,
+    guard: null,
   };
   if (!live.alive) {
     const state: WorkerState =
@@ -66,5 +68,13 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     exit: null,
     reason: null,
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
+    guard: last === null ? null : await openGuard(deps, meta.name, last),
   };
+}
+
+/** The guard of the last turn while it is being enforced (a finished one says nothing more). */
+async function openGuard(deps: Deps, name: string, turn: number): Promise<StatusResult["guard"]> {
+  const guard = findGuard(await deps.guards.list(name), turn);
+  if (!guard || guard.phase === "done") return null;
+  return { attempt: guard.turns.length, maxAttempts: guard.maxAttempts, phase: guard.phase };
 }

@@ -46,15 +46,7 @@ describe("MCP tools", () => {
   test("read-only tools say so; the ones that change things do not", () => {
     const readOnly = TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
     expect(readOnly.sort()).toEqual(
-      [
-        "umbel_capture",
-        "umbel_help",
-        "umbel_logs",
-        "umbel_ls",
-        "umbel_read",
-        "umbel_status",
-        "umbel_wait",
-      ].sort(),
+      ["umbel_capture", "umbel_help", "umbel_logs", "umbel_ls", "umbel_read", "umbel_status"].sort(),
     );
     for (const tool of TOOLS.filter((t) => !t.annotations.readOnlyHint))
       expect(typeof tool.annotations.destructiveHint).toBe("boolean");

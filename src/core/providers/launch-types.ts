@@ -1,3 +1,4 @@
+import type { StructuredServer } from "../guard/tool.ts";
 import type { PermissionMode } from "../schemas.ts";
 
 /** What the engine asks of a provider's launch: its input, its plan, and the options it refuses. */
@@ -24,6 +25,8 @@ export type LaunchInput = {
   readonly mcpConfig?: readonly string[] | undefined;
   /** The same configs read and merged: claude's `mcpServers` map (name → server), for other CLIs. */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
+  /** umbel's StructuredOutput server (spawn --structured), allowed without a permission prompt. */
+  readonly structuredServer?: StructuredServer | undefined;
   readonly isRoot: boolean;
 };
 

@@ -1,12 +1,14 @@
 import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
+import { GuardedSendInput } from "../../core/guard/fields.ts";
 import { Outcome } from "../../core/outcome.ts";
 import { KillResult, PruneResult, ReadResult, SendResult, SpawnResult } from "../../core/outputs.ts";
-import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput, WaitInput } from "../../core/schemas.ts";
+import { EmptyInput, KillInput, ReadInput, SpawnInput, WaitInput } from "../../core/schemas.ts";
+import { type GuardProgress, waitGuarded } from "../../operations/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { readAnswer } from "../../operations/read.ts";
 import { sendPrompt } from "../../operations/send.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress, waitForTurn } from "../../operations/wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
 import { waitProgress } from "../mcp/progress.ts";
 import { renderOutcome } from "./render.ts";
 import { renderPrune, renderRead, renderSend, renderSpawn, renderWait } from "./render-mcp.ts";
@@ -38,8 +40,9 @@ export const spawnVerb = defineVerb({
 
 export const sendVerb = defineVerb({
   name: "send",
-  description: "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it",
-  input: SendInput,
+  description:
+    "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it; --json-schema and --accept put guardrails on its turn, enforced by wait",
+  input: GuardedSendInput,
   output: SendResult,
   run: (input, { deps }) => sendPrompt(deps, input),
   text: (r) => `${r.baseline}\n`,
@@ -60,10 +63,10 @@ export const sendVerb = defineVerb({
 export const waitVerb = defineVerb({
   name: "wait",
   description:
-    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
+    "Wait for the turn to end, enforcing its guardrails; exit code = outcome (0 stop, 121 rejected, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
   input: WaitInput,
   output: Outcome,
-  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurn(deps, input, progress),
+  run: (input, { deps, progress }: VerbContext<GuardProgress>) => waitGuarded(deps, input, progress),
   text: renderOutcome,
   exitCode: (outcome) => outcome.exitCode,
   cli: {
@@ -73,7 +76,8 @@ export const waitVerb = defineVerb({
   },
   mcp: {
     title: "Wait for the turn to end",
-    annotations: LOOKS,
+    // A guarded turn's feedback makes the worker act again, and its accept checks run: not a look.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     present: shortenEvidence,
     text: renderWait,
     progress: (report, input) => waitProgress(report, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS),

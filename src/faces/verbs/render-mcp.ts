@@ -27,6 +27,8 @@ export function renderSend(r: SendResult): string {
 
 const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
   stop: (o) => `umbel_read {name: "${o.name}", after: ${o.baseline}}`,
+  rejected: (o) =>
+    `the guardrails never held (evidence.attempts has every check's output); umbel_send {name: "${o.name}", prompt} to try again, or umbel_read {name: "${o.name}", after: ${o.baseline}} for the last answer`,
   input: (o) =>
     `the worker is asking (see screen). umbel_keys {name: "${o.name}", keys: ["1"]} approves, then umbel_wait {name: "${o.name}", after: ${o.baseline}}; keys ["Escape"] denies and ends the turn`,
   "provider-error": (o) =>

@@ -1,0 +1,255 @@
+import { StateError, WorkerDeadError } from "../core/errors.ts";
+import { countEvents } from "../core/events.ts";
+import { decideAttempt, MAX_INVALID_CALLS } from "../core/guard/decide.ts";
+import {
+  type Attempt,
+  findGuard,
+  type GuardPhase,
+  type GuardRecord,
+  structuredOf,
+} from "../core/guard/record.ts";
+import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/outcome.ts";
+import type { SendResult } from "../core/outputs.ts";
+import type { Deps } from "../core/ports.ts";
+import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
+import { checkAttempt } from "./guard-check.ts";
+import { recordTurnSchema } from "./guard-plan.ts";
+import { readAnswer } from "./read.ts";
+import { deliverTurn, type PrepareTurn } from "./send.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "./wait.ts";
+import { loadWorker, type Worker } from "./worker.ts";
+
+export type GuardProgress = WaitProgress & {
+  readonly attempt?: number;
+  readonly maxAttempts?: number;
+  readonly phase?: GuardPhase;
+};
+
+/** How a waiter follows one turn and sends the next (`-p` follows its transcript as it goes). */
+export type TurnRunner = {
+  wait(turn: number, deps: Deps, timeoutMs: number, onProgress: (p: WaitProgress) => void): Promise<Outcome>;
+  send(text: string, prepare: PrepareTurn): Promise<SendResult>;
+};
+
+/** While another process checks the turn, this one looks again this often. */
+const FOLLOW_POLL_MS = 250;
+
+/**
+ * `wait`: the turn's outcome, through its guardrails when it has any (sent with --json-schema or
+ * --accept): each attempt's turn is waited for, checked, and answered with feedback until the checks
+ * pass (stop), the attempts run out (rejected, 121), or the turn ends otherwise (that outcome; the
+ * guard stays open, so a later wait goes on from there). There is no daemon: whichever process waits
+ * runs the checks, under a lock in the worker's state dir, so two waiters run each check once.
+ */
+export async function waitGuarded(
+  deps: Deps,
+  input: WaitInput,
+  onProgress?: (p: GuardProgress) => void,
+): Promise<Outcome> {
+  const worker = await loadWorker(deps, input.name);
+  const baseline = await turnBaseline(deps, worker, input.after);
+  const guard = findGuard(await deps.guards.list(worker.meta.name), baseline);
+  if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress);
+  const runner: TurnRunner = {
+    wait: (turn, d, timeoutMs, progress) =>
+      waitForTurn(
+        d,
+        { name: input.name, after: turn, timeout: timeoutMs, idleTimeout: input.idleTimeout },
+        progress,
+      ),
+    send: (text, prepare) => deliverTurn(deps, worker, text, prepare),
+  };
+  return runGuard(deps, worker, guard.baseline, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, runner, onProgress);
+}
+
+export async function runGuard(
+  deps: Deps,
+  worker: Worker,
+  guardBaseline: number,
+  timeoutMs: number,
+  runner: TurnRunner,
+  onProgress?: (p: GuardProgress) => void,
+): Promise<Outcome> {
+  const { name } = worker.meta;
+  const started = deps.clock.now();
+  const deadline = started + timeoutMs;
+  const read = () => readGuard(deps, name, guardBaseline);
+  const end = (reason: OutcomeReason, record: GuardRecord, evidence: OutcomeEvidence = {}): Outcome => ({
+    reason,
+    exitCode: OUTCOME_EXIT[reason],
+    name,
+    baseline: record.baseline,
+    elapsedMs: deps.clock.now() - started,
+    evidence: { ...evidence, attempts: record.attempts },
+  });
+  let waited: number | null = null;
+  for (;;) {
+    let record = await read();
+    if (record.phase === "done") return end(...(await finalOf(deps, worker, record)));
+    const turn = record.turns.at(-1) ?? record.baseline;
+    const report = (p: WaitProgress) =>
+      onProgress?.({
+        ...p,
+        elapsedMs: deps.clock.now() - started,
+        attempt: record.turns.length,
+        maxAttempts: record.maxAttempts,
+        phase: record.phase,
+      });
+    if (record.phase === "turn" && waited !== turn) {
+      const outcome = await watchTurn(deps, worker, record, runner, deadline, report);
+      if (outcome) return end(outcome.reason, record, outcome.evidence);
+      waited = turn;
+    }
+    const lock = await deps.store.lock(name, `guard-${guardBaseline}`);
+    if (!lock) {
+      report({ elapsedMs: 0, turn: "stop" });
+      await deps.clock.sleep(FOLLOW_POLL_MS, deps.signal);
+      if (deps.signal?.aborted) return end("aborted", record);
+      if (deps.clock.now() >= deadline) return end("timeout", record, { timeoutMs });
+      continue;
+    }
+    try {
+      record = await read();
+      // Another waiter finished it, or has moved on to a later attempt: follow from the top.
+      if (record.phase === "done" || (record.phase === "turn" && record.turns.at(-1) !== waited)) continue;
+      if (record.phase !== "feedback") {
+        record = { ...record, phase: "checking" };
+        await deps.guards.write(name, record);
+        report({ elapsedMs: 0, turn: "stop" });
+        const findings = await checkAttempt(deps, worker, record, deadline);
+        if (findings.cut === "aborted") return end("aborted", record);
+        if (findings.cut === "timeout") return end("timeout", record, { timeoutMs });
+        const verdict = decideAttempt(record, findings);
+        const attempt: Attempt = {
+          attempt: record.turns.length,
+          baseline: record.turns.at(-1) ?? record.baseline,
+          at: countEvents(await deps.store.readHooksLog(name)),
+          passed: verdict.kind === "pass",
+          ...(findings.structured ? { structured: findings.structured } : {}),
+          checks: findings.checks,
+          ...(verdict.kind === "retry" ? { feedback: verdict.feedback } : {}),
+        };
+        const attempts = [...record.attempts, attempt];
+        if (verdict.kind !== "retry") {
+          const final =
+            verdict.kind === "pass"
+              ? { reason: "stop" as const }
+              : {
+                  reason: "rejected" as const,
+                  detail: verdict.detail,
+                  ...(verdict.structuredRetries ? { structuredRetries: true } : {}),
+                };
+          record = { ...record, attempts, phase: "done", final };
+          await deps.guards.write(name, record);
+          return end(...(await finalOf(deps, worker, record)));
+        }
+        record = { ...record, attempts, phase: "feedback", enforced: record.enforced || verdict.enforce };
+        await deps.guards.write(name, record);
+      }
+      report({ elapsedMs: 0, turn: "stop" });
+      try {
+        await sendFeedback(deps, worker, record, runner);
+      } catch (error) {
+        // The worker died after its turn: that is the loop's outcome (a later wait tries again).
+        if (!(error instanceof WorkerDeadError)) throw error;
+        return end("dead", record, { exit: (error.data.exit as ExitRecord | null | undefined) ?? null });
+      }
+    } finally {
+      await lock.release();
+    }
+  }
+}
+
+/**
+ * Waits for the attempt's turn to stop: null when it did, else its outcome. With a schema, it also
+ * counts the StructuredOutput calls as they come: claude -p ends a request after 5 invalid ones, so
+ * umbel interrupts the worker then (the check step reports it as rejected).
+ */
+async function watchTurn(
+  deps: Deps,
+  worker: Worker,
+  record: GuardRecord,
+  runner: TurnRunner,
+  deadline: number,
+  report: (p: WaitProgress) => void,
+): Promise<Outcome | null> {
+  const turn = record.turns.at(-1) ?? record.baseline;
+  const halt = new AbortController();
+  const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
+  let counting: Promise<void> | null = null;
+  const count = async () => {
+    const s = structuredOf(await deps.guards.readStructured(worker.meta.name), turn);
+    if (s.rejected < MAX_INVALID_CALLS || halt.signal.aborted) return;
+    halt.abort();
+    const keys = worker.provider.interruptKeys ?? ["Escape"];
+    for (const key of keys) await deps.tmux.sendKeys(worker.meta.name, [key]).catch(() => undefined);
+  };
+  const progress = (p: WaitProgress) => {
+    report(p);
+    // Each wake of the wait (a StructuredOutput call writes into events/ and wakes it) counts again.
+    if (record.jsonSchema && counting === null)
+      counting = count()
+        .catch(() => undefined)
+        .finally(() => {
+          counting = null;
+        });
+  };
+  const outcome = await runner.wait(
+    turn,
+    { ...deps, signal },
+    Math.max(0, deadline - deps.clock.now()),
+    progress,
+  );
+  await counting;
+  if (outcome.reason === "stop") return null;
+  if (outcome.reason === "aborted" && halt.signal.aborted && !deps.signal?.aborted) return null;
+  return outcome;
+}
+
+async function sendFeedback(
+  deps: Deps,
+  worker: Worker,
+  record: GuardRecord,
+  runner: TurnRunner,
+): Promise<void> {
+  const { name } = worker.meta;
+  const text = record.attempts.at(-1)?.feedback ?? "";
+  await runner.send(text, async (baseline) => {
+    const undoSchema = await recordTurnSchema(deps, worker, baseline, record.jsonSchema ?? null);
+    await deps.guards.write(name, { ...record, turns: [...record.turns, baseline], phase: "turn" });
+    return async () => {
+      await deps.guards.write(name, record);
+      await undoSchema();
+    };
+  });
+}
+
+/** How a finished guard reads: stop with the last turn's answer (and object), or rejected. */
+async function finalOf(
+  deps: Deps,
+  worker: Worker,
+  record: GuardRecord,
+): Promise<[OutcomeReason, GuardRecord, OutcomeEvidence]> {
+  const last = record.attempts.at(-1);
+  if (record.final?.reason !== "stop") {
+    const errors = last?.structured?.errors ?? [];
+    const detail = record.final?.detail ?? "the guardrails did not hold";
+    return ["rejected", record, { detail, ...(errors.length > 0 ? { errors } : {}) }];
+  }
+  const turn = record.turns.at(-1) ?? record.baseline;
+  const answer = await readAnswer(deps, { name: worker.meta.name, after: turn });
+  const evidence: OutcomeEvidence = { promptId: answer.promptId, message: answer.text };
+  if (record.jsonSchema)
+    evidence.structured = structuredOf(await deps.guards.readStructured(worker.meta.name), turn).object;
+  return ["stop", record, evidence];
+}
+
+async function readGuard(deps: Deps, name: string, baseline: number): Promise<GuardRecord> {
+  const record = (await deps.guards.list(name)).find((r) => r.baseline === baseline);
+  if (!record)
+    throw new StateError(`worker ${name}: the guardrails of the turn at baseline ${baseline} are gone`, {
+      name,
+      baseline,
+    });
+  return record;
+}
