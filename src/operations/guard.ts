@@ -6,6 +6,7 @@ import {
   findGuard,
   type GuardPhase,
   type GuardRecord,
+  guardOfSubmit,
   structuredOf,
 } from "../core/guard/record.ts";
 import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/outcome.ts";
@@ -17,7 +18,7 @@ import { recordTurnSchema } from "./guard-plan.ts";
 import { readAnswer } from "./read.ts";
 import { deliverTurn, type PrepareTurn } from "./send.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "./wait.ts";
-import { loadWorker, type Worker } from "./worker.ts";
+import { loadWorker, readEvents, type Worker } from "./worker.ts";
 
 export type GuardProgress = WaitProgress & {
   readonly attempt?: number;
@@ -48,7 +49,16 @@ export async function waitGuarded(
 ): Promise<Outcome> {
   const worker = await loadWorker(deps, input.name);
   const baseline = await turnBaseline(deps, worker, input.after);
-  const guard = findGuard(await deps.guards.list(worker.meta.name), baseline);
+  const records = await deps.guards.list(worker.meta.name);
+  const guard =
+    input.after !== undefined
+      ? findGuard(records, baseline)
+      : (guardOfSubmit(
+          records,
+          worker.provider,
+          await readEvents(deps, worker.provider, input.name),
+          baseline,
+        )?.guard ?? null);
   if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress);
   const runner: TurnRunner = {
     wait: (turn, d, timeoutMs, progress) =>

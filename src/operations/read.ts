@@ -1,5 +1,5 @@
 import { parseEvents } from "../core/events.ts";
-import { findGuard, structuredOf } from "../core/guard/record.ts";
+import { findGuard, guardOfSubmit, structuredOf } from "../core/guard/record.ts";
 import type { ReadResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { ReadInput } from "../core/schemas.ts";
@@ -20,7 +20,11 @@ export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResu
   const worker = await loadWorker(deps, input.name);
   const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name));
   const asked = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
-  const guard = input.after === undefined ? null : findGuard(await deps.guards.list(input.name), asked);
+  const records = await deps.guards.list(input.name);
+  const guard =
+    input.after === undefined
+      ? (guardOfSubmit(records, worker.provider, events, asked)?.guard ?? null)
+      : findGuard(records, asked);
   const baseline = guard?.turns.at(-1) ?? asked;
   const structured =
     worker.meta.structured === true

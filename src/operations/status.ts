@@ -1,6 +1,7 @@
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
-import { findGuard } from "../core/guard/record.ts";
+import { guardOfSubmit } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
+import type { HookEvent } from "../core/providers/types.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
@@ -68,13 +69,19 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     exit: null,
     reason: null,
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
-    guard: last === null ? null : await openGuard(deps, meta.name, last),
+    guard: last === null ? null : await openGuard(deps, worker, events, last),
   };
 }
 
 /** The guard of the last turn while it is being enforced (a finished one says nothing more). */
-async function openGuard(deps: Deps, name: string, turn: number): Promise<StatusResult["guard"]> {
-  const guard = findGuard(await deps.guards.list(name), turn);
+async function openGuard(
+  deps: Deps,
+  worker: Worker,
+  events: readonly HookEvent[],
+  submit: number,
+): Promise<StatusResult["guard"]> {
+  const records = await deps.guards.list(worker.meta.name);
+  const guard = guardOfSubmit(records, worker.provider, events, submit)?.guard;
   if (!guard || guard.phase === "done") return null;
   return { attempt: guard.turns.length, maxAttempts: guard.maxAttempts, phase: guard.phase };
 }

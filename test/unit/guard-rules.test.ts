@@ -3,7 +3,8 @@ import { UsageError } from "../../src/core/errors.ts";
 import { decideAttempt, ENFORCE_TEXT, renderFeedback } from "../../src/core/guard/decide.ts";
 import { compileSchema, schemaMismatchText } from "../../src/core/guard/json-schema.ts";
 import type { CheckRun, GuardRecord } from "../../src/core/guard/record.ts";
-import { findGuard, guardLogEntries, structuredOf } from "../../src/core/guard/record.ts";
+import { findGuard, guardLogEntries, guardOfSubmit, structuredOf } from "../../src/core/guard/record.ts";
+import { claude } from "../../src/core/providers/claude/provider.ts";
 
 /** The pure rules of the guardrails: claude -p's validation wording, the verdicts, the feedback template. */
 
@@ -152,6 +153,20 @@ describe("records", () => {
     const a = record({ baseline: 4, turns: [4, 9] });
     expect(findGuard([a], 9)).toBe(a);
     expect(findGuard([a], 5)).toBeNull();
+  });
+
+  test("the turn of a submit event: the first submit at or after the baseline it was sent at", () => {
+    // codex fires SessionStart with the first prompt: sent at baseline 0, its submit is event 1.
+    const events = [
+      { index: 0, name: "SessionStart", payload: { hook_event_name: "SessionStart" } },
+      { index: 1, name: "UserPromptSubmit", payload: { hook_event_name: "UserPromptSubmit", prompt: "a" } },
+      { index: 2, name: "Stop", payload: { hook_event_name: "Stop" } },
+      { index: 3, name: "UserPromptSubmit", payload: { hook_event_name: "UserPromptSubmit", prompt: "b" } },
+    ];
+    const a = record({ baseline: 0, turns: [0, 3] });
+    expect(guardOfSubmit([a], claude, events, 1)).toEqual({ guard: a, baseline: 0 });
+    expect(guardOfSubmit([a], claude, events, 3)).toEqual({ guard: a, baseline: 3 });
+    expect(guardOfSubmit([record({ baseline: 2, turns: [2] })], claude, events, 1)).toBeNull();
   });
 
   test("a turn's StructuredOutput calls: the last accepted object, the rejections", () => {

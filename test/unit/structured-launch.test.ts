@@ -27,7 +27,7 @@ describe("claude", () => {
     const argv = plan({ structuredServer: server, allowedTools: ["Bash"], mcpConfig: ["mine.json"] }).argv;
     expect(argv).toContain("--mcp-config=mine.json");
     expect(argv).toContain(
-      `--mcp-config=${JSON.stringify({ mcpServers: { umbel: { type: "stdio", command: "/opt/umbel", args: server.args } } })}`,
+      `--mcp-config=${JSON.stringify({ mcpServers: { umbel: { type: "stdio", command: "/opt/umbel", args: server.args, alwaysLoad: true } } })}`,
     );
     expect(argv[argv.indexOf("--allowedTools") + 1]).toBe("Bash,mcp__umbel__StructuredOutput");
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { HookEvent, Provider } from "../providers/types.ts";
 
 /**
  * What a guarded turn leaves in the worker's state dir (`sessions/<name>/guards/<baseline>.json`):
@@ -86,6 +87,27 @@ export type StructuredEntry = z.infer<typeof StructuredEntry>;
 /** The guard a turn belongs to: the one whose turns include this baseline, or null. */
 export function findGuard(records: readonly GuardRecord[], baseline: number): GuardRecord | null {
   return records.find((r) => r.turns.includes(baseline)) ?? null;
+}
+
+/**
+ * The guard of the turn whose prompt is the human submit event at `submit` (what wait and status
+ * take when no baseline is given). A turn sent at baseline t is the first submit at or after t: the
+ * two differ when hooks fire before it (codex's SessionStart comes with the first prompt).
+ */
+export function guardOfSubmit(
+  records: readonly GuardRecord[],
+  provider: Pick<Provider, "interpretEvent">,
+  events: readonly HookEvent[],
+  submit: number,
+): { guard: GuardRecord; baseline: number } | null {
+  const submits = events.flatMap((event) => {
+    const signal = provider.interpretEvent(event);
+    return signal.kind === "submitted" && signal.human ? [event.index] : [];
+  });
+  for (const guard of records)
+    for (const baseline of guard.turns)
+      if (submits.find((index) => index >= baseline) === submit) return { guard, baseline };
+  return null;
 }
 
 /** The turn's StructuredOutput calls: the last accepted object (undefined: none) and the rejections. */

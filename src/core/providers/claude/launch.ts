@@ -39,10 +39,14 @@ export function launchExtras(input: LaunchInput): string[] {
   if (input.appendSystemPrompt !== undefined) argv.push(`--append-system-prompt=${input.appendSystemPrompt}`);
   for (const dir of input.addDirs ?? []) argv.push(`--add-dir=${dir}`);
   for (const config of input.mcpConfig ?? []) argv.push(`--mcp-config=${config}`);
-  // claude merges every --mcp-config it is given; umbel's tool server is one more.
+  // claude merges every --mcp-config it is given; umbel's tool server is one more. 2.1.332 defers
+  // MCP tools behind ToolSearch (not in the request's tools; calling one directly fails with "No
+  // such tool available"); `alwaysLoad` keeps this one loaded, measured against the stub model.
   if (input.structuredServer) {
     const { command, args } = input.structuredServer;
-    const servers = { [STRUCTURED_SERVER_NAME]: { type: "stdio", command, args: [...args] } };
+    const servers = {
+      [STRUCTURED_SERVER_NAME]: { type: "stdio", command, args: [...args], alwaysLoad: true },
+    };
     argv.push(`--mcp-config=${JSON.stringify({ mcpServers: servers })}`);
   }
   return argv;
