@@ -13,6 +13,7 @@ import { shellQuote } from "../core/shell.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
+import { awaitStructuredServer } from "./structured-call.ts";
 
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
@@ -25,10 +26,9 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const started = deps.clock.now();
   const { meta, provider, untrusted, unwind } = await launchWorker(deps, input);
   try {
-    const dialogsAnswered = await waitReady(deps, provider, input.name, {
-      timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
-      untrusted,
-    });
+    const timeoutMs = input.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
+    const dialogsAnswered = await waitReady(deps, provider, input.name, { timeoutMs, untrusted });
+    if (input.structured) await awaitStructuredServer(deps, input.name, started + timeoutMs);
     const { spawner: _spawned, ...ready } = meta;
     await deps.store.writeMeta({
       ...ready,

@@ -6,7 +6,7 @@ import { UsageError } from "../../core/errors.ts";
 import { STRUCTURED_SERVER_COMMAND, STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../../core/guard/tool.ts";
 import type { Deps } from "../../core/ports.ts";
 import { WorkerName } from "../../core/schemas.ts";
-import { recordStructuredCall } from "../../operations/structured-call.ts";
+import { markServerReady, recordStructuredCall } from "../../operations/structured-call.ts";
 
 /** claude -p's description of the tool (2.1.332), plus where the schema is. */
 const DESCRIPTION =
@@ -37,6 +37,10 @@ export async function runStructuredServer(
       return { content: [{ type: "text", text }], ...(ok ? {} : { isError: true }) };
     },
   );
+  // The worker's CLI has connected: spawn waits for this before it calls the worker ready.
+  server.server.oninitialized = () => {
+    void markServerReady(deps, name).catch(() => undefined);
+  };
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
