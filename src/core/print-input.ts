@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { GuardFields } from "./guard/fields.ts";
 import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
 /**
@@ -40,6 +41,8 @@ export const PrintInput = z
     timeout: Duration.optional().describe("Give up after this long (default 30m)"),
     idleTimeout: Duration.optional().describe("Give up once the worker has been still this long"),
     name: WorkerName.optional().describe("Run in the named worker, creating it if needed, and keep it"),
+    // The guardrails (docs/guardrails.md): claude's --json-schema, and umbel's accept checks.
+    ...GuardFields,
   })
   .strict();
 export type PrintInput = z.infer<typeof PrintInput>;

@@ -37,15 +37,12 @@ export async function planGuard(
   }
   if (input.acceptTimeout !== undefined && input.accept === undefined)
     throw new UsageError("--accept-timeout needs --accept", { flag: "--accept-timeout" });
-  const jsonSchema = input.jsonSchema === undefined ? undefined : await readSchema(deps, input.jsonSchema);
-  if (jsonSchema !== undefined) {
-    if (worker.meta.structured !== true)
-      throw new UsageError(
-        `worker ${name} has no StructuredOutput tool: --json-schema needs a worker spawned with --structured`,
-        { name, flag: "--structured" },
-      );
-    compileSchema(jsonSchema);
-  }
+  const jsonSchema = input.jsonSchema === undefined ? undefined : await resolveSchema(deps, input.jsonSchema);
+  if (jsonSchema !== undefined && worker.meta.structured !== true)
+    throw new UsageError(
+      `worker ${name} has no StructuredOutput tool: --json-schema needs a worker spawned with --structured`,
+      { name, flag: "--structured" },
+    );
   return {
     ...(jsonSchema === undefined ? {} : { jsonSchema }),
     accept: input.accept ?? [],
@@ -84,6 +81,19 @@ export async function recordTurnSchema(
   return async () => {
     if (before) await deps.guards.writeTurnSchema(worker.meta.name, before);
   };
+}
+
+/**
+ * A --json-schema value as the schema object: JSON text, a file (relative to the caller's
+ * directory) or the object itself; a usage error in claude's words when it is not a JSON Schema.
+ */
+export async function resolveSchema(
+  deps: Deps,
+  value: string | Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const schema = await readSchema(deps, value);
+  compileSchema(schema);
+  return schema;
 }
 
 async function readSchema(

@@ -28,9 +28,21 @@ export type GuardProgress = WaitProgress & {
 
 /** How a waiter follows one turn and sends the next (`-p` follows its transcript as it goes). */
 export type TurnRunner = {
-  wait(turn: number, deps: Deps, timeoutMs: number, onProgress: (p: WaitProgress) => void): Promise<Outcome>;
+  /** `halt` fires when umbel ends the turn itself (too many invalid StructuredOutput calls). */
+  wait(turn: number, deps: Deps, options: TurnWaitOptions): Promise<Outcome>;
   send(text: string, prepare: PrepareTurn): Promise<SendResult>;
 };
+
+export type TurnWaitOptions = {
+  readonly timeoutMs: number;
+  readonly onProgress: (p: WaitProgress) => void;
+  readonly halt: AbortSignal;
+};
+
+/** The caller's signal and umbel's own halt, as one. */
+export function withHalt(deps: Deps, halt: AbortSignal): Deps {
+  return { ...deps, signal: deps.signal ? AbortSignal.any([deps.signal, halt]) : halt };
+}
 
 /** While another process checks the turn, this one looks again this often. */
 const FOLLOW_POLL_MS = 250;
@@ -61,9 +73,9 @@ export async function waitGuarded(
         )?.guard ?? null);
   if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress);
   const runner: TurnRunner = {
-    wait: (turn, d, timeoutMs, progress) =>
+    wait: (turn, d, { timeoutMs, onProgress: progress, halt }) =>
       waitForTurn(
-        d,
+        withHalt(d, halt),
         { name: input.name, after: turn, timeout: timeoutMs, idleTimeout: input.idleTimeout },
         progress,
       ),
@@ -185,7 +197,6 @@ async function watchTurn(
 ): Promise<Outcome | null> {
   const turn = record.turns.at(-1) ?? record.baseline;
   const halt = new AbortController();
-  const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
   let counting: Promise<void> | null = null;
   const count = async () => {
     const s = structuredOf(await deps.guards.readStructured(worker.meta.name), turn);
@@ -204,12 +215,11 @@ async function watchTurn(
           counting = null;
         });
   };
-  const outcome = await runner.wait(
-    turn,
-    { ...deps, signal },
-    Math.max(0, deadline - deps.clock.now()),
-    progress,
-  );
+  const outcome = await runner.wait(turn, deps, {
+    timeoutMs: Math.max(0, deadline - deps.clock.now()),
+    onProgress: progress,
+    halt: halt.signal,
+  });
   await counting;
   if (outcome.reason === "stop") return null;
   if (outcome.reason === "aborted" && halt.signal.aborted && !deps.signal?.aborted) return null;
