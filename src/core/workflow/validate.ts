@@ -57,6 +57,12 @@ function checkWorkflow(wf: Workflow): WorkflowIssue[] {
         path: ["steps", i, "id"],
         message: `duplicate step id ${JSON.stringify(step.id)} (also steps[${seen}])`,
       });
+    for (const [key, spec] of Object.entries(step.outputs ?? {}))
+      if (spec.startsWith("structured") && step.schema === undefined)
+        issues.push({
+          path: ["steps", i, "outputs", key],
+          message: `output ${JSON.stringify(key)} is ${spec}, but the step has no \`schema\``,
+        });
     if (!(step.run in wf.workers)) {
       const known = workers.length > 0 ? `workers: ${workers.join(", ")}` : "`workers` is empty";
       issues.push({ path: ["steps", i, "run"], message: `no worker ${JSON.stringify(step.run)} (${known})` });

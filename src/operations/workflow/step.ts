@@ -1,12 +1,14 @@
 import { resolve } from "node:path";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
+import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print.ts";
+import { isJsonObjectText } from "../../core/schemas.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
+import { waitGuarded } from "../guard.ts";
 import { readAnswer } from "../read.ts";
 import { sendPrompt } from "../send.ts";
-import { waitForTurn } from "../wait.ts";
 
 /**
  * claude fires Stop while its screen still shows "Working…" for a moment (the fake: ~100-300 ms), so
@@ -28,6 +30,8 @@ export async function executeStep(args: {
   step: WorkflowStep;
   prompt: string;
   cwd: string;
+  /** The workflow file's folder: a `schema` file is relative to it. */
+  baseDir: string;
   acquire: () => Promise<string>;
   onRunning: (session: string) => void;
 }): Promise<StepResult> {
@@ -40,9 +44,14 @@ export async function executeStep(args: {
   });
   try {
     session = await args.acquire();
-    const sent = await sendWhenReady(deps, session, args.prompt);
+    const sent = await sendWhenReady(deps, {
+      name: session,
+      prompt: args.prompt,
+      ...guardOf(step, args.baseDir),
+    });
     args.onRunning(session);
-    const outcome = await waitForTurn(deps, {
+    // The step's guardrails are enforced by the same wait as the CLI's (check → feedback → …).
+    const outcome = await waitGuarded(deps, {
       name: session,
       after: sent.baseline,
       ...(step.timeout === undefined ? {} : { timeout: step.timeout }),
@@ -54,6 +63,17 @@ export async function executeStep(args: {
     for (const [key, spec] of Object.entries(step.outputs ?? {})) {
       if (spec === "answer") {
         outputs[key] = (await readAnswer(deps, { name: session, after: sent.baseline })).text;
+        continue;
+      }
+      if (spec.startsWith("structured")) {
+        const { structured } = await readAnswer(deps, { name: session, after: sent.baseline });
+        const value = valueAt(structured, spec.split(".").slice(1));
+        if (value === undefined)
+          return fail("missing-output", EXIT.failure, `output ${key}: the object has no ${spec}`, {
+            key,
+            structured,
+          });
+        outputs[key] = typeof value === "string" ? value : JSON.stringify(value);
         continue;
       }
       const path = resolve(args.cwd, spec.slice("file:".length));
@@ -69,11 +89,34 @@ export async function executeStep(args: {
   }
 }
 
-async function sendWhenReady(deps: Deps, name: string, prompt: string) {
+/** The step's guardrails as send's; a schema file is resolved against the workflow's folder. */
+function guardOf(step: WorkflowStep, baseDir: string): Omit<GuardedSendInput, "name" | "prompt"> {
+  const schema = step.schema;
+  const jsonSchema =
+    typeof schema === "string" && !isJsonObjectText(schema) ? resolve(baseDir, schema) : schema;
+  return {
+    ...(jsonSchema === undefined ? {} : { jsonSchema }),
+    ...(step.accept === undefined ? {} : { accept: step.accept }),
+    ...(step.maxAttempts === undefined ? {} : { maxAttempts: step.maxAttempts }),
+    ...(step.acceptTimeout === undefined ? {} : { acceptTimeout: step.acceptTimeout }),
+  };
+}
+
+/** The value at a dotted path of a JSON value (array items by index), or undefined. */
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at === null && path.length === 0 ? undefined : at;
+}
+
+async function sendWhenReady(deps: Deps, input: GuardedSendInput) {
   const until = deps.clock.now() + READY_WAIT_MS;
   for (;;) {
     try {
-      return await sendPrompt(deps, { name, prompt });
+      return await sendPrompt(deps, input);
     } catch (error) {
       if (!(error instanceof WorkerBusyError) || deps.clock.now() >= until || deps.signal?.aborted)
         throw error;
