@@ -40,7 +40,7 @@ export type TurnWaitOptions = {
 };
 
 /** The caller's signal and umbel's own halt, as one. */
-export function withHalt(deps: Deps, halt: AbortSignal): Deps {
+function withHalt(deps: Deps, halt: AbortSignal): Deps {
   return { ...deps, signal: deps.signal ? AbortSignal.any([deps.signal, halt]) : halt };
 }
 

@@ -128,7 +128,7 @@ describe("errors name file:line:col and the key", () => {
     ],
     [
       "an empty accept check",
-      "workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, accept: [\"\"] }\n",
+      'workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, accept: [""] }\n',
       [expect.stringMatching(/^wf\.yaml:3:\d+: steps\[0\]\.accept/)],
     ],
     [

@@ -55,7 +55,7 @@ export function decideAttempt(record: GuardRecord, findings: Findings): Verdict 
 }
 
 /** claude -p's error once structured output has run out of retries. */
-export function structuredRetriesText(s: Pick<StructuredCheck, "rejected" | "errors">): string {
+function structuredRetriesText(s: Pick<StructuredCheck, "rejected" | "errors">): string {
   return `Failed to provide valid structured output after ${s.rejected} attempts — last StructuredOutput error: ${schemaMismatchText(s.errors)}`;
 }
 
