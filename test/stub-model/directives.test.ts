@@ -171,9 +171,9 @@ describe("script", () => {
 
   test("a stub:tool call gets the full name of the first offered tool containing its part", () => {
     const script = createScript();
-    const offered = ["Bash", "mcp__umbel__StructuredOutput"];
+    const offered = ["Bash", "mcp__umbel_structured__StructuredOutput"];
     const first = script.nextForMain(prompt("stub:tool StructuredOutput {}"), offered).reply;
-    expect(first).toMatchObject({ blocks: [{ name: "mcp__umbel__StructuredOutput" }] });
+    expect(first).toMatchObject({ blocks: [{ name: "mcp__umbel_structured__StructuredOutput" }] });
     expect(JSON.stringify(first)).not.toContain('"match"');
     expect(script.nextForMain(prompt("stub:tool Nope {}"), offered).reply).toMatchObject({
       blocks: [{ name: "Nope" }],

@@ -125,13 +125,18 @@ describe("main turns (streamGenerateContent)", () => {
 
   test("stub:tool calls an MCP tool by part of its name (gemini-cli: mcp_<server>_<tool>)", async () => {
     const tools = [
-      { functionDeclarations: [{ name: "run_shell_command" }, { name: "mcp_umbel_StructuredOutput" }] },
+      {
+        functionDeclarations: [
+          { name: "run_shell_command" },
+          { name: "mcp_umbel_structured_StructuredOutput" },
+        ],
+      },
     ];
     const { chunks } = await readGeminiSse(
       await postGemini(stream, geminiFirstTurn('stub:tool StructuredOutput {"a":1}', { tools })),
     );
     expect(chunks[0]?.candidates?.[0]?.content?.parts?.[0]).toMatchObject({
-      functionCall: { name: "mcp_umbel_StructuredOutput", args: { a: 1 } },
+      functionCall: { name: "mcp_umbel_structured_StructuredOutput", args: { a: 1 } },
     });
   });
 

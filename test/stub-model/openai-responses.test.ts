@@ -147,7 +147,11 @@ describe("main turns", () => {
     // codex 0.171.0 offers each MCP server's tools in a namespace `mcp__<server>`.
     const tools = [
       { type: "function", name: "exec_command" },
-      { type: "namespace", name: "mcp__umbel", tools: [{ type: "function", name: "StructuredOutput" }] },
+      {
+        type: "namespace",
+        name: "mcp__umbel_structured",
+        tools: [{ type: "function", name: "StructuredOutput" }],
+      },
     ];
     const events = await ask(codexTurn('stub:tool StructuredOutput {"a":1}', { tools }));
     const done = events.find((event) => event.event === "response.output_item.done")?.data as {
@@ -156,7 +160,7 @@ describe("main turns", () => {
     expect(done.item).toMatchObject({
       type: "function_call",
       name: "StructuredOutput",
-      namespace: "mcp__umbel",
+      namespace: "mcp__umbel_structured",
       arguments: '{"a":1}',
     });
   });

@@ -27,18 +27,18 @@ describe("claude", () => {
     const argv = plan({ structuredServer: server, allowedTools: ["Bash"], mcpConfig: ["mine.json"] }).argv;
     expect(argv).toContain("--mcp-config=mine.json");
     expect(argv).toContain(
-      `--mcp-config=${JSON.stringify({ mcpServers: { umbel: { type: "stdio", command: "/opt/umbel", args: server.args, alwaysLoad: true } } })}`,
+      `--mcp-config=${JSON.stringify({ mcpServers: { umbel_structured: { type: "stdio", command: "/opt/umbel", args: server.args, alwaysLoad: true } } })}`,
     );
-    expect(argv[argv.indexOf("--allowedTools") + 1]).toBe("Bash,mcp__umbel__StructuredOutput");
+    expect(argv[argv.indexOf("--allowedTools") + 1]).toBe("Bash,mcp__umbel_structured__StructuredOutput");
   });
 
   test("without --structured nothing is added", () => {
-    expect(plan().argv.join(" ")).not.toContain("umbel");
+    expect(plan().argv.join(" ")).not.toContain("umbel_structured");
     expect(plan().argv).not.toContain("--allowedTools");
   });
 });
 
-test("codex: an [mcp_servers.umbel] table whose tools are approved without asking", () => {
+test("codex: an [mcp_servers.umbel_structured] table whose tools are approved without asking", () => {
   const files = planCodexHome({
     home: "/h",
     userHome: "/u/.codex",
@@ -52,11 +52,11 @@ test("codex: an [mcp_servers.umbel] table whose tools are approved without askin
     mcp_servers?: unknown;
   };
   expect(toml.mcp_servers).toEqual({
-    umbel: { command: "/opt/umbel", args: server.args, default_tools_approval_mode: "approve" },
+    umbel_structured: { command: "/opt/umbel", args: server.args, default_tools_approval_mode: "approve" },
   });
 });
 
-test("gemini: mcpServers.umbel with trust (its tools run without asking), beside the caller's", () => {
+test("gemini: mcpServers.umbel_structured with trust (its tools run without asking), beside the caller's", () => {
   const plan = planGeminiHome({
     home: "/h",
     userDir: null,
@@ -72,6 +72,6 @@ test("gemini: mcpServers.umbel with trust (its tools run without asking), beside
   ) as Extract<HomeEntry, { kind: "file" }>;
   expect(JSON.parse(file.content).mcpServers).toEqual({
     mine: { command: "mine" },
-    umbel: { command: "/opt/umbel", args: server.args, trust: true },
+    umbel_structured: { command: "/opt/umbel", args: server.args, trust: true },
   });
 });

@@ -31,7 +31,7 @@ describe("spawn --structured", () => {
     expect(w.sessions.get("w1")?.meta?.structured).toBe(true);
     const argv = w.tmux.started[0]?.command.join(" ") ?? "";
     expect(argv).toContain('"args":["__structured-output","/state","w1"]');
-    expect(argv).toContain("mcp__umbel__StructuredOutput");
+    expect(argv).toContain("mcp__umbel_structured__StructuredOutput");
   });
 
   test("a CLI that never connects fails the spawn (and unwinds it) at its start timeout", async () => {
@@ -47,16 +47,16 @@ describe("spawn --structured", () => {
     expect(w.sessions.has("w1")).toBe(false);
   });
 
-  test("a --mcp-config server named umbel is refused with --structured, before anything is made", async () => {
+  test("a --mcp-config server named umbel_structured is refused with --structured, before anything is made", async () => {
     const w = world(0);
     await expect(
       spawnWorker(w.deps, {
         name: "w1",
         provider: "claude",
         structured: true,
-        mcpConfig: ['{"mcpServers":{"umbel":{"command":"x"}}}'],
+        mcpConfig: ['{"mcpServers":{"umbel_structured":{"command":"x"}}}'],
       }),
-    ).rejects.toThrow('the server name "umbel" is umbel\'s own with --structured');
+    ).rejects.toThrow('the server name "umbel_structured" is umbel\'s own with --structured');
     expect(w.tmux.started).toHaveLength(0);
   });
 });

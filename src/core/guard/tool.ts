@@ -5,10 +5,17 @@
 
 export const STRUCTURED_SERVER_COMMAND = "__structured-output";
 
-/** The server's name in each CLI's config; a --mcp-config server of this name is refused. */
-export const STRUCTURED_SERVER_NAME = "umbel";
+/**
+ * The server's name in each CLI's config; a --mcp-config server of this name is refused. Not
+ * `umbel`: that is the name docs/mcp.md gives a user's own `umbel mcp` server, which a worker may
+ * load from the user's config too.
+ */
+export const STRUCTURED_SERVER_NAME = "umbel_structured";
 
-/** The tool's name (claude -p's): claude and codex show it as mcp__umbel__StructuredOutput, gemini as mcp_umbel_StructuredOutput. */
+/**
+ * The tool's name (claude -p's): claude shows it as mcp__umbel_structured__StructuredOutput, codex
+ * as StructuredOutput in namespace mcp__umbel_structured, gemini as mcp_umbel_structured_StructuredOutput.
+ */
 export const STRUCTURED_TOOL = "StructuredOutput";
 
 /** A stdio MCP server as every CLI's config spells it: the program and its arguments. */
