@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
-import { GuardFields } from "./guard/fields.ts";
+import { GuardFields, orphanGuardField } from "./guard/fields.ts";
 import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
 /**
@@ -70,6 +70,8 @@ export function checkPrintInput(input: PrintInput): void {
     throw new UsageError("--continue and --resume name different conversations; give one");
   if (input.inputFormat === "text" && input.prompt.trim() === "")
     throw new UsageError("no prompt: give it as an argument or on stdin");
+  const orphan = orphanGuardField(input);
+  if (orphan) throw new UsageError(orphan.message);
 }
 
 /** A provider session id (claude: a UUID), as opposed to a umbel worker name. */

@@ -1,5 +1,12 @@
-import { checkPassed } from "../core/guard/decide.ts";
-import { type CheckRun, type GuardRecord, type StructuredCheck, structuredOf } from "../core/guard/record.ts";
+import { countEvents } from "../core/events.ts";
+import { checkPassed, decideAttempt } from "../core/guard/decide.ts";
+import {
+  type Attempt,
+  type CheckRun,
+  type GuardRecord,
+  type StructuredCheck,
+  structuredOf,
+} from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
 import { readAnswer } from "./read.ts";
 import type { Worker } from "./worker.ts";
@@ -20,7 +27,7 @@ export type AttemptFindings = {
  * environment plus UMBEL_WORKER, UMBEL_ATTEMPT and UMBEL_ANSWER_FILE, bounded by --accept-timeout
  * and by the wait's own deadline.
  */
-export async function checkAttempt(
+async function checkAttempt(
   deps: Deps,
   worker: Worker,
   record: GuardRecord,
@@ -62,4 +69,42 @@ export async function checkAttempt(
     if (!checkPassed(run)) break;
   }
   return findings;
+}
+
+/**
+ * Checks the record's current attempt and records it: done (pass or rejected) or feedback (the next
+ * attempt's prompt is in the attempt). A check cut short (abort, the wait's deadline) records
+ * nothing: the phase stays "checking", and a later wait runs it again.
+ */
+export async function checkStep(
+  deps: Deps,
+  worker: Worker,
+  record: GuardRecord,
+  deadline: number,
+): Promise<{ record: GuardRecord } | { cut: "aborted" | "timeout" }> {
+  const findings = await checkAttempt(deps, worker, record, deadline);
+  if (findings.cut) return { cut: findings.cut };
+  const verdict = decideAttempt(record, findings);
+  const attempt: Attempt = {
+    attempt: record.turns.length,
+    baseline: record.turns.at(-1) ?? record.baseline,
+    at: countEvents(await deps.store.readHooksLog(worker.meta.name)),
+    passed: verdict.kind === "pass",
+    ...(findings.structured ? { structured: findings.structured } : {}),
+    checks: findings.checks,
+    ...(verdict.kind === "retry" ? { feedback: verdict.feedback } : {}),
+  };
+  const attempts = [...record.attempts, attempt];
+  const next: GuardRecord =
+    verdict.kind === "retry"
+      ? { ...record, attempts, phase: "feedback", enforced: record.enforced || verdict.enforce }
+      : {
+          ...record,
+          attempts,
+          phase: "done",
+          final:
+            verdict.kind === "pass" ? { reason: "stop" } : { reason: "rejected", detail: verdict.detail },
+        };
+  await deps.guards.write(worker.meta.name, next);
+  return { record: next };
 }

@@ -3,6 +3,7 @@ import {
   DEFAULT_ACCEPT_TIMEOUT_MS,
   DEFAULT_MAX_ATTEMPTS,
   type GuardedSendInput,
+  orphanGuardField,
 } from "../core/guard/fields.ts";
 import { compileSchema } from "../core/guard/json-schema.ts";
 import type { GuardRecord } from "../core/guard/record.ts";
@@ -25,18 +26,9 @@ export async function planGuard(
   input: Omit<GuardedSendInput, "name" | "prompt">,
 ): Promise<GuardPlan | null> {
   const { name } = worker.meta;
-  if (input.jsonSchema === undefined && input.accept === undefined) {
-    const orphan =
-      input.maxAttempts !== undefined
-        ? "--max-attempts"
-        : input.acceptTimeout !== undefined
-          ? "--accept-timeout"
-          : null;
-    if (orphan) throw new UsageError(`${orphan} needs --accept or --json-schema`, { flag: orphan });
-    return null;
-  }
-  if (input.acceptTimeout !== undefined && input.accept === undefined)
-    throw new UsageError("--accept-timeout needs --accept", { flag: "--accept-timeout" });
+  const orphan = orphanGuardField(input);
+  if (orphan) throw new UsageError(orphan.message, { name });
+  if (input.jsonSchema === undefined && input.accept === undefined) return null;
   const jsonSchema = input.jsonSchema === undefined ? undefined : await resolveSchema(deps, input.jsonSchema);
   if (jsonSchema !== undefined && worker.meta.structured !== true)
     throw new UsageError(

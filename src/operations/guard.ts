@@ -1,8 +1,5 @@
 import { StateError, WorkerDeadError } from "../core/errors.ts";
-import { countEvents } from "../core/events.ts";
-import { decideAttempt, MAX_INVALID_CALLS } from "../core/guard/decide.ts";
 import {
-  type Attempt,
   findGuard,
   type GuardPhase,
   type GuardRecord,
@@ -10,13 +7,12 @@ import {
   structuredOf,
 } from "../core/guard/record.ts";
 import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/outcome.ts";
-import type { SendResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
-import { checkAttempt } from "./guard-check.ts";
-import { recordTurnSchema } from "./guard-plan.ts";
+import { checkStep } from "./guard-check.ts";
+import { sendFeedback, type TurnRunner, watchTurn } from "./guard-turn.ts";
 import { readAnswer } from "./read.ts";
-import { deliverTurn, type PrepareTurn } from "./send.ts";
+import { deliverTurn } from "./send.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "./wait.ts";
 import { loadWorker, readEvents, type Worker } from "./worker.ts";
 
@@ -24,19 +20,6 @@ export type GuardProgress = WaitProgress & {
   readonly attempt?: number;
   readonly maxAttempts?: number;
   readonly phase?: GuardPhase;
-};
-
-/** How a waiter follows one turn and sends the next (`-p` follows its transcript as it goes). */
-export type TurnRunner = {
-  /** `halt` fires when umbel ends the turn itself (too many invalid StructuredOutput calls). */
-  wait(turn: number, deps: Deps, options: TurnWaitOptions): Promise<Outcome>;
-  send(text: string, prepare: PrepareTurn): Promise<SendResult>;
-};
-
-export type TurnWaitOptions = {
-  readonly timeoutMs: number;
-  readonly onProgress: (p: WaitProgress) => void;
-  readonly halt: AbortSignal;
 };
 
 /** The caller's signal and umbel's own halt, as one. */
@@ -63,14 +46,16 @@ export async function waitGuarded(
   const baseline = await turnBaseline(deps, worker, input.after);
   const records = await deps.guards.list(worker.meta.name);
   const guard =
-    input.after !== undefined
-      ? findGuard(records, baseline)
-      : (guardOfSubmit(
-          records,
-          worker.provider,
-          await readEvents(deps, worker.provider, input.name),
-          baseline,
-        )?.guard ?? null);
+    records.length === 0
+      ? null
+      : input.after !== undefined
+        ? findGuard(records, baseline)
+        : (guardOfSubmit(
+            records,
+            worker.provider,
+            await readEvents(deps, worker.provider, input.name),
+            baseline,
+          )?.guard ?? null);
   if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress);
   const runner: TurnRunner = {
     wait: (turn, d, { timeoutMs, onProgress: progress, halt }) =>
@@ -117,6 +102,8 @@ export async function runGuard(
         maxAttempts: record.maxAttempts,
         phase: record.phase,
       });
+    // The turn has stopped; the phase says what umbel does now (elapsed is set by report).
+    const note = () => report({ elapsedMs: 0, turn: "stop" });
     if (record.phase === "turn" && waited !== turn) {
       const outcome = await watchTurn(deps, worker, record, runner, deadline, report);
       if (outcome) return end(outcome.reason, record, outcome.evidence);
@@ -124,7 +111,7 @@ export async function runGuard(
     }
     const lock = await deps.store.lock(name, `guard-${guardBaseline}`);
     if (!lock) {
-      report({ elapsedMs: 0, turn: "stop" });
+      note();
       await deps.clock.sleep(FOLLOW_POLL_MS, deps.signal);
       if (deps.signal?.aborted) return end("aborted", record);
       if (deps.clock.now() >= deadline) return end("timeout", record, { timeoutMs });
@@ -137,38 +124,14 @@ export async function runGuard(
       if (record.phase !== "feedback") {
         record = { ...record, phase: "checking" };
         await deps.guards.write(name, record);
-        report({ elapsedMs: 0, turn: "stop" });
-        const findings = await checkAttempt(deps, worker, record, deadline);
-        if (findings.cut === "aborted") return end("aborted", record);
-        if (findings.cut === "timeout") return end("timeout", record, { timeoutMs });
-        const verdict = decideAttempt(record, findings);
-        const attempt: Attempt = {
-          attempt: record.turns.length,
-          baseline: record.turns.at(-1) ?? record.baseline,
-          at: countEvents(await deps.store.readHooksLog(name)),
-          passed: verdict.kind === "pass",
-          ...(findings.structured ? { structured: findings.structured } : {}),
-          checks: findings.checks,
-          ...(verdict.kind === "retry" ? { feedback: verdict.feedback } : {}),
-        };
-        const attempts = [...record.attempts, attempt];
-        if (verdict.kind !== "retry") {
-          const final =
-            verdict.kind === "pass"
-              ? { reason: "stop" as const }
-              : {
-                  reason: "rejected" as const,
-                  detail: verdict.detail,
-                  ...(verdict.structuredRetries ? { structuredRetries: true } : {}),
-                };
-          record = { ...record, attempts, phase: "done", final };
-          await deps.guards.write(name, record);
-          return end(...(await finalOf(deps, worker, record)));
-        }
-        record = { ...record, attempts, phase: "feedback", enforced: record.enforced || verdict.enforce };
-        await deps.guards.write(name, record);
+        note();
+        const checked = await checkStep(deps, worker, record, deadline);
+        if ("cut" in checked)
+          return checked.cut === "aborted" ? end("aborted", record) : end("timeout", record, { timeoutMs });
+        record = checked.record;
+        if (record.phase === "done") return end(...(await finalOf(deps, worker, record)));
       }
-      report({ elapsedMs: 0, turn: "stop" });
+      note();
       try {
         await sendFeedback(deps, worker, record, runner);
       } catch (error) {
@@ -180,68 +143,6 @@ export async function runGuard(
       await lock.release();
     }
   }
-}
-
-/**
- * Waits for the attempt's turn to stop: null when it did, else its outcome. With a schema, it also
- * counts the StructuredOutput calls as they come: claude -p ends a request after 5 invalid ones, so
- * umbel interrupts the worker then (the check step reports it as rejected).
- */
-async function watchTurn(
-  deps: Deps,
-  worker: Worker,
-  record: GuardRecord,
-  runner: TurnRunner,
-  deadline: number,
-  report: (p: WaitProgress) => void,
-): Promise<Outcome | null> {
-  const turn = record.turns.at(-1) ?? record.baseline;
-  const halt = new AbortController();
-  let counting: Promise<void> | null = null;
-  const count = async () => {
-    const s = structuredOf(await deps.guards.readStructured(worker.meta.name), turn);
-    if (s.rejected < MAX_INVALID_CALLS || halt.signal.aborted) return;
-    halt.abort();
-    const keys = worker.provider.interruptKeys ?? ["Escape"];
-    for (const key of keys) await deps.tmux.sendKeys(worker.meta.name, [key]).catch(() => undefined);
-  };
-  const progress = (p: WaitProgress) => {
-    report(p);
-    // Each wake of the wait (a StructuredOutput call writes into events/ and wakes it) counts again.
-    if (record.jsonSchema && counting === null)
-      counting = count()
-        .catch(() => undefined)
-        .finally(() => {
-          counting = null;
-        });
-  };
-  const outcome = await runner.wait(turn, deps, {
-    timeoutMs: Math.max(0, deadline - deps.clock.now()),
-    onProgress: progress,
-    halt: halt.signal,
-  });
-  await counting;
-  if (outcome.reason === "stop") return null;
-  if (outcome.reason === "aborted" && halt.signal.aborted && !deps.signal?.aborted) return null;
-  return outcome;
-}
-
-async function sendFeedback(
-  deps: Deps,
-  worker: Worker,
-  record: GuardRecord,
-  runner: TurnRunner,
-): Promise<void> {
-  const { name } = worker.meta;
-  const text = record.attempts.at(-1)?.feedback ?? "";
-  await runner.send(text, async (baseline) => {
-    const undoSchema = await recordTurnSchema(deps, worker, baseline, record.jsonSchema ?? null);
-    await deps.guards.write(name, { ...record, turns: [...record.turns, baseline], phase: "turn" });
-    return async () => {
-      await deps.guards.write(name, record);
-      await undoSchema();
-    };
-  });
 }
 
 /** How a finished guard reads: stop with the last turn's answer (and object), or rejected. */

@@ -141,7 +141,6 @@ describe("verdicts", () => {
     const s = { ok: false, calls: 5, rejected: 5, errors: ["/n: must be number"] };
     expect(decideAttempt(record(), { structured: s, checks: [] })).toEqual({
       kind: "rejected",
-      structuredRetries: true,
       detail:
         "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /n: must be number",
     });

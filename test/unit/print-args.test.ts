@@ -75,6 +75,9 @@ describe("PrintInput rules", () => {
     ],
     [{ continue: true, resume: "w" }, "--continue and --resume"],
     [{ prompt: "  " }, "no prompt"],
+    // before any worker is made
+    [{ maxAttempts: 2 }, "--max-attempts needs --accept or --json-schema"],
+    [{ acceptTimeout: "1m", jsonSchema: "{}" }, "--accept-timeout needs --accept"],
   ])("%j", (raw, message) => {
     expect(() => checkPrintInput(input(raw))).toThrow(message);
   });

@@ -127,6 +127,11 @@ describe("errors name file:line:col and the key", () => {
       ['wf.yaml:6:19: steps[0].outputs.x: output "x" is structured.n, but the step has no `schema`'],
     ],
     [
+      "a limit without the guardrail it bounds",
+      "workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, maxAttempts: 2 }\n",
+      ["wf.yaml:3:46: steps[0].maxAttempts: maxAttempts needs accept or schema"],
+    ],
+    [
       "an empty accept check",
       'workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, accept: [""] }\n',
       [expect.stringMatching(/^wf\.yaml:3:\d+: steps\[0\]\.accept/)],

@@ -24,7 +24,7 @@ export type Findings = { readonly structured?: StructuredCheck; readonly checks:
 export type Verdict =
   | { kind: "pass" }
   | { kind: "retry"; feedback: string; enforce: boolean }
-  | { kind: "rejected"; detail: string; structuredRetries?: true };
+  | { kind: "rejected"; detail: string };
 
 /** The verdict on the record's current attempt (its last turn) from what its checks found. */
 export function decideAttempt(record: GuardRecord, findings: Findings): Verdict {
@@ -32,8 +32,7 @@ export function decideAttempt(record: GuardRecord, findings: Findings): Verdict 
   const last = attempt >= record.maxAttempts;
   const s = findings.structured;
   if (s && !s.ok) {
-    if (s.rejected >= MAX_INVALID_CALLS)
-      return { kind: "rejected", detail: structuredRetriesText(s), structuredRetries: true };
+    if (s.rejected >= MAX_INVALID_CALLS) return { kind: "rejected", detail: structuredRetriesText(s) };
     if (record.enforced || last)
       return {
         kind: "rejected",

@@ -44,5 +44,32 @@ export const GuardFields = {
 export const GuardedSendInput = SendInput.extend(GuardFields);
 export type GuardedSendInput = z.infer<typeof GuardedSendInput>;
 
+type GuardField = "jsonSchema" | "accept" | "maxAttempts" | "acceptTimeout";
+
+const FLAGS: Record<GuardField, string> = {
+  jsonSchema: "--json-schema",
+  accept: "--accept",
+  maxAttempts: "--max-attempts",
+  acceptTimeout: "--accept-timeout",
+};
+
+/**
+ * A limit given without the guardrail it bounds (a usage error on every face), or null. `names`
+ * spells the fields as the face does (flags by default; a workflow step's keys).
+ */
+export function orphanGuardField(
+  f: Partial<Record<GuardField, unknown>>,
+  names: Record<GuardField, string> = FLAGS,
+): { field: GuardField; message: string } | null {
+  if (f.acceptTimeout !== undefined && f.accept === undefined)
+    return { field: "acceptTimeout", message: `${names.acceptTimeout} needs ${names.accept}` };
+  if (f.maxAttempts !== undefined && f.accept === undefined && f.jsonSchema === undefined)
+    return {
+      field: "maxAttempts",
+      message: `${names.maxAttempts} needs ${names.accept} or ${names.jsonSchema}`,
+    };
+  return null;
+}
+
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_ACCEPT_TIMEOUT_MS = 10 * 60_000;

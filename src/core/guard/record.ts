@@ -56,14 +56,7 @@ export const GuardRecord = z.object({
   /** claude's enforce message went out (it is sent once per guard, as claude -p does). */
   enforced: z.boolean(),
   /** How it ended, once phase is done. */
-  final: z
-    .object({
-      reason: z.enum(["stop", "rejected"]),
-      detail: z.string().optional(),
-      /** claude -p's subtype when structured output ran out of retries. */
-      structuredRetries: z.boolean().optional(),
-    })
-    .optional(),
+  final: z.object({ reason: z.enum(["stop", "rejected"]), detail: z.string().optional() }).optional(),
   createdAt: z.string(),
 });
 export type GuardRecord = z.infer<typeof GuardRecord>;

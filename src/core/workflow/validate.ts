@@ -1,3 +1,4 @@
+import { orphanGuardField } from "../guard/fields.ts";
 import { fromZodIssues } from "./issues.ts";
 import { ancestorsOf, findCycle, type Plan, planWorkflow } from "./plan.ts";
 import {
@@ -57,6 +58,14 @@ function checkWorkflow(wf: Workflow): WorkflowIssue[] {
         path: ["steps", i, "id"],
         message: `duplicate step id ${JSON.stringify(step.id)} (also steps[${seen}])`,
       });
+    const keys = {
+      jsonSchema: "schema",
+      accept: "accept",
+      maxAttempts: "maxAttempts",
+      acceptTimeout: "acceptTimeout",
+    };
+    const orphan = orphanGuardField({ ...step, jsonSchema: step.schema }, keys);
+    if (orphan) issues.push({ path: ["steps", i, keys[orphan.field]], message: orphan.message });
     for (const [key, spec] of Object.entries(step.outputs ?? {}))
       if (spec.startsWith("structured") && step.schema === undefined)
         issues.push({
