@@ -37,6 +37,8 @@ export function renderPlan(plan: WorkflowPlan): string {
           ? `after ${s.waitsFor.filter((d) => !s.needs.includes(d)).join(", ")} on ${s.worker}`
           : "",
         s.fresh ? "fresh worker" : "",
+        s.schema ? "structured output" : "",
+        s.accept ? `accept ${s.accept.map((c) => `\`${c}\``).join(", ")}` : "",
         s.reused ? "done earlier: reused" : "",
         Object.keys(s.outputs).length > 0
           ? `outputs ${Object.entries(s.outputs)
