@@ -26,7 +26,7 @@ Commands:
 ${lines.join("\n")}
 
 Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy) · 70 internal
-  wait/-p: 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+  wait/-p: 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
 State: $UMBEL_HOME (default ~/.umbel). Run umbel <command> --help for its flags.
 `;
 }

@@ -48,7 +48,8 @@ export const sendVerb = defineVerb({
   text: (r) => `${r.baseline}\n`,
   cli: {
     usage: "NAME P",
-    summary: "send a prompt (or stdin), prove delivery, print the baseline",
+    summary:
+      "send a prompt (or stdin), prove delivery, print the baseline (--json-schema, --accept: guardrails)",
     positionals: ["name", "prompt"],
     stdin: "prompt",
   },
@@ -71,7 +72,7 @@ export const waitVerb = defineVerb({
   exitCode: (outcome) => outcome.exitCode,
   cli: {
     usage: "NAME",
-    summary: "wait for the turn to end; the exit code is the outcome",
+    summary: "wait for the turn to end, enforcing its guardrails; the exit code is the outcome",
     positionals: ["name"],
   },
   mcp: {
