@@ -52,6 +52,14 @@ async function dispatch(argv: readonly string[], io: MainIo): Promise<number> {
     return 0;
   }
   const { createDeps } = await import("./adapters/deps.ts");
+  if (route.face === "structured") {
+    // A --structured worker's own MCP server: its state root comes on argv, never from env.
+    const { runStructuredServer } = await import("./faces/structured/server.ts");
+    return runStructuredServer(route.rest, {
+      version: io.version,
+      deps: (root) => createDeps({ ...io.env, UMBEL_HOME: root }, { cwd: io.cwd, signal: io.signal }),
+    });
+  }
   const deps = createDeps(io.env, { cwd: io.cwd, signal: io.signal });
   if (route.face === "print") {
     const { runPrint } = await import("./faces/print/run.ts");

@@ -1,12 +1,15 @@
+import { join } from "node:path";
 import { clampTimerMs, parseDuration } from "../core/duration.ts";
 import type { Clock, Deps } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
 import { createGit } from "./git.ts";
+import { createGuardStore } from "./guard-store.ts";
 import { createHost } from "./host.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRecords } from "./records.ts";
+import { runCheck } from "./run-check.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
 import { createRootCheck } from "./state-root.ts";
@@ -33,6 +36,15 @@ export const systemClock: Clock = {
     }),
 };
 
+/**
+ * The compiled binary runs itself; from source (tests, `bun src/main.ts`) it is bun with main.ts
+ * (a compiled binary's own modules live under /$bunfs/).
+ */
+function selfArgv(): readonly string[] {
+  if (import.meta.dir.startsWith("/$bunfs")) return [process.execPath];
+  return [process.execPath, join(import.meta.dir, "..", "main.ts")];
+}
+
 /** The real ports, built once by main.ts (and by tests that drive real tmux). */
 export function createDeps(
   env: Readonly<Record<string, string | undefined>>,
@@ -42,8 +54,9 @@ export function createDeps(
   const uid = typeof process.getuid === "function" ? process.getuid() : null;
   // Checked lazily, once, by the first state access of any face (nothing else pays for it).
   const ready = createRootCheck(root, uid);
+  const store = createStore(root, ready);
   return {
-    store: createStore(root, ready),
+    store,
     tmux: createTmux({
       socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET),
       hostEnv: env,
@@ -54,6 +67,8 @@ export function createDeps(
     records: createRecords(),
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
     runs: createRuns(root, ready),
+    guards: createGuardStore(store),
+    checks: { run: runCheck },
     system: {
       which: (bin, where) => Bun.which(bin, where),
       uuid: () => crypto.randomUUID(),
@@ -61,6 +76,7 @@ export function createDeps(
       processStart,
       // A compiled umbel runs its script from Bun's embedded filesystem; anything else is not a binary.
       selfCommand: () => (Bun.main.startsWith("/$bunfs/") ? [process.execPath] : null),
+      selfArgv,
     },
     host: createHost(env),
     git: createGit(env),

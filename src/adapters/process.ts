@@ -35,11 +35,7 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     stderr: "pipe",
     detached: true,
   });
-  running.add(child.pid);
-  if (!exitHooked) {
-    process.on("exit", killRunning);
-    exitHooked = true;
-  }
+  const release = holdChild(child.pid);
   let timedOut = false;
   let onBound = () => {};
   const bound = new Promise<void>((resolve) => {
@@ -66,7 +62,7 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     };
   } finally {
     clearTimeout(timer);
-    running.delete(child.pid);
+    release();
   }
 }
 
@@ -82,8 +78,18 @@ function killRunning(): void {
   for (const pid of running) killGroup(pid);
 }
 
+/** Kills the group of this child (started detached) if umbel exits first; call the result once it ended. */
+export function holdChild(pid: number): () => void {
+  running.add(pid);
+  if (!exitHooked) {
+    process.on("exit", killRunning);
+    exitHooked = true;
+  }
+  return () => void running.delete(pid);
+}
+
 /** SIGKILL to the group the child leads (it and everything it started that stayed in it). */
-function killGroup(pid: number): void {
+export function killGroup(pid: number): void {
   try {
     process.kill(-pid, "SIGKILL");
   } catch {

@@ -15,6 +15,8 @@ export const Meta = z.object({
   permissionMode: PermissionMode.optional(),
   allowedTools: z.array(z.string()).optional(),
   unattended: z.boolean().optional(),
+  /** Spawned with umbel's StructuredOutput tool (spawn --structured): its turns can take a schema. */
+  structured: z.boolean().optional(),
   /** Names (never values) of the variables passed explicitly, for `status`. */
   envNames: z.array(z.string()),
   /** Files of the provider's home that belong to this worker alone; kill removes them. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { inputIdOf } from "./answer.ts";
 import { EXIT } from "./errors.ts";
+import { Attempt } from "./guard/record.ts";
 import { SentFromQueue } from "./queue.ts";
 import { OutcomeReason } from "./schemas.ts";
 import type { TurnState } from "./turn.ts";
@@ -42,6 +43,18 @@ export const OutcomeEvidence = z
       .describe(
         "The turn ended without its end-of-turn hook (Escape, or a permission prompt denied with keys)",
       ),
+    structured: z
+      .unknown()
+      .optional()
+      .describe("The object the turn returned through StructuredOutput (stop with --json-schema)"),
+    errors: z
+      .array(z.string())
+      .optional()
+      .describe("Why the last StructuredOutput call was refused: its schema validation errors (rejected)"),
+    attempts: z
+      .array(Attempt)
+      .optional()
+      .describe("Every attempt of a guarded turn (--json-schema, --accept): its checks and their output"),
   })
   .describe("What shows the outcome; which fields are set depends on `reason`");
 export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;
@@ -49,9 +62,9 @@ export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;
 /** What `wait` returns: exactly one outcome of the turn. */
 export const Outcome = z.object({
   reason: OutcomeReason.describe(
-    "stop: the turn ended · input: needs a person · provider-error · idle · timeout · dead · aborted",
+    "stop: the turn ended · rejected: a guardrail never held · input: needs a person · provider-error · idle · timeout · dead · aborted",
   ),
-  exitCode: z.number().int().describe("The CLI's exit code for this outcome (0 stop, 122-126, 130)"),
+  exitCode: z.number().int().describe("The CLI's exit code for this outcome (0 stop, 121-126, 130)"),
   name: z.string().describe("Worker name"),
   baseline: z.number().int().describe("The baseline the turn was followed from"),
   elapsedMs: z.number().describe("How long the wait took"),
@@ -62,6 +75,7 @@ export type Outcome = z.infer<typeof Outcome>;
 
 export const OUTCOME_EXIT: Record<OutcomeReason, number> = {
   stop: EXIT.ok,
+  rejected: EXIT.rejected,
   "provider-error": EXIT.providerError,
   idle: EXIT.idle,
   timeout: EXIT.timeout,

@@ -54,6 +54,11 @@ export const ReadResult = z.object({
     .enum(["hook", "transcript", "none"])
     .describe("Where the text came from: the end-of-turn hook, the transcript, or nowhere"),
   assistantMessages: z.number().int().describe("Assistant messages (API round trips) in the turn"),
+  structured: z
+    .unknown()
+    .describe(
+      "The object the turn returned through StructuredOutput (send --json-schema to a --structured worker), or null",
+    ),
 });
 export type ReadResult = z.infer<typeof ReadResult>;
 

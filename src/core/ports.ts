@@ -1,3 +1,4 @@
+import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "./guard/record.ts";
 import type { Meta } from "./meta.ts";
 import type { ExitRecord } from "./outcome.ts";
 import type { HomeEntry } from "./providers/home-types.ts";
@@ -105,6 +106,43 @@ export type StorePort = {
 
 export type Lock = { release(): Promise<void> };
 
+/**
+ * A worker's guardrails (docs/guardrails.md), beside its state: `guards/<baseline>.json` (one record
+ * per guarded turn, atomic writes), `turn-schema.json` (the schema of the turn in flight, read by
+ * the StructuredOutput tool), `events/structured.jsonl` (every call of that tool, appended; its
+ * writes wake waiters like hook events do) and the files a check reads (`UMBEL_ANSWER_FILE`).
+ */
+export type GuardStore = {
+  /** Every guard record of the worker, by baseline; a record that does not parse is a StateError. */
+  list(name: string): Promise<GuardRecord[]>;
+  write(name: string, record: GuardRecord): Promise<void>;
+  remove(name: string, baseline: number): Promise<void>;
+  writeTurnSchema(name: string, turn: TurnSchema): Promise<void>;
+  /** null before the first structured turn. */
+  readTurnSchema(name: string): Promise<TurnSchema | null>;
+  appendStructured(name: string, entry: StructuredEntry): Promise<void>;
+  /** Every call in order (a line still being written, or one that does not parse, is skipped). */
+  readStructured(name: string): Promise<StructuredEntry[]>;
+  /** A file of the guard dir (a check's log, the answer it reads); the dir exists once a record does. */
+  path(name: string, file: string): string;
+};
+
+export type CheckOptions = {
+  readonly cwd: string;
+  /** The whole environment of the check (the caller's, plus UMBEL_WORKER …). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  /** Where its whole output goes (the record keeps only the tail). */
+  readonly logPath: string;
+  readonly signal?: AbortSignal | undefined;
+};
+
+/**
+ * Runs an accept check: `sh -c COMMAND`, stdin closed, stdout and stderr into one log, in its own
+ * process group, which is killed at the timeout or on abort (an aborted run is reported, not thrown).
+ */
+export type CheckPort = { run(command: string, options: CheckOptions): Promise<CheckRun> };
+
 /** Files outside the store: transcripts, the caller's config files, halt files. */
 export type FilesPort = {
   /** The text, or null when the file does not exist (any other fault is a FileAccessError naming it). */
@@ -182,6 +220,8 @@ export type SystemPort = {
   processStart(pid: number): Promise<string | null>;
   /** How to run this umbel again (the compiled binary), or null when it is not one (tests, `bun src/main.ts`). */
   selfCommand(): readonly string[] | null;
+  /** The argv that runs this umbel (the compiled binary, or bun with src/main.ts): hidden subcommands. */
+  selfArgv(): readonly string[];
 };
 
 /**
@@ -258,6 +298,8 @@ export type Deps = {
   readonly records: RecordPort;
   readonly home: HomePort;
   readonly runs: RunsPort;
+  readonly guards: GuardStore;
+  readonly checks: CheckPort;
   readonly system: SystemPort;
   readonly host: HostPort;
   readonly git: GitPort;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { GuardFields, orphanGuardField } from "./guard/fields.ts";
 import { isBlankPrompt } from "./prompt.ts";
 import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
@@ -43,6 +44,8 @@ export const PrintInput = z
       "Give up once the worker has been still this long (at most 168h)",
     ),
     name: WorkerName.optional().describe("Run in the named worker, creating it if needed, and keep it"),
+    // The guardrails (docs/guardrails.md): claude's --json-schema, and umbel's accept checks.
+    ...GuardFields,
   })
   .strict();
 export type PrintInput = z.infer<typeof PrintInput>;
@@ -70,6 +73,8 @@ export function checkPrintInput(input: PrintInput): void {
     throw new UsageError("--continue and --resume name different conversations; give one");
   if (input.inputFormat === "text" && isBlankPrompt(input.prompt))
     throw new UsageError("no prompt: give it as an argument or on stdin");
+  const orphan = orphanGuardField(input);
+  if (orphan) throw new UsageError(orphan.message);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { MAX_INVALID_CALLS } from "./guard/decide.ts";
+import type { Attempt } from "./guard/record.ts";
 import type { Outcome, OutcomeEvidence } from "./outcome.ts";
 import { describeFailure } from "./print.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
@@ -9,10 +11,13 @@ import type { OutcomeReason } from "./schemas.ts";
  * from the interactive TUI (cost, fast mode, subagent and safety stats, stream timings) are null.
  */
 export type PrintEnding =
-  | { kind: "success"; text: string }
+  /** With --json-schema, `structured` is the object and `text` its JSON text (claude's `result`). */
+  | { kind: "success"; text: string; structured?: unknown }
   /** claude -p reports an API error as subtype "success" with is_error true, the error as result. */
   | { kind: "api-error"; text: string }
   | { kind: "max-turns"; maxTurns: number }
+  /** claude -p's error_max_structured_output_retries: five invalid StructuredOutput calls. */
+  | { kind: "structured-retries"; message: string }
   /** A umbel outcome claude -p has no equivalent for (input, timeout, idle, dead, aborted). */
   | { kind: "failure"; reason: Exclude<OutcomeReason, "stop">; message: string };
 
@@ -22,6 +27,8 @@ type UmbelExtras = {
   outcome: OutcomeReason | "max-turns";
   exitCode: number;
   evidence?: OutcomeEvidence;
+  /** The guardrails' attempts (--json-schema, --accept), each with its checks. */
+  attempts?: Attempt[];
 };
 
 export type ResultArgs = {
@@ -37,10 +44,24 @@ export type ResultArgs = {
   umbel: UmbelExtras;
 };
 
-/** The turn's ending from umbel's outcome (and whether --max-turns halted it). */
+/**
+ * The turn's ending from umbel's outcome (and whether --max-turns halted it). A guarded prompt ends
+ * as claude -p's does where claude has the guard: the object as the result; five invalid calls as
+ * error_max_structured_output_retries; no call even after its one enforce message, the text answer
+ * as a success. A failed accept check (umbel's own guard) is a failure, `rejected`.
+ */
 export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number | null): PrintEnding {
   if (maxTurnsHit !== null) return { kind: "max-turns", maxTurns: maxTurnsHit };
-  if (outcome.reason === "stop") return { kind: "success", text };
+  const e = outcome.evidence;
+  if (outcome.reason === "stop")
+    return e.structured === undefined
+      ? { kind: "success", text }
+      : { kind: "success", text: JSON.stringify(e.structured), structured: e.structured };
+  const s = e.attempts?.at(-1)?.structured;
+  if (outcome.reason === "rejected" && s && !s.ok) {
+    if (s.rejected >= MAX_INVALID_CALLS) return { kind: "structured-retries", message: e.detail ?? "" };
+    return { kind: "success", text };
+  }
   if (outcome.reason === "provider-error") return { kind: "api-error", text: describeFailure(outcome, text) };
   return { kind: "failure", reason: outcome.reason, message: describeFailure(outcome, text) };
 }
@@ -48,7 +69,8 @@ export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number
 /** claude -p exits 1 for an API error and for max turns; umbel's own outcomes keep their codes. */
 export function endingExitCode(ending: PrintEnding, outcome: Outcome): number {
   if (ending.kind === "success") return 0;
-  if (ending.kind === "api-error" || ending.kind === "max-turns") return 1;
+  if (ending.kind === "api-error" || ending.kind === "max-turns" || ending.kind === "structured-retries")
+    return 1;
   return outcome.exitCode;
 }
 
@@ -71,7 +93,9 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
     subagent_stats: null,
     safety_stops: null,
     is_error: isError,
-    num_turns: e.kind === "max-turns" ? e.maxTurns + 1 : turns,
+    // A run cut at a tool_use counts the turn it cut (claude -p 2.1.332: max turns N → N+1; five
+    // invalid StructuredOutput calls in five requests → 6).
+    num_turns: e.kind === "max-turns" ? e.maxTurns + 1 : e.kind === "structured-retries" ? turns + 1 : turns,
   };
   const tail = {
     type: "result",
@@ -85,9 +109,12 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
     case "success":
       return {
         ...head,
+        // The result is the StructuredOutput call's (claude -p ends the turn on it: tool_use).
+        ...(e.structured === undefined ? {} : { stop_reason: "tool_use" }),
         subtype: "success",
         api_error_status: null,
         result: e.text,
+        ...(e.structured === undefined ? {} : { structured_output: e.structured }),
         ttft_ms: s?.ttftMs ?? null,
         ...tail,
         ttft_stream_ms: null,
@@ -110,6 +137,14 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
         ...head,
         subtype: "error_max_turns",
         errors: [maxTurnsError(e.maxTurns)],
+        ...tail,
+        umbel: a.umbel,
+      };
+    case "structured-retries":
+      return {
+        ...head,
+        subtype: "error_max_structured_output_retries",
+        errors: [e.message],
         ...tail,
         umbel: a.umbel,
       };
@@ -168,5 +203,6 @@ function terminalReason(e: PrintEnding): string {
   if (e.kind === "success") return "completed";
   if (e.kind === "api-error") return "api_error";
   if (e.kind === "max-turns") return "max_turns";
+  if (e.kind === "structured-retries") return "structured_output_retry_exhausted";
   return e.reason;
 }

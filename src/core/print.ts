@@ -16,6 +16,8 @@ export function describeFailure(outcome: Outcome, text: string): string {
       return `the worker died${e.exit?.signal ? ` (signal ${e.exit.signal})` : e.exit?.exitCode !== undefined ? ` (exit ${e.exit.exitCode})` : ""}`;
     case "aborted":
       return "interrupted";
+    case "rejected":
+      return e.detail ?? "the guardrails did not hold";
     default:
       return text;
   }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GuardRecord } from "./guard/record.ts";
 import { parseJson } from "./json.ts";
 import { SendResult } from "./outputs.ts";
 
@@ -20,8 +21,21 @@ export const QueueEntry = z.object({
 });
 export type QueueEntry = z.infer<typeof QueueEntry>;
 
-/** queue.json: the entries in order, each with its prompt text (never shown by status). */
-const QueueFile = z.object({ entries: z.array(QueueEntry.extend({ prompt: z.string() })) });
+/** A queued prompt's guardrails (send --queue --json-schema/--accept), recorded with its turn once sent. */
+const QueuedGuard = GuardRecord.pick({
+  jsonSchema: true,
+  accept: true,
+  maxAttempts: true,
+  acceptTimeoutMs: true,
+});
+
+/**
+ * queue.json: the entries in order, each with its prompt text and its guardrails (never shown by
+ * status). The text is what is typed: a schema's note is already appended.
+ */
+const QueueFile = z.object({
+  entries: z.array(QueueEntry.extend({ prompt: z.string(), guard: QueuedGuard.optional() })),
+});
 export type QueueFile = z.infer<typeof QueueFile>;
 type Stored = QueueFile["entries"][number];
 
@@ -60,7 +74,7 @@ export function settle(queue: QueueFile, id: string, change: Partial<Stored>): Q
 
 /** What status shows: the entries without their prompts. */
 export function publicEntries(queue: QueueFile): QueueEntry[] {
-  return queue.entries.map(({ prompt: _prompt, ...entry }) => entry);
+  return queue.entries.map(({ prompt: _prompt, guard: _guard, ...entry }) => entry);
 }
 
 /** A queued prompt umbel sent: its id and its turn's baseline. */

@@ -147,6 +147,12 @@ export const SpawnInput = z
       .describe(
         "Start by continuing the CLI's most recent conversation in cwd (claude --continue, codex resume --last, opencode --continue; not gemini)",
       ),
+    structured: z
+      .boolean()
+      .optional()
+      .describe(
+        "Give the worker umbel's StructuredOutput tool (an MCP server run with it), so its turns can take --json-schema",
+      ),
     ...FleetSpawnOptions.shape,
   })
   .strict();
@@ -236,6 +242,7 @@ export const EmptyInput = z.object({}).strict();
 
 export const OutcomeReason = z.enum([
   "stop",
+  "rejected",
   "input",
   "provider-error",
   "idle",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GuardPhase } from "./guard/record.ts";
 import { ExitRecord } from "./outcome.ts";
 import { QueueEntry } from "./queue.ts";
 import { WorkerState } from "./schemas.ts";
@@ -49,6 +50,16 @@ export const StatusResult = z.object({
     .array(QueueEntry)
     .optional()
     .describe("Its queued prompts (send --queue), in order, with the recently sent ones and their baselines"),
+  guard: z
+    .object({
+      attempt: z.number().int().describe("Which attempt is on (1: the turn that was sent)"),
+      maxAttempts: z.number().int().describe("How many attempts it may take"),
+      phase: GuardPhase.describe("turn: the worker is on it · checking · feedback: sending the next attempt"),
+    })
+    .nullable()
+    .describe(
+      "The last turn's guardrails (--json-schema, --accept) while they are being enforced, else null",
+    ),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

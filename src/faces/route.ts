@@ -1,4 +1,5 @@
 import { UsageError } from "../core/errors.ts";
+import { STRUCTURED_SERVER_COMMAND } from "../core/guard/tool.ts";
 import { quoteArg } from "../core/quote.ts";
 
 /**
@@ -13,6 +14,7 @@ export type Route =
   | { readonly face: "version" }
   | { readonly face: "run"; readonly rest: readonly string[] }
   | { readonly face: "mcp"; readonly rest: readonly string[] }
+  | { readonly face: "structured"; readonly rest: readonly string[] }
   | { readonly face: "verb"; readonly verb: string; readonly rest: readonly string[] };
 
 /**
@@ -51,6 +53,8 @@ export function routeArgv(argv: readonly string[]): Route {
   if (VERSION.has(first)) return { face: "version" };
   if (first === "run") return { face: "run", rest };
   if (first === "mcp") return { face: "mcp", rest };
+  // Hidden: a --structured worker's own StructuredOutput server, started by its CLI (never typed).
+  if (first === STRUCTURED_SERVER_COMMAND) return { face: "structured", rest };
   if ((VERB_NAMES as readonly string[]).includes(first) || (CLI_ONLY as readonly string[]).includes(first))
     return { face: "verb", verb: first, rest };
   const options = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));

@@ -1,12 +1,15 @@
 import { parseEvents } from "../core/events.ts";
+import { guardLogEntries } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
 import type { LogsInput } from "../core/schemas.ts";
 import { checkLiveness, loadWorker } from "./worker.ts";
 
 /**
- * The worker's events (hook payloads and the wrapper's exit record) in order. With `follow`, keeps
- * delivering new ones until the worker is gone or the signal aborts.
+ * The worker's events (hook payloads and the wrapper's exit record) in order, with what umbel's
+ * guardrails did in between (`umbel:structured`, `umbel:check`, `umbel:feedback`, each at the place
+ * in the log where it ran). With `follow`, keeps delivering new ones until the worker is gone or the
+ * signal aborts.
  */
 export async function streamLogs(
   deps: Deps,
@@ -15,9 +18,20 @@ export async function streamLogs(
 ): Promise<number> {
   const worker = await loadWorker(deps, input.name);
   let seen = 0;
+  const shown = new Set<string>();
   const drain = async () => {
     const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name), seen);
-    for (const event of events) emit(event);
+    const checks = guardLogEntries(await deps.guards.list(input.name)).filter((e) => !shown.has(e.key));
+    const merged: HookEvent[] = [...events];
+    for (const entry of checks) {
+      shown.add(entry.key);
+      // Before the hook event of the same index (it came after the check), after the ones before it.
+      const at = merged.findIndex((e) => e.index >= entry.index && !e.name.startsWith("umbel:"));
+      const line = { index: entry.index, name: entry.name, payload: entry.payload };
+      if (at < 0) merged.push(line);
+      else merged.splice(at, 0, line);
+    }
+    for (const event of merged) emit(event);
     seen += events.length;
   };
   await drain();

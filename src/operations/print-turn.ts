@@ -1,52 +1,42 @@
-import { join } from "node:path";
+import type { Attempt } from "../core/guard/record.ts";
 import type { Outcome } from "../core/outcome.ts";
-import type { Deps, FileTail } from "../core/ports.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/transcript-types.ts";
-import { findRecordSource } from "../core/turn.ts";
+import type { Deps } from "../core/ports.ts";
+import type { StreamMessage, TurnSummary } from "../core/providers/transcript-types.ts";
+import { runGuard } from "./guard.ts";
+import type { TurnRunner } from "./guard-turn.ts";
+import { type FollowInput, followTurn, markTranscript, type TranscriptMark } from "./print-follow.ts";
 import { readAnswer } from "./read.ts";
-import { sendPrompt } from "./send.ts";
-import { waitForTurn } from "./wait.ts";
-import { loadWorker, readEvents } from "./worker.ts";
+import { deliverTurn, sendPrompt } from "./send.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "./wait.ts";
+import { loadWorker } from "./worker.ts";
 
-export type PrintTurnInput = {
+export type PrintTurnInput = FollowInput & {
   name: string;
   prompt: string;
-  maxTurns?: number | undefined;
-  timeout?: number | undefined;
-  idleTimeout?: number | undefined;
+  jsonSchema?: string | Record<string, unknown> | undefined;
+  accept?: string[] | undefined;
+  maxAttempts?: number | undefined;
+  acceptTimeout?: number | undefined;
 };
 
 export type PrintTurn = {
   outcome: Outcome;
   /** --max-turns stopped the turn (the value), or null. */
   maxTurnsHit: number | null;
-  summary: TurnSummary | null;
+  /** Each followed turn's summary, in order (a guarded prompt has one per attempt). */
+  summaries: TurnSummary[];
   /** The final answer (stop) or the error text (provider-error); "" otherwise. */
   text: string;
   sessionId: string | null;
+  /** The guardrails' attempts (--json-schema, --accept), or null for a plain prompt. */
+  attempts: Attempt[] | null;
 };
 
-/** How long the transcript may lag the hook that ended the turn (claude: turn_duration ~20-40 ms). */
-const DRAIN_MS = 3000;
-/** The folders are watched; this is only the safety net for coalesced fs events. */
-const SAFETY_POLL_MS = 1000;
-
 /**
- * One `umbel -p` turn on a ready worker: send, then wait for the outcome while following the
- * transcript (each new message goes to `onMessage` as it lands, in claude's stream-json shape).
- *
- * --max-turns: claude -p lets the model run N API turns, runs the tools of the Nth, and stops
- * before asking again. The interactive TUIs ignore the flag, so umbel stops the turn itself, with
- * the provider's halt hooks (events/halt-<Event>.json, printed by hooks/hook.sh):
- * - "hook" (claude, gemini): armed once the Nth assistant message appears, the hook after the next
- *   tool answers `{"continue":false}` and the CLI stops right after that tool (claude: no Stop
- *   hook, the transcript ends the turn with turn_duration; gemini: no AfterAgent, "Agent execution
- *   stopped"). If the halt came too late (an N+1th message appears), Escape interrupts instead.
- * - "interrupt" (codex): once the Nth message's tool results have all landed, umbel arms the halt
- *   hooks (codex: PreToolUse denies every call, so a next response already on its way runs no
- *   tool) and presses the interrupt keys; the wait sees an interrupted stop. A message that still
- *   lands is interrupted again.
- * A turn that ends on its own first keeps its answer (the Nth message was the final one).
+ * One `umbel -p` prompt on a ready worker: send, then follow its turn to an outcome (followTurn).
+ * With --json-schema or --accept the prompt's guardrails are enforced as `wait` does (runGuard):
+ * each feedback prompt goes to `onFeedback` (stream-json prints it as the user message it is)
+ * before its turn is followed like the first.
  */
 export async function runPrintTurn(
   deps: Deps,
@@ -54,113 +44,62 @@ export async function runPrintTurn(
   onMessage: (message: StreamMessage) => void = () => {},
   /** Called once the prompt is taken, before any message (codex names its session only then). */
   onSent: () => Promise<void> = async () => {},
+  onFeedback: (text: string) => void = () => {},
 ): Promise<PrintTurn> {
-  const { name } = input;
+  const { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout, ...follow } = input;
   const worker = await loadWorker(deps, name);
-  const events = deps.store.paths(name).events;
-  const haltFiles = Object.entries(worker.provider.haltHooks?.(haltReason(input.maxTurns ?? 0)) ?? {}).map(
-    ([event, output]) => ({ path: join(events, `halt-${event}.json`), text: `${JSON.stringify(output)}\n` }),
-  );
-  const disarm = () => Promise.all(haltFiles.map((file) => deps.files.remove(file.path)));
-  const arm = () => Promise.all(haltFiles.map((file) => deps.files.writeAtomic(file.path, file.text)));
-  await disarm();
-  const before = findRecordSource(worker.provider, await readEvents(deps, worker.provider, name));
-  const offset = before ? ((await deps.records.size(before)) ?? 0) : 0;
-  const sent = await sendPrompt(deps, { name, prompt: input.prompt });
+  let mark: TranscriptMark = await markTranscript(deps, worker);
+  const sent = await sendPrompt(deps, { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout });
   await onSent();
-  const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
-  // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
-  const source = findRecordSource(worker.provider, await readEvents(deps, worker.provider, name));
-  const known = before !== null && source !== null && JSON.stringify(before) === JSON.stringify(source);
-  const tail = source && tracker ? deps.records.tail(source, known ? offset : 0, [events]) : null;
-  const halt = new AbortController();
-  const signal = deps.signal ? AbortSignal.any([deps.signal, halt.signal]) : halt.signal;
-  const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };
-
-  const mode = worker.provider.maxTurnsHalt ?? "interrupt";
-  const interruptKeys = [...(worker.provider.interruptKeys ?? ["Escape"])];
-  let interruptedAt = 0;
-
-  async function pump(t: FileTail, tr: TurnTracker): Promise<void> {
-    for (const line of await t.read()) for (const message of tr.push(line)) onMessage(message);
-    const max = input.maxTurns;
-    if (max === undefined) return;
-    const s = tr.summary();
-    if (mode === "hook") {
-      if (follow.halted) return;
-      if (!follow.armed && s.assistantMessages >= max) {
-        follow.armed = true;
-        await arm();
-      }
-      if (follow.armed && (s.complete || s.assistantMessages > max)) {
-        follow.halted = true;
-        if (!s.complete) await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
-        halt.abort();
-      }
-      return;
-    }
-    if (s.complete || s.assistantMessages < max || s.assistantMessages <= interruptedAt) return;
-    const toolsDone = s.stopReason === "tool_use" && s.toolsPending === 0;
-    if (toolsDone || s.assistantMessages > max) {
-      follow.halted = true;
-      interruptedAt = s.assistantMessages;
-      await arm();
-      for (const key of interruptKeys) await deps.tmux.sendKeys(name, [key]).catch(() => undefined);
-    }
-  }
-
-  const following = (async () => {
-    if (!tail || !tracker) return;
-    for (;;) {
-      await pump(tail, tracker);
-      if (follow.drainUntil?.()) return;
-      await tail.next(SAFETY_POLL_MS);
-    }
-  })();
-
+  const summaries: TurnSummary[] = [];
+  let maxTurnsHit: number | null = null;
+  const followOne = async (
+    d: Deps,
+    turn: { baseline: number; promptId: string | null },
+    limits: FollowInput,
+    guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
+  ) => {
+    const followed = await followTurn(d, worker, turn, mark, limits, onMessage, guard);
+    if (followed.summary) summaries.push(followed.summary);
+    maxTurnsHit = followed.maxTurnsHit;
+    return followed.outcome;
+  };
+  const guarded = jsonSchema !== undefined || accept !== undefined;
   let outcome: Outcome;
-  try {
-    outcome = await waitForTurn(
-      { ...deps, signal },
-      { name, after: sent.baseline, timeout: input.timeout, idleTimeout: input.idleTimeout },
-    );
-  } finally {
-    // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
-    const until = deps.clock.now() + DRAIN_MS;
-    follow.drainUntil = () => {
-      const s = tracker?.summary();
-      const done = s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined);
-      return done || deps.clock.now() >= until || !waitedForEnd(outcome);
+  if (!guarded) {
+    outcome = await followOne(deps, sent, follow);
+  } else {
+    let next = { baseline: sent.baseline, promptId: sent.promptId };
+    const runner: TurnRunner = {
+      // Each attempt's turn within what is left of the prompt's timeout.
+      wait: (turn, d, { timeoutMs, onProgress, halt }) =>
+        followOne(
+          d,
+          turn === next.baseline ? next : { baseline: turn, promptId: null },
+          { ...follow, timeout: timeoutMs },
+          { onProgress, halt },
+        ),
+      send: async (text, prepare) => {
+        mark = await markTranscript(deps, worker);
+        onFeedback(text);
+        const fed = await deliverTurn(deps, worker, text, prepare);
+        next = { baseline: fed.baseline, promptId: fed.promptId };
+        return fed;
+      },
     };
-    tail?.poke();
-    await following.catch(() => undefined);
-    tail?.close();
-    await disarm().catch(() => undefined);
+    outcome = await runGuard(deps, worker, sent.baseline, follow.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, runner);
   }
-  // A stop that came first wins: the Nth message was the final answer (claude -p: success).
-  const stoppedByUs =
-    (outcome.reason === "aborted" && !deps.signal?.aborted) ||
-    (outcome.reason === "stop" && outcome.evidence.interrupted === true);
-  const maxTurnsHit = follow.halted && stoppedByUs ? (input.maxTurns ?? null) : null;
+  // A guarded prompt's baseline reads its latest attempt.
   const answer =
-    maxTurnsHit === null && (outcome.reason === "stop" || outcome.reason === "provider-error")
+    maxTurnsHit === null && ["stop", "provider-error", "rejected"].includes(outcome.reason)
       ? await readAnswer(deps, { name, after: sent.baseline })
       : null;
   return {
     outcome,
     maxTurnsHit,
-    summary: tracker?.summary() ?? null,
+    summaries,
     text: answer?.text ?? "",
-    sessionId: answer?.sessionId ?? tracker?.summary().sessionId ?? null,
+    sessionId: answer?.sessionId ?? summaries.at(-1)?.sessionId ?? null,
+    attempts: guarded ? (outcome.evidence.attempts ?? []) : null,
   };
-}
-
-/** claude -p's own words for the stop (the CLI shows them; the model may see them too). */
-function haltReason(maxTurns: number): string {
-  return `Reached maximum number of turns (${maxTurns})`;
-}
-
-/** Outcomes after which the transcript still gets the turn's last lines. */
-function waitedForEnd(outcome: Outcome | undefined): boolean {
-  return outcome?.reason === "stop" || outcome?.reason === "provider-error";
 }

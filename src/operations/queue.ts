@@ -1,4 +1,5 @@
 import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
+import type { GuardedSendInput } from "../core/guard/fields.ts";
 import { compileNotify } from "../core/notify.ts";
 import type { Deps } from "../core/ports.ts";
 import {
@@ -12,9 +13,9 @@ import {
   settle,
   withEntry,
 } from "../core/queue.ts";
-import type { SendInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
-import { deliver, holdComposer, sendPrompt } from "./send.ts";
+import { isGuardOpen } from "./guard.ts";
+import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
 import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
 
 /**
@@ -25,7 +26,7 @@ import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
 const FILE = "queue.json";
 
 /** `send`: queued prompts go first (one is sent if the worker is idle; then this send finds it busy). */
-export async function sendOrQueue(deps: Deps, input: SendInput): Promise<SendOutput> {
+export async function sendOrQueue(deps: Deps, input: GuardedSendInput): Promise<SendOutput> {
   if (input.queue) return queuePrompt(deps, input);
   const worker = await loadWorker(deps, input.name);
   const sent = await drainQueue(deps, worker);
@@ -37,11 +38,15 @@ export async function sendOrQueue(deps: Deps, input: SendInput): Promise<SendOut
   return sendPrompt(deps, input);
 }
 
-/** Sent at once to an idle worker with nothing queued; else appended to its queue. */
-async function queuePrompt(deps: Deps, input: SendInput): Promise<SendOutput> {
+/**
+ * Sent at once to an idle worker with nothing queued; else appended to its queue. Its guardrails are
+ * checked now (a usage error queues nothing) and recorded with its turn when it is sent.
+ */
+async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOutput> {
   const started = deps.clock.now();
   const worker = await loadWorker(deps, input.name);
   const { name } = worker.meta;
+  const { text, plan } = await planTurn(deps, worker, input);
   const live = await checkLiveness(deps, worker);
   if (!live.alive)
     throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
@@ -54,7 +59,7 @@ async function queuePrompt(deps: Deps, input: SendInput): Promise<SendOutput> {
     const ahead = pendingCount(queue);
     if (ahead === 0) {
       try {
-        const sent = await deliver(deps, worker, input, started);
+        const sent = await deliver(deps, worker, text, started, prepareTurn(deps, worker, plan));
         queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
         await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
         return { ...sent, queued: { id, position: 0, state: "sent" } };
@@ -62,7 +67,13 @@ async function queuePrompt(deps: Deps, input: SendInput): Promise<SendOutput> {
         if (!(error instanceof WorkerBusyError)) throw error;
       }
     }
-    queue = withEntry(queue, { id, state: "queued", queuedAt, prompt: input.prompt });
+    queue = withEntry(queue, {
+      id,
+      state: "queued",
+      queuedAt,
+      prompt: text,
+      ...(plan ? { guard: plan } : {}),
+    });
     await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
     await armHookDrain(deps, worker);
     return {
@@ -80,11 +91,14 @@ async function queuePrompt(deps: Deps, input: SendInput): Promise<SendOutput> {
 
 /**
  * Sends the next queued prompt when the worker is idle and no one else holds its composer: its id and
- * baseline, else null. A prompt the worker did not take is marked failed (never sent twice).
+ * baseline, else null. A prompt the worker did not take is marked failed (never sent twice). While
+ * the last turn's guardrails are being enforced the worker is not done with it (between attempts it
+ * sits idle, waiting for its feedback): the queue waits for the guard's outcome.
  */
 export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQueue | null> {
   const { name } = worker.meta;
   if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
+  if (await isGuardOpen(deps, worker)) return null;
   const lock = await deps.store.lock(name, "send");
   if (!lock) return null;
   try {
@@ -92,7 +106,8 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
     const next = nextQueued(queue);
     if (!next) return null;
     try {
-      const sent = await deliver(deps, worker, { name, prompt: next.prompt }, deps.clock.now());
+      const prepare = prepareTurn(deps, worker, next.guard ?? null);
+      const sent = await deliver(deps, worker, next.prompt, deps.clock.now(), prepare);
       queue = settle(queue, next.id, { state: "sent", baseline: sent.baseline, prompt: "" });
       await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
       return { id: next.id, baseline: sent.baseline };

@@ -1,4 +1,5 @@
 import { parseEvents } from "../core/events.ts";
+import { findGuard, guardOfSubmit, structuredOf } from "../core/guard/record.ts";
 import type { ReadResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { ReadInput } from "../core/schemas.ts";
@@ -11,17 +12,30 @@ const SETTLE_MS = 3000;
 /**
  * The final assistant text of the last turn (or of the turn after `after`). The Stop payload's own
  * final message is preferred; the transcript is used when it holds the same answer in full (claude's
- * last_assistant_message is only the last text block) or when the hook carried none.
+ * last_assistant_message is only the last text block) or when the hook carried none. A guarded
+ * turn's baseline reads its latest attempt (the answer its checks passed), and a structured worker's
+ * turn brings the object it returned through StructuredOutput.
  */
 export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResult> {
   const worker = await loadWorker(deps, input.name);
   const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name));
-  const baseline = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
+  const asked = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
+  const records = await deps.guards.list(input.name);
+  const guard =
+    input.after === undefined
+      ? (guardOfSubmit(records, worker.provider, events, asked)?.guard ?? null)
+      : findGuard(records, asked);
+  const baseline = guard?.turns.at(-1) ?? asked;
+  const structured =
+    worker.meta.structured === true
+      ? (structuredOf(await deps.guards.readStructured(input.name), baseline).object ?? null)
+      : null;
   // A turn the transcript says failed (codex fires no hook; gemini's AfterAgent looks like a stop).
   const { turn, transcriptPath, transcript } = await currentTurn(deps, worker, events, baseline);
   const promptId = turn.status === "none" ? null : turn.promptId;
   const base = {
     name: input.name,
+    structured,
     turn: turn.status,
     promptId,
     sessionId: findSessionId(worker.provider, events),

@@ -1,11 +1,13 @@
 import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
+import type { GuardedSendInput } from "../core/guard/fields.ts";
+import { withSchemaNote } from "../core/guard/prompt.ts";
 import type { SendResult } from "../core/outputs.ts";
 import type { Deps, Lock, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
-import type { SendInput } from "../core/schemas.ts";
 import { screenTail } from "../core/screen.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
+import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard-plan.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
@@ -17,13 +19,56 @@ const DELIVERY: Delivery = { enterDelayMs: 120, confirmWindowMs: 1000, maxEnters
 const LATE_SUBMIT_MS = 10_000;
 
 /**
+ * Called once the baseline is known, before anything is typed: records what goes with the turn (its
+ * guardrails, the schema the StructuredOutput tool checks); the result undoes it if delivery fails.
+ */
+export type PrepareTurn = (baseline: number) => Promise<() => Promise<void>>;
+
+/**
  * Pastes the prompt (bracketed), presses Enter, and proves the prompt was taken by the provider's
  * submit hook, re-pressing Enter while the screen still shows the prompt unsent. Fails (the worker
- * is left alive) when it cannot prove delivery.
+ * is left alive) when it cannot prove delivery. Guardrails (--json-schema, --accept) are checked
+ * first and recorded with the turn, so whichever process waits for it enforces them.
  */
-export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResult> {
-  const started = deps.clock.now();
+export async function sendPrompt(deps: Deps, input: GuardedSendInput): Promise<SendResult> {
   const worker = await loadWorker(deps, input.name);
+  const { text, plan } = await planTurn(deps, worker, input);
+  return deliverTurn(deps, worker, text, prepareTurn(deps, worker, plan));
+}
+
+/** The text to type (a schema's note appended) and the turn's guardrails, checked before any I/O. */
+export async function planTurn(
+  deps: Deps,
+  worker: Worker,
+  input: GuardedSendInput,
+): Promise<{ text: string; plan: GuardPlan | null }> {
+  const { name: _name, prompt, queue: _queue, ...guardInput } = input;
+  const plan = await planGuard(deps, worker, guardInput);
+  return { text: plan?.jsonSchema ? withSchemaNote(prompt, plan.jsonSchema) : prompt, plan };
+}
+
+/** Records what goes with a turn at its baseline: the schema the tool checks, and its guardrails. */
+export function prepareTurn(deps: Deps, worker: Worker, plan: GuardPlan | null): PrepareTurn {
+  return async (baseline) => {
+    const schema = plan?.jsonSchema ?? null;
+    const undoSchema = await recordTurnSchema(deps, worker, baseline, schema);
+    if (!plan) return undoSchema;
+    await deps.guards.write(worker.meta.name, newGuardRecord(plan, baseline, deps.clock.now()));
+    return async () => {
+      await deps.guards.remove(worker.meta.name, baseline);
+      await undoSchema();
+    };
+  };
+}
+
+/** A turn of text to a loaded worker: liveness, the composer lock, delivery and its proof. */
+export async function deliverTurn(
+  deps: Deps,
+  worker: Worker,
+  text: string,
+  prepare?: PrepareTurn,
+): Promise<SendResult> {
+  const started = deps.clock.now();
   const { name } = worker.meta;
   const live = await checkLiveness(deps, worker);
   if (!live.alive)
@@ -31,7 +76,7 @@ export async function sendPrompt(deps: Deps, input: SendInput): Promise<SendResu
   // One send owns the composer from paste to proof: two at once merged or lost a prompt (10 of 10).
   const lock = await holdComposer(deps, name);
   try {
-    return await deliver(deps, worker, input, started);
+    return await deliver(deps, worker, text, started, prepare);
   } finally {
     await lock.release();
   }
@@ -52,12 +97,16 @@ export async function holdComposer(deps: Deps, name: string): Promise<Lock> {
   }
 }
 
-/** Delivers to an idle worker (the caller holds the composer); WorkerBusyError, typing nothing, if it is not. */
+/**
+ * Delivers to an idle worker (the caller holds the composer); WorkerBusyError, typing nothing, if it
+ * is not. `prepare` runs once the baseline is known, before anything is typed.
+ */
 export async function deliver(
   deps: Deps,
   worker: Worker,
-  input: Pick<SendInput, "name" | "prompt">,
+  prompt: string,
   started: number,
+  prepare: PrepareTurn | undefined,
 ): Promise<SendResult> {
   const { name } = worker.meta;
   const screen = await settledScreen(deps, worker);
@@ -85,7 +134,25 @@ export async function deliver(
     });
   }
   const baseline = countEvents(await deps.store.readHooksLog(name));
-  const text = worker.provider.preparePrompt(input.prompt);
+  const undo = (await prepare?.(baseline)) ?? (async () => {});
+  try {
+    return await paste(deps, worker, prompt, screen, baseline, started);
+  } catch (error) {
+    await undo().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function paste(
+  deps: Deps,
+  worker: Worker,
+  prompt: string,
+  screen: string,
+  baseline: number,
+  started: number,
+): Promise<SendResult> {
+  const { name } = worker.meta;
+  const text = worker.provider.preparePrompt(prompt);
   const delivery = worker.provider.delivery ?? DELIVERY;
   // C-u clears what an interrupt may have put back into the box (harmless on an empty box); codex's
   // C-u stops at the line start, so the provider names its own keys.

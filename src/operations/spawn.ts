@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
+import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
@@ -16,6 +17,7 @@ import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
 import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "./fleet-files.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
+import { awaitStructuredServer } from "./structured-call.ts";
 import { loadUserConfig } from "./user-config.ts";
 import { makeWorktree, planWorktree, unmakeWorktree } from "./worktree.ts";
 
@@ -30,11 +32,13 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const started = deps.clock.now();
   const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input);
   try {
+    const timeoutMs = input.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
     const dialogsAnswered = await waitReady(deps, provider, input.name, {
-      timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
+      timeoutMs,
       untrusted,
       signInAdvice: advice,
     });
+    if (input.structured) await awaitStructuredServer(deps, input.name, started + timeoutMs);
     const { spawner: _spawned, ...ready } = meta;
     await deps.store.writeMeta({
       ...ready,
@@ -87,6 +91,11 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
   const bin = resolveBinary(deps, provider);
   const unattended = input.unattended === true;
   const mcpServers = input.mcpConfig ? await readMcpServers(deps, input.mcpConfig, cwd) : undefined;
+  if (input.structured && mcpServers && STRUCTURED_SERVER_NAME in mcpServers)
+    throw new UsageError(
+      `--mcp-config: the server name "${STRUCTURED_SERVER_NAME}" is umbel's own with --structured; rename yours`,
+      { name: STRUCTURED_SERVER_NAME },
+    );
   const refused = provider.checkLaunchOptions?.({
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
@@ -128,6 +137,9 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
     }
     const assets = await deps.system.installAssets(root);
     const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
+    const structured = input.structured
+      ? structuredServer(deps.system.selfArgv(), await deps.files.realpath(root), input.name)
+      : undefined;
     const launch: LaunchInput = {
       bin,
       sessionId,
@@ -147,6 +159,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       settings: input.settings,
       mcpConfig: input.mcpConfig,
       mcpServers,
+      structuredServer: structured,
     };
     let plan: LaunchPlan;
     let providerFiles: readonly string[] = [];
@@ -166,6 +179,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
           appendSystemPrompt: input.appendSystemPrompt,
           disallowedTools: input.disallowedTools,
           mcpServers,
+          structuredServer: structured,
         },
       };
       const home = provider.home.plan(context, await deps.home.read(provider.home.reads(context)));
@@ -193,6 +207,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
+      ...(structured ? { structured: true } : {}),
       ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
       ...(input.allow?.length || input.deny?.length
         ? { policy: { allow: input.allow ?? [], deny: input.deny ?? [] } }
@@ -254,6 +269,7 @@ function launchFlagsGiven(input: SpawnInput): LaunchFlag[] {
     ["--settings", input.settings],
     ["--mcp-config", input.mcpConfig?.length],
     ["--continue", input.continueSession],
+    ["--structured", input.structured],
   ];
   return given.flatMap(([flag, value]) => (value ? [flag] : []));
 }

@@ -1,7 +1,9 @@
 import { inputIdOf } from "../core/answer.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { guardOfSubmit } from "../core/guard/record.ts";
 import { countDecisions } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
+import type { HookEvent } from "../core/providers/types.ts";
 import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
@@ -45,6 +47,7 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     events: events.length,
     ...(meta.policy ? { policy: { ...meta.policy, ...countDecisions(events) } } : {}),
     ...(meta.worktree ? { worktree: await worktreeStatus(deps, meta.worktree) } : {}),
+    guard: null,
   };
   if (!live.alive) {
     const state: WorkerState =
@@ -78,5 +81,19 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
     ...(state === "needs-input" ? { inputId: turn.status === "input" ? inputIdOf(turn) : null } : {}),
     ...(queue.length > 0 ? { queue } : {}),
+    guard: last === null ? null : await openGuard(deps, worker, events, last),
   };
+}
+
+/** The guard of the last turn while it is being enforced (a finished one says nothing more). */
+async function openGuard(
+  deps: Deps,
+  worker: Worker,
+  events: readonly HookEvent[],
+  submit: number,
+): Promise<StatusResult["guard"]> {
+  const records = await deps.guards.list(worker.meta.name);
+  const guard = guardOfSubmit(records, worker.provider, events, submit)?.guard;
+  if (!guard || guard.phase === "done") return null;
+  return { attempt: guard.turns.length, maxAttempts: guard.maxAttempts, phase: guard.phase };
 }

@@ -3,19 +3,21 @@ import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/wait-many.ts";
+import { type GuardProgress, waitGuarded } from "./guard.ts";
 import { drainQueue } from "./queue.ts";
-import { type WaitProgress, waitForTurn } from "./wait.ts";
 import { loadWorker, readEvents } from "./worker.ts";
 
 /**
  * `wait NAME`, or `wait --any/--all A B C`: one wait state machine per worker in this one process,
  * each on its own fs.watch of that worker's events (no polling beyond each machine's safety net).
- * any returns at the first outcome and stops the other machines (their workers are untouched).
+ * any returns at the first outcome and stops the other machines (their workers are untouched). Each
+ * worker's turn is followed through its guardrails (operations/guard.ts): a guarded turn's outcome is
+ * its guard's (stop once the checks pass, rejected 121); a stopped machine leaves its guard open.
  */
 export async function waitForTurns(
   deps: Deps,
   input: WaitManyInput,
-  onProgress?: (progress: WaitProgress) => void,
+  onProgress?: (progress: GuardProgress) => void,
 ): Promise<WaitResult> {
   const names = workersOf(input);
   const limits = {
@@ -26,7 +28,7 @@ export async function waitForTurns(
   if (names.length === 1 && first !== undefined && !input.any && !input.all)
     return drainAfter(
       deps,
-      await waitForTurn(
+      await waitGuarded(
         deps,
         { name: first, ...limits, ...(input.after === undefined ? {} : { after: input.after }) },
         onProgress,
@@ -39,7 +41,7 @@ export async function waitForTurns(
   const each = { ...deps, signal };
   const order: string[] = [];
   const waits = names.map((name) =>
-    waitForTurn(each, { name, ...limits }, onProgress).then((outcome) => {
+    waitGuarded(each, { name, ...limits }, onProgress).then((outcome) => {
       order.push(name);
       if (input.any) stop.abort();
       return outcome;

@@ -7,7 +7,7 @@ import { lastSubmitIndex } from "../core/turn.ts";
 import { startWait, stepWait } from "../core/wait/machine.ts";
 import type { PaneSeen, WaitCommand, WaitObservation, WaitProgress } from "../core/wait/types.ts";
 import { bounded, LATE } from "./bounded.ts";
-import { lastScreen, loadWorker } from "./worker.ts";
+import { lastScreen, loadWorker, type Worker } from "./worker.ts";
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
 
@@ -27,18 +27,7 @@ export async function waitForTurn(
   const startedAt = deps.clock.now();
   const worker = await loadWorker(deps, input.name);
   const { name } = worker.meta;
-  let baseline = input.after;
-  if (baseline === undefined) {
-    const last = lastSubmitIndex(
-      worker.provider,
-      parseEvents(worker.provider, await deps.store.readHooksLog(name)),
-    );
-    if (last === null)
-      throw new NoTurnError(`worker ${name} has not been sent a prompt yet: there is no turn to wait for`, {
-        name,
-      });
-    baseline = last;
-  }
+  const baseline = await turnBaseline(deps, worker, input.after);
   const stallMs = Number(deps.env.UMBEL_RETRY_STALL_MS);
   let state = startWait({
     provider: worker.provider,
@@ -64,6 +53,21 @@ export async function waitForTurn(
   } finally {
     waker.close();
   }
+}
+
+/** The turn to wait for: after `after`, else the last prompt sent (none yet: NoTurnError, exit 5). */
+export async function turnBaseline(deps: Deps, worker: Worker, after: number | undefined): Promise<number> {
+  if (after !== undefined) return after;
+  const { name } = worker.meta;
+  const last = lastSubmitIndex(
+    worker.provider,
+    parseEvents(worker.provider, await deps.store.readHooksLog(name)),
+  );
+  if (last === null)
+    throw new NoTurnError(`worker ${name} has not been sent a prompt yet: there is no turn to wait for`, {
+      name,
+    });
+  return last;
 }
 
 type Pending = Exclude<WaitCommand, { kind: "done" }>;

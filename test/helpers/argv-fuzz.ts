@@ -25,7 +25,7 @@ export type CaseResult = {
 };
 
 /** The exit codes docs/cli-reference.md documents, but 70 (internal: a bug is never a pass). */
-const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 122, 123, 124, 125, 126, 127, 130]);
+const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 121, 122, 123, 124, 125, 126, 127, 130]);
 
 /** The top-level words, as a user would type them; the oracle's own list (not faces/route.ts). */
 const COMMANDS = [...VERBS.filter((v) => v.cli).map((v) => v.name), "run", "mcp", "help", "version"];
@@ -106,6 +106,10 @@ const PRINT_FLAGS = [
   "--name",
   "--settings",
   "--effort",
+  "--json-schema",
+  "--accept",
+  "--max-attempts",
+  "--accept-timeout",
 ];
 const RUN_FLAGS = ["--dry-run", "--resume", "--max-parallel", "--schema", "--json", "--bogus"];
 
@@ -149,7 +153,8 @@ const VERB_FLAGS: Record<string, Flag[]> = Object.fromEntries(
 
 function valueFor(rnd: Random, field: string): string {
   if (/imeout/i.test(field)) return rnd.chance(0.7) ? rnd.pick(DURATIONS) : rnd.pick(MORE_DURATIONS);
-  if (/after|lines|maxTurns|max-turns|parallel/i.test(field)) return rnd.pick(NUMBERS);
+  if (/after|lines|maxTurns|max-turns|maxAttempts|max-attempts|parallel/i.test(field))
+    return rnd.pick(NUMBERS);
   if (field === "name" || field === "resume") return rnd.pick(NAMES);
   if (field === "provider") return rnd.pick(["claude", "codex", "gemini", "opencode", "", "CLAUDE"]);
   return rnd.pick(WORDS);

@@ -5,9 +5,19 @@ import {
   WorkerIncompleteError,
   WorkerNotFoundError,
 } from "../../src/core/errors.ts";
+import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "../../src/core/guard/record.ts";
 import type { Meta } from "../../src/core/meta.ts";
 import type { ExitRecord } from "../../src/core/outcome.ts";
-import type { Deps, FilesPort, FileTail, RunsPort, StorePort, Waker } from "../../src/core/ports.ts";
+import type {
+  CheckOptions,
+  Deps,
+  FilesPort,
+  FileTail,
+  GuardStore,
+  RunsPort,
+  StorePort,
+  Waker,
+} from "../../src/core/ports.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { createFakeGit, type FakeGit } from "./fake-git.ts";
 import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";
@@ -37,6 +47,13 @@ export type FakeWorld = {
   readonly processes: Map<number, string>;
   /** Appends hook payloads to a worker's events log (as hooks/hook.sh does). */
   hook(name: string, ...payloads: object[]): void;
+  /** Guard records by worker, then baseline; the turn schema; the StructuredOutput calls. */
+  readonly guards: Map<string, Map<number, GuardRecord>>;
+  readonly turnSchemas: Map<string, TurnSchema>;
+  readonly structured: Map<string, StructuredEntry[]>;
+  /** Every accept check run, in order; `onCheck` decides what a command does (default: exit 0). */
+  readonly checkRuns: { command: string; options: CheckOptions }[];
+  onCheck: (command: string, options: CheckOptions) => Partial<CheckRun> | Promise<Partial<CheckRun>>;
 };
 
 const ROOT = "/state";
@@ -172,6 +189,40 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     create: () => Promise.reject(new Error("workflow runs are not faked")),
     open: () => Promise.reject(new Error("workflow runs are not faked")),
   };
+  const guardRecords = new Map<string, Map<number, GuardRecord>>();
+  const turnSchemas = new Map<string, TurnSchema>();
+  const structured = new Map<string, StructuredEntry[]>();
+  const checkRuns: { command: string; options: CheckOptions }[] = [];
+  const guards: GuardStore = {
+    async list(name) {
+      return [...(guardRecords.get(name)?.values() ?? [])]
+        .map((r) => structuredClone(r))
+        .sort((a, b) => a.baseline - b.baseline);
+    },
+    async write(name, record) {
+      const map = guardRecords.get(name) ?? new Map<number, GuardRecord>();
+      guardRecords.set(name, map);
+      map.set(record.baseline, structuredClone(record));
+    },
+    async remove(name, baseline) {
+      guardRecords.get(name)?.delete(baseline);
+    },
+    async writeTurnSchema(name, turn) {
+      turnSchemas.set(name, structuredClone(turn));
+    },
+    async readTurnSchema(name) {
+      return turnSchemas.get(name) ?? null;
+    },
+    async appendStructured(name, entry) {
+      structured.set(name, [...(structured.get(name) ?? []), structuredClone(entry)]);
+      const s = sessions.get(name);
+      if (s) s.changedAt = clock.now();
+    },
+    async readStructured(name) {
+      return [...(structured.get(name) ?? [])];
+    },
+    path: (name, file) => join(paths(name).dir, "guards", file),
+  };
   let ids = 0;
   const deps: Deps = {
     store,
@@ -190,6 +241,22 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       remove: async () => undefined,
     },
     runs,
+    guards,
+    checks: {
+      async run(command, options) {
+        checkRuns.push({ command, options });
+        const result = await world.onCheck(command, options);
+        return {
+          command,
+          exitCode: 0,
+          signal: null,
+          timedOut: false,
+          durationMs: 5,
+          output: "",
+          ...result,
+        };
+      },
+    },
     system: {
       which: (bin) => (bin.startsWith("/") ? bin : `/usr/bin/${bin}`),
       uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
@@ -200,6 +267,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       }),
       processStart: async (pid) => processes.get(pid) ?? null,
       selfCommand: () => null,
+      selfArgv: () => ["/usr/bin/umbel"],
     },
     host: {
       platform: "linux",
@@ -216,7 +284,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     pid: 4242,
     ...over,
   };
-  return {
+  const world: FakeWorld = {
     deps,
     clock,
     tmux,
@@ -230,7 +298,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       s.hooksLog += payloads.map((p) => `${JSON.stringify(p)}\n`).join("");
       s.changedAt = clock.now();
     },
+    guards: guardRecords,
+    turnSchemas,
+    structured,
+    checkRuns,
+    onCheck: () => ({}),
   };
+  return world;
 }
 
 /** A ready worker in the fake world: meta written, a live pane showing `screen`. */

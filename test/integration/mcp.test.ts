@@ -35,7 +35,8 @@ async function turn(name: string, prompt: string, wait: Record<string, unknown> 
 const HINTS: [string, Record<string, boolean>][] = [
   ["umbel_spawn", { readOnlyHint: false, destructiveHint: false }],
   ["umbel_send", { readOnlyHint: false, destructiveHint: true }],
-  ["umbel_wait", { readOnlyHint: true }],
+  // A guarded turn's wait sends the worker feedback and runs the send's accept checks.
+  ["umbel_wait", { readOnlyHint: false, destructiveHint: true, idempotentHint: true }],
   ["umbel_answer", { readOnlyHint: false, destructiveHint: true }],
   ["umbel_read", { readOnlyHint: true }],
   ["umbel_status", { readOnlyHint: true }],

@@ -47,6 +47,14 @@ const EQUAL = [
   "result_index",
 ];
 
+/** --json-schema's cases (measured on 2.1.332: docs/providers.md, "claude -p --json-schema"). */
+const SCHEMA = JSON.stringify({
+  type: "object",
+  properties: { answer: { type: "string" } },
+  required: ["answer"],
+});
+const BAD_CALL = 'stub:tool StructuredOutput {"answer":1}';
+
 type Run = { code: number; stdout: string; stderr: string };
 type Json = Record<string, unknown>;
 type Case = { args: string[]; stdin?: string; dirs?: string[] };
@@ -130,6 +138,25 @@ const CASES = {
   },
   "--mcp-config": { args: ["parity mcp", "--mcp-config", '{"mcpServers":{}}', "--output-format", "json"] },
   "API error": { args: ["stub:error 500", "--output-format", "json"] },
+  "--json-schema": {
+    args: ['stub:tool StructuredOutput {"answer":"yes"}', "--json-schema", SCHEMA, "--output-format", "json"],
+  },
+  "--json-schema text": { args: ['stub:tool StructuredOutput {"answer":"text"}', "--json-schema", SCHEMA] },
+  "--json-schema invalid then valid": {
+    args: [
+      `${BAD_CALL} stub:tool StructuredOutput {"answer":"ok"}`,
+      "--json-schema",
+      SCHEMA,
+      "--output-format",
+      "json",
+    ],
+  },
+  "--json-schema no call": {
+    args: ["parity no structured call", "--json-schema", SCHEMA, "--output-format", "json"],
+  },
+  "--json-schema retries": {
+    args: [Array(5).fill(BAD_CALL).join(" "), "--json-schema", SCHEMA, "--output-format", "json"],
+  },
 } satisfies Record<string, Case>;
 
 describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", () => {
@@ -300,6 +327,10 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     "--settings",
     "--mcp-config",
     "API error",
+    "--json-schema",
+    "--json-schema invalid then valid",
+    "--json-schema no call",
+    "--json-schema retries",
   ])("%s: equal result, keys and exit code", async (label) => {
     const { claude: c, umbel: u } = await pair(label);
     compareResults(parse(c), parse(u));
@@ -325,6 +356,24 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     ]);
     const settings = JSON.parse((await pair("--settings")).umbel.stdout) as Json;
     expect(settings.result).toContain(`len=${"set-by-settings".length} `);
+  });
+
+  test("--json-schema: the structured result as claude's", async () => {
+    const { claude: c, umbel: u } = await pair("--json-schema text");
+    expect(u.stdout).toBe(c.stdout);
+    expect(u.stdout).toBe('{"answer":"text"}\n');
+    expect(parse((await pair("--json-schema")).umbel)).toMatchObject({
+      structured_output: { answer: "yes" },
+    });
+    // After a turn without the call, claude -p sends one enforce message; umbel sends the same turn.
+    const enforce =
+      "[structured-output-enforce] You MUST call the StructuredOutput tool to complete this request. Call this tool now.";
+    await pair("--json-schema no call");
+    expect(requestsFor(enforce)).toHaveLength(2);
+    const retries = parse((await pair("--json-schema retries")).umbel);
+    expect(retries.errors).toEqual([
+      "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /answer: must be string",
+    ]);
   });
 
   test("--max-turns in text mode: claude's line on stdout, exit 1", async () => {

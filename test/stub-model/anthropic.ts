@@ -63,7 +63,7 @@ function chooseReply(
 ): StubReply {
   switch (classified.kind) {
     case "main":
-      return context.script.nextForMain(classified.turn).reply;
+      return context.script.nextForMain(classified.turn, body.toolNames).reply;
     case "classifier": {
       const deny = context.classifier === "deny" || wantsDeny(JSON.stringify(request.body));
       return text(deny ? DENY : ALLOW);

@@ -92,6 +92,18 @@ describe("parseDirective", () => {
     expect(found?.reply).toMatchObject({ kind: "message", chunks: 40, chunkDelayMs: 25 });
   });
 
+  test("tool calls a tool by part of its name; several are made one after another", () => {
+    const found = parseDirective('stub:tool StructuredOutput {"n":"x"} stub:tool StructuredOutput {"n":1}');
+    const call = (n: unknown) => [{ type: "tool_use", name: "StructuredOutput", input: { n }, match: true }];
+    expect(found?.reply).toMatchObject({ kind: "message", blocks: call("x") });
+    const reply = found?.reply as { then?: unknown } | undefined;
+    expect(reply?.then).toEqual({ kind: "message", blocks: call(1) });
+    expect(parseDirective("stub:tool Thing not json")?.reply).toMatchObject({
+      blocks: [{ name: "Thing", input: { value: "not json" } }],
+    });
+    expect(parseDirective("stub:tool Thing")?.reply).toMatchObject({ blocks: [{ input: {} }] });
+  });
+
   test("thinking answers a thinking block and the echo", () => {
     const prompt = "think stub:thinking";
     expect(parseDirective(prompt)?.reply).toMatchObject({
@@ -155,6 +167,17 @@ describe("script", () => {
     const kinds = [1, 2, 3].map(() => script.nextForMain(prompt("stub:error 500 2")).reply.kind);
     expect(kinds).toEqual(["error", "error", "message"]);
     expect(script.nextForMain(prompt("stub:error 500 2", 4)).reply.kind).toBe("error");
+  });
+
+  test("a stub:tool call gets the full name of the first offered tool containing its part", () => {
+    const script = createScript();
+    const offered = ["Bash", "mcp__umbel_structured__StructuredOutput"];
+    const first = script.nextForMain(prompt("stub:tool StructuredOutput {}"), offered).reply;
+    expect(first).toMatchObject({ blocks: [{ name: "mcp__umbel_structured__StructuredOutput" }] });
+    expect(JSON.stringify(first)).not.toContain('"match"');
+    expect(script.nextForMain(prompt("stub:tool Nope {}"), offered).reply).toMatchObject({
+      blocks: [{ name: "Nope" }],
+    });
   });
 
   test("a continuation answers the tool result it was remembered for", () => {

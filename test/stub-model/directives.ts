@@ -1,7 +1,18 @@
 // Keyword directives a test can put in a prompt to choose the reply without scripting the stub,
 // e.g. when the prompt is typed into a TUI through umbel. See README.md for the list.
 import { renderPromptEcho } from "./digest.ts";
-import { agent, bash, cutStream, hang, malformed, slowText, text, thinking, write } from "./replies.ts";
+import {
+  agent,
+  bash,
+  cutStream,
+  hang,
+  malformed,
+  matchingToolUse,
+  slowText,
+  text,
+  thinking,
+  write,
+} from "./replies.ts";
 import type { StubReply } from "./types.ts";
 
 /** A directive found in a prompt; `times` is set for `stub:error` (undefined = every time). */
@@ -11,7 +22,19 @@ export interface Directive {
   times?: number;
 }
 
-const NAMES = ["error", "bash", "write", "slow", "hang", "thinking", "task", "malformed", "cut", "text"];
+const NAMES = [
+  "error",
+  "bash",
+  "write",
+  "slow",
+  "hang",
+  "thinking",
+  "task",
+  "malformed",
+  "cut",
+  "text",
+  "tool",
+];
 const PATTERN = new RegExp(`(?:^|\\s)stub:(${NAMES.join("|")})(?=\\s|$)([^\\n]*)`);
 
 /** The first reply directive in `prompt`, or null. `stub:deny` is the classifier's, not listed here. */
@@ -47,6 +70,8 @@ export function parseDirective(prompt: string): Directive | null {
       return { name, reply: agent(rest || "stub subagent") };
     case "text":
       return { name, reply: text(rest) };
+    case "tool":
+      return { name, reply: toolChain(prompt) };
     case "hang":
       return { name, reply: hang() };
     case "malformed":
@@ -56,6 +81,31 @@ export function parseDirective(prompt: string): Directive | null {
     default:
       return null;
   }
+}
+
+/**
+ * `stub:tool <name> <json>`: a call of the first offered tool whose name contains <name> (each CLI
+ * prefixes MCP tools its own way), with <json> as its arguments. Several in one prompt are made one
+ * after the other, each once the previous call's result is back; the last result gets the echo.
+ * Arguments that are not a JSON object are sent as `{"value": <text>}`.
+ */
+function toolChain(prompt: string): StubReply {
+  const calls = [...prompt.matchAll(/(?:^|\s)stub:tool[ \t]+(\S+)([^\n]*?)(?=\sstub:[a-z]|\n|$)/g)].map(
+    (m) => ({ name: m[1] ?? "", input: parseArguments((m[2] ?? "").trim()) }),
+  );
+  let reply: StubReply | undefined;
+  for (const call of calls.reverse()) reply = matchingToolUse(call.name, call.input, reply);
+  return reply ?? text("stub:tool needs a tool name");
+}
+
+function parseArguments(raw: string): Record<string, unknown> {
+  if (raw === "") return {};
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {}
+  return { value: raw };
 }
 
 /** True when the conversation asks the auto-mode classifier to block (`stub:deny`). */

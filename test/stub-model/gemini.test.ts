@@ -123,6 +123,23 @@ describe("main turns (streamGenerateContent)", () => {
     });
   });
 
+  test("stub:tool calls an MCP tool by part of its name (gemini-cli: mcp_<server>_<tool>)", async () => {
+    const tools = [
+      {
+        functionDeclarations: [
+          { name: "run_shell_command" },
+          { name: "mcp_umbel_structured_StructuredOutput" },
+        ],
+      },
+    ];
+    const { chunks } = await readGeminiSse(
+      await postGemini(stream, geminiFirstTurn('stub:tool StructuredOutput {"a":1}', { tools })),
+    );
+    expect(chunks[0]?.candidates?.[0]?.content?.parts?.[0]).toMatchObject({
+      functionCall: { name: "mcp_umbel_structured_StructuredOutput", args: { a: 1 } },
+    });
+  });
+
   test("a tool result with nothing scripted is echoed", async () => {
     const call = { id: "run_shell_command__c1", name: "run_shell_command", args: { command: "ls" } };
     const { chunks } = await readGeminiSse(await postGemini(stream, geminiToolResult("q", call, "a.txt")));

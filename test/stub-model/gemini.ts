@@ -75,7 +75,7 @@ export const geminiDialect: Dialect = {
 function chooseReply(classified: GeminiClassified, body: GeminiBody, context: DialectContext): StubReply {
   switch (classified.kind) {
     case "main":
-      return context.script.nextForMain(classified.turn).reply;
+      return context.script.nextForMain(classified.turn, body.toolNames).reply;
     case "classifier":
       return text(JSON.stringify({ complexity_reasoning: "stub router", complexity_score: 1 }));
     case "title":

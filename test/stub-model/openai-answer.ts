@@ -74,11 +74,14 @@ function toWireItems(blocks: readonly StubBlock[], seq: number): WireItem[] {
     if (block.type === "text") return { type: "message", id: `msg_stub_${id}`, text: block.text };
     if (block.type === "thinking") return { type: "reasoning", id: `rs_stub_${id}`, summary: block.thinking };
     const { name, input } = translateTool(block.name, block.input);
+    // A namespaced tool (`mcp__umbel_structured.StructuredOutput`) is called by its name in its namespace.
+    const dot = name.lastIndexOf(".");
     return {
       type: "function_call",
       id: `fc_stub_${id}`,
       callId: block.id ?? `call_stub_${id}`,
-      name,
+      name: dot < 0 ? name : name.slice(dot + 1),
+      ...(dot < 0 ? {} : { namespace: name.slice(0, dot) }),
       arguments: JSON.stringify(input),
     };
   });

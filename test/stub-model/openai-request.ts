@@ -58,9 +58,7 @@ export function readResponsesBody(body: unknown): ResponsesBody {
     model: typeof raw.model === "string" ? raw.model : "stub-model",
     stream: raw.stream === true,
     input: Array.isArray(raw.input) ? raw.input.filter(isRecord).map(toItem) : [],
-    toolNames: Array.isArray(raw.tools)
-      ? raw.tools.filter(isRecord).map((tool) => String(tool.name ?? tool.type ?? ""))
-      : [],
+    toolNames: Array.isArray(raw.tools) ? raw.tools.filter(isRecord).flatMap(toolNamesOf) : [],
     schema,
     schemaName: isRecord(format) && typeof format.name === "string" ? format.name : "",
   };
@@ -137,6 +135,17 @@ function isFailedOutput(output: string): boolean {
 function commandOutput(output: string): string {
   const at = output.indexOf("\nOutput:\n");
   return /^Chunk ID: /.test(output) && at >= 0 ? output.slice(at + "\nOutput:\n".length) : output;
+}
+
+/**
+ * A tool's name, or for a namespace (codex 0.171.0 offers each MCP server's tools as
+ * `{type: "namespace", name: "mcp__<server>", tools: [...]}`) each of its functions as `ns.name`
+ * (Responses tool names never hold a dot).
+ */
+function toolNamesOf(tool: Record<string, unknown>): string[] {
+  if (tool.type === "namespace" && Array.isArray(tool.tools))
+    return tool.tools.filter(isRecord).map((fn) => `${String(tool.name ?? "")}.${String(fn.name ?? "")}`);
+  return [String(tool.name ?? tool.type ?? "")];
 }
 
 function toItem(raw: Record<string, unknown>): InputItem {

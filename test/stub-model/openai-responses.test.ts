@@ -143,6 +143,28 @@ describe("main turns", () => {
     );
   });
 
+  test("stub:tool calls a namespaced MCP tool by part of its name, with `namespace` set", async () => {
+    // codex 0.171.0 offers each MCP server's tools in a namespace `mcp__<server>`.
+    const tools = [
+      { type: "function", name: "exec_command" },
+      {
+        type: "namespace",
+        name: "mcp__umbel_structured",
+        tools: [{ type: "function", name: "StructuredOutput" }],
+      },
+    ];
+    const events = await ask(codexTurn('stub:tool StructuredOutput {"a":1}', { tools }));
+    const done = events.find((event) => event.event === "response.output_item.done")?.data as {
+      item: Record<string, unknown>;
+    };
+    expect(done.item).toMatchObject({
+      type: "function_call",
+      name: "StructuredOutput",
+      namespace: "mcp__umbel_structured",
+      arguments: '{"a":1}',
+    });
+  });
+
   test("Write becomes an apply_patch heredoc inside exec_command", async () => {
     stub.script(write("notes.txt", "one\ntwo"));
     const events = await ask(codexTurn("write it"));

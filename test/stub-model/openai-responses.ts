@@ -57,7 +57,7 @@ function chooseReply(
 ): ResponsesReply {
   switch (classified.kind) {
     case "main": {
-      const { reply, source } = context.script.nextForMain(classified.turn);
+      const { reply, source } = context.script.nextForMain(classified.turn, body.toolNames);
       return source === "default" ? (parseResponsesDirective(classified.turn) ?? reply) : reply;
     }
     case "title":

@@ -10,7 +10,15 @@ import type { Frame } from "./sse-response.ts";
 export type WireItem =
   | { type: "message"; id: string; text: string }
   | { type: "reasoning"; id: string; summary: string }
-  | { type: "function_call"; id: string; callId: string; name: string; arguments: string };
+  | {
+      type: "function_call";
+      id: string;
+      callId: string;
+      name: string;
+      arguments: string;
+      /** The namespace of a namespaced tool (codex puts each MCP server's tools in `mcp__<server>`). */
+      namespace?: string;
+    };
 
 export interface WireResponse {
   id: string;
@@ -169,6 +177,7 @@ function renderItem(item: WireItem): Record<string, unknown> {
         status: "completed",
         call_id: item.callId,
         name: item.name,
+        ...(item.namespace ? { namespace: item.namespace } : {}),
         arguments: item.arguments,
       };
   }
@@ -187,6 +196,7 @@ function emptyItem(item: WireItem): Record<string, unknown> {
         status: "in_progress",
         call_id: item.callId,
         name: item.name,
+        ...(item.namespace ? { namespace: item.namespace } : {}),
         arguments: "",
       };
   }

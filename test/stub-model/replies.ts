@@ -25,6 +25,11 @@ export function toolUse(name: string, input: Record<string, unknown>, then?: Stu
   return message([{ type: "tool_use", name, input }], then);
 }
 
+/** A call of the first tool the request offers whose name contains `part` (MCP tools are prefixed). */
+export function matchingToolUse(part: string, input: Record<string, unknown>, then?: StubReply): StubReply {
+  return message([{ type: "tool_use", name: part, input, match: true }], then);
+}
+
 export function bash(command: string, then?: StubReply): StubReply {
   return toolUse("Bash", { command, description: "stub bash" }, then);
 }

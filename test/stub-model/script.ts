@@ -14,7 +14,8 @@ export interface Script {
   queued(): number;
   /** Makes `then` the answer to whichever request first returns a result for one of `toolUseIds`. */
   remember(toolUseIds: string[], then: StubReply): void;
-  nextForMain(turn: MainTurn): { reply: StubReply; source: ReplySource };
+  /** `toolNames`: the tools the request offers (a `stub:tool` call names one by a part of its name). */
+  nextForMain(turn: MainTurn, toolNames?: readonly string[]): { reply: StubReply; source: ReplySource };
   reset(): void;
 }
 
@@ -72,13 +73,13 @@ export function createScript(initialDefault?: StubReply): Script {
       const entry = { ids: toolUseIds, then };
       for (const id of toolUseIds) continuations.set(id, entry);
     },
-    nextForMain(turn) {
+    nextForMain(turn, toolNames = []) {
       const continuation = takeContinuation(turn);
-      if (continuation) return { reply: continuation, source: "continuation" };
+      if (continuation) return { reply: resolveTools(continuation, toolNames), source: "continuation" };
       const queued = takeQueued();
-      if (queued) return { reply: queued, source: "queue" };
+      if (queued) return { reply: resolveTools(queued, toolNames), source: "queue" };
       const directed = takeDirective(turn);
-      if (directed) return { reply: directed, source: "directive" };
+      if (directed) return { reply: resolveTools(directed, toolNames), source: "directive" };
       return { reply: fallback ?? echoFor(turn), source: "default" };
     },
     reset() {
@@ -88,6 +89,18 @@ export function createScript(initialDefault?: StubReply): Script {
       fallback = initialDefault;
     },
   };
+}
+
+/** Tool calls named by a part of the name get the offered tool's full name (the first that contains it). */
+function resolveTools(reply: StubReply, toolNames: readonly string[]): StubReply {
+  if (reply.kind !== "message" || !reply.blocks.some((b) => b.type === "tool_use" && b.match)) return reply;
+  const blocks = reply.blocks.map((block) => {
+    if (block.type !== "tool_use" || !block.match) return block;
+    const { match: _match, ...call } = block;
+    const name = toolNames.find((n) => n === block.name) ?? toolNames.find((n) => n.includes(block.name));
+    return { ...call, name: name ?? block.name };
+  });
+  return { ...reply, blocks };
 }
 
 function echoFor(turn: MainTurn): StubReply {

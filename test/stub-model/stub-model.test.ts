@@ -117,6 +117,16 @@ describe("main turns", () => {
     });
   });
 
+  test("stub:tool calls the offered tool whose name contains the part (claude: mcp__<server>__<tool>)", async () => {
+    const body = claudeFirstTurn('stub:tool StructuredOutput {"a":1}');
+    body.tools = [{ name: "Bash" }, { name: "mcp__umbel_structured__StructuredOutput" }];
+    const events = await readSse(await postJson(messages, body));
+    const start = events.find((event) => event.event === "content_block_start")?.data as {
+      content_block: { name: string };
+    };
+    expect(start.content_block.name).toBe("mcp__umbel_structured__StructuredOutput");
+  });
+
   test("thinking comes before the text, with a signature", async () => {
     stub.script(thinking("hmm", "answer"));
     const events = await readSse(await postJson(messages, claudeFirstTurn("think")));

@@ -4,7 +4,14 @@
 export type StubBlock =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string }
-  | { type: "tool_use"; name: string; input: Record<string, unknown>; id?: string };
+  | {
+      type: "tool_use";
+      name: string;
+      input: Record<string, unknown>;
+      id?: string;
+      /** `name` is part of the tool's name: call the first tool the request offers whose name contains it. */
+      match?: true;
+    };
 
 /** Pacing of a streamed message: `chunks` deltas per text block, `chunkDelayMs` between them. */
 export interface StubPacing {

@@ -64,6 +64,7 @@ describe("a workflow step whose prompt renders blank", () => {
       step: { id: "s", run: "a", prompt: "{{ env.EMPTY }}" },
       prompt: " \n",
       cwd: "/work",
+      baseDir: "/work",
       acquire: async () => {
         acquired++;
         return "a-1";

@@ -180,6 +180,7 @@ describe("workers", () => {
     reason: null,
     prompt: null,
     events: 0,
+    guard: null,
   });
 
   test("dead and killed ones: warn with the command that clears them", () => {

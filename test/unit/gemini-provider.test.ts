@@ -412,6 +412,7 @@ describe("gemini launch", () => {
       "--add-dir",
       "--mcp-config",
       "--disallowed-tools",
+      "--structured",
     ]);
   });
 

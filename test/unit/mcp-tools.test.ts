@@ -56,7 +56,6 @@ describe("MCP tools", () => {
         "umbel_ls",
         "umbel_read",
         "umbel_status",
-        "umbel_wait",
       ].sort(),
     );
     for (const tool of TOOLS.filter((t) => !t.annotations.readOnlyHint))

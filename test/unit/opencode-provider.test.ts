@@ -71,6 +71,8 @@ describe("opencode launch", () => {
   test.each([
     [{ launchFlags: ["--add-dir"] }, /--add-dir is not supported with --provider opencode/],
     [{ launchFlags: ["--settings"] }, /--settings is not supported with --provider opencode/],
+    // umbel's StructuredOutput server is given to claude, codex and gemini only.
+    [{ launchFlags: ["--structured"] }, /--structured is not supported with --provider opencode/],
     [{ permissionMode: "dontAsk" }, /opencode has no permission mode "dontAsk"/],
     [{ mcpServers: { x: { command: "a", oauth: {} } } }, /MCP server "x": oauth cannot be given to opencode/],
   ] as const)("%j is a usage error naming opencode", (options, message) => {

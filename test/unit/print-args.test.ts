@@ -28,6 +28,22 @@ describe("parsePrintArgs (claude's commander spelling)", () => {
     [["-p", "hi", "--env", "A=1", "--env", "B"], { raw: { env: { A: "1", B: { fromEnv: "B" } } } }],
     [["-p", "--", "--not-a-flag"], { raw: {}, argvPrompt: "--not-a-flag" }],
     [["-p", "hi", "--system-prompt", "-be terse-"], { raw: { systemPrompt: "-be terse-" } }],
+    // the guardrails: claude's --json-schema, umbel's accept checks
+    [["-p", "hi", "--json-schema", '{"type":"object"}'], { raw: { jsonSchema: '{"type":"object"}' } }],
+    [
+      [
+        "-p",
+        "hi",
+        "--accept",
+        "npm test",
+        "--accept=make lint",
+        "--max-attempts",
+        "2",
+        "--accept-timeout",
+        "90s",
+      ],
+      { raw: { accept: ["npm test", "make lint"], maxAttempts: 2, acceptTimeout: "90s" } },
+    ],
   ])("%j", (argv, expected) => {
     expect(parsePrintArgs(argv)).toMatchObject(expected);
   });
@@ -59,6 +75,9 @@ describe("PrintInput rules", () => {
     ],
     [{ continue: true, resume: "w" }, "--continue and --resume"],
     [{ prompt: "  " }, "no prompt"],
+    // before any worker is made
+    [{ maxAttempts: 2 }, "--max-attempts needs --accept or --json-schema"],
+    [{ acceptTimeout: "1m", jsonSchema: "{}" }, "--accept-timeout needs --accept"],
   ])("%j", (raw, message) => {
     expect(() => checkPrintInput(input(raw))).toThrow(message);
   });

@@ -7,6 +7,7 @@ import {
   endingExitCode,
   type PrintEnding,
 } from "../../src/core/print-result.ts";
+import { combineSummaries } from "../../src/core/print-summary.ts";
 import type { TurnSummary } from "../../src/core/providers/transcript-types.ts";
 
 const outcome = (
@@ -72,6 +73,7 @@ const KEYS: Record<PrintEnding["kind"], string[]> = {
   ],
   "api-error": [...BASE, "api_error_status", "api_error_type", "result"],
   "max-turns": [...BASE, "errors"],
+  "structured-retries": [...BASE, "errors"],
   failure: [...BASE, "errors"],
 };
 
@@ -109,6 +111,23 @@ describe("buildResult", () => {
       },
     ],
     [
+      {
+        kind: "structured-retries",
+        message: "Failed to provide valid structured output after 5 attempts — x",
+      },
+      {
+        subtype: "error_max_structured_output_retries",
+        is_error: true,
+        num_turns: 3,
+        terminal_reason: "structured_output_retry_exhausted",
+        errors: ["Failed to provide valid structured output after 5 attempts — x"],
+      },
+    ],
+    [
+      { kind: "failure", reason: "rejected", message: "the accept check `false` exited with code 1" },
+      { subtype: "error_during_execution", is_error: true, terminal_reason: "rejected" },
+    ],
+    [
       { kind: "failure", reason: "timeout", message: "timed out after 1s" },
       {
         subtype: "error_during_execution",
@@ -125,6 +144,21 @@ describe("buildResult", () => {
         .sort(),
     ).toEqual([...KEYS[ending.kind]].sort());
     expect(r).toMatchObject({ type: "result", ...values, umbel: { worker: "w" } });
+  });
+
+  test("a structured result: the object's JSON as result, structured_output, stopped on its tool_use", () => {
+    const r = result({ kind: "success", text: '{"answer":"yes"}', structured: { answer: "yes" } });
+    expect(
+      Object.keys(r)
+        .filter((k) => k !== "umbel")
+        .sort(),
+    ).toEqual([...KEYS.success, "structured_output"].sort());
+    expect(r).toMatchObject({
+      result: '{"answer":"yes"}',
+      structured_output: { answer: "yes" },
+      stop_reason: "tool_use",
+      is_error: false,
+    });
   });
 
   test("stream-json adds this turn's model usage; unknowable values are null", () => {
@@ -154,6 +188,34 @@ describe("decideEnding / endingExitCode", () => {
     expect(endingExitCode(ending, o)).toBe(code);
   });
 
+  test("guarded prompts end as claude -p's: the object; five invalid calls; no call after the enforce message", () => {
+    const attempt = (s: { ok: boolean; rejected: number }) => ({
+      attempts: [
+        {
+          attempt: 1,
+          baseline: 1,
+          at: 3,
+          passed: s.ok,
+          checks: [],
+          structured: { ...s, calls: s.rejected, errors: ["e"] },
+        },
+      ],
+    });
+    expect(decideEnding(outcome("stop", 0, { structured: { n: 1 } }), "prose", null)).toEqual({
+      kind: "success",
+      text: '{"n":1}',
+      structured: { n: 1 },
+    });
+    const retries = outcome("rejected", 121, { detail: "Failed …", ...attempt({ ok: false, rejected: 5 }) });
+    expect(decideEnding(retries, "", null)).toEqual({ kind: "structured-retries", message: "Failed …" });
+    expect(endingExitCode(decideEnding(retries, "", null), retries)).toBe(1);
+    const noCall = outcome("rejected", 121, { detail: "no call", ...attempt({ ok: false, rejected: 0 }) });
+    expect(decideEnding(noCall, "the text", null)).toEqual({ kind: "success", text: "the text" });
+    const checks = outcome("rejected", 121, { detail: "the accept check `x` exited with code 1" });
+    expect(decideEnding(checks, "", null)).toMatchObject({ kind: "failure", reason: "rejected" });
+    expect(endingExitCode(decideEnding(checks, "", null), checks)).toBe(121);
+  });
+
   test("an API error's text is the error message", () => {
     expect(decideEnding(outcome("provider-error", 122, { message: "API Error: 529" }), "", null)).toEqual({
       kind: "api-error",
@@ -169,5 +231,26 @@ test("addModelUsage sums numbers per model across turns", () => {
   ).toEqual({
     m: { inputTokens: 3, costUSD: null, canonicalModel: "m" },
     n: { inputTokens: 5 },
+  });
+});
+
+test("a guarded prompt's turns are one result: messages, usage and API time summed; first ttft, last stop", () => {
+  const second: TurnSummary = {
+    ...summary,
+    assistantMessages: 1,
+    usage: { input_tokens: 5, output_tokens: 1, server_tool_use: { web_search_requests: 0 } },
+    stopReason: "tool_use",
+    ttftMs: 99,
+    durationApiMs: 10,
+  };
+  expect(combineSummaries([])).toBeNull();
+  expect(combineSummaries([summary])).toBe(summary);
+  expect(combineSummaries([summary, second])).toMatchObject({
+    assistantMessages: 3,
+    usage: { input_tokens: 15, output_tokens: 3, server_tool_use: { web_search_requests: 0 } },
+    modelUsage: { m: { inputTokens: 20, outputTokens: 4 } },
+    stopReason: "tool_use",
+    durationApiMs: 50,
+    ttftMs: 30,
   });
 });

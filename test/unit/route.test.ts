@@ -26,6 +26,7 @@ describe("routeArgv", () => {
     [["version"], "version"],
     [["run", "wf.yaml", "-p"], "run"],
     [["mcp", "--print"], "mcp"],
+    [["__structured-output", "/state", "w1"], "structured"],
   ] as const)("%j → %s", (argv, face) => {
     expect(routeArgv(argv).face).toBe(face);
   });
@@ -50,6 +51,14 @@ describe("routeArgv", () => {
   ])("%j is a usage error", (argv, message) => {
     expect(() => routeArgv(argv)).toThrow(UsageError);
     expect(() => routeArgv(argv)).toThrow(message);
+  });
+
+  test("the hidden StructuredOutput server (a --structured worker's CLI starts it) takes its argv as is", () => {
+    expect(routeArgv(["__structured-output", "/state", "w1", "-p"])).toEqual({
+      face: "structured",
+      rest: ["/state", "w1", "-p"],
+    });
+    expect(COMMANDS).not.toContain("__structured-output");
   });
 
   test("the command list is the verb table's plus the faces that are not verbs", () => {

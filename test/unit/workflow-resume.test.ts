@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { describePlan, resolveWorkerCwd } from "../../src/core/workflow/describe.ts";
 import { planResume } from "../../src/core/workflow/state.ts";
 import { loadWorkflow } from "../../src/core/workflow/validate.ts";
+import { renderPlan } from "../../src/faces/workflow/render.ts";
 
 const TEXT = `workers:
   a: { cwd: ./sub, model: sonnet, env: { T: { fromEnv: TOKEN } } }
@@ -75,6 +76,21 @@ describe("describePlan (the dry run)", () => {
       outputs: { f: "file:out.md" },
     });
     expect(three).toMatchObject({ fresh: true, waitsFor: ["one"] });
+  });
+
+  test("a step's guardrails are in the plan, and in its rendering", () => {
+    const text =
+      "workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, schema: { type: object }, accept: [npm test], maxAttempts: 4 }\n";
+    const guarded = loadWorkflow(text, "wf.yaml");
+    const plan = describePlan({
+      workflow: guarded.workflow,
+      plan: guarded.plan,
+      file: "wf.yaml",
+      baseDir: "/r",
+      env: {},
+    });
+    expect(plan.waves[0]?.[0]).toMatchObject({ schema: true, accept: ["npm test"], maxAttempts: 4 });
+    expect(renderPlan(plan)).toContain("s on a  (structured output; accept `npm test`)");
   });
 
   test("on a resume, reused outputs fill the prompts and the reused steps are marked", () => {

@@ -55,6 +55,40 @@ describe("a valid workflow", () => {
   });
 });
 
+describe("guardrails on a step", () => {
+  test("schema (a map, JSON text or a file), accept (one command or a list), and their limits", () => {
+    const text = `workers: { a: {} }
+steps:
+  - id: plan
+    run: a
+    prompt: plan it
+    schema: { type: object, properties: { plan: { type: string } }, required: [plan] }
+    outputs: { plan: structured.plan, all: structured }
+  - id: build
+    run: a
+    needs: [plan]
+    prompt: "build {{ steps.plan.outputs.plan }}"
+    accept: npm test
+    maxAttempts: 5
+    acceptTimeout: 2m
+  - id: lint
+    run: a
+    needs: [build]
+    prompt: lint
+    schema: schema.json
+    accept: [make lint, make types]
+`;
+    const { workflow } = loadWorkflow(text, "wf.yaml");
+    expect(workflow.steps[0]?.schema).toEqual({
+      type: "object",
+      properties: { plan: { type: "string" } },
+      required: ["plan"],
+    });
+    expect(workflow.steps[1]).toMatchObject({ accept: ["npm test"], maxAttempts: 5, acceptTimeout: 120_000 });
+    expect(workflow.steps[2]).toMatchObject({ schema: "schema.json", accept: ["make lint", "make types"] });
+  });
+});
+
 describe("errors name file:line:col and the key", () => {
   test.each([
     [
@@ -85,7 +119,22 @@ describe("errors name file:line:col and the key", () => {
     [
       "a bad output spec",
       "workers: { a: {} }\nsteps:\n  - id: s\n    run: a\n    prompt: p\n    outputs: { x: stdout }\n",
-      ["wf.yaml:6:19: steps[0].outputs.x: an output is `answer` or `file:PATH`"],
+      ["wf.yaml:6:19: steps[0].outputs.x: an output is `answer`, `file:PATH` or `structured[.PATH]`"],
+    ],
+    [
+      "a structured output on a step without a schema",
+      "workers: { a: {} }\nsteps:\n  - id: s\n    run: a\n    prompt: p\n    outputs: { x: structured.n }\n",
+      ['wf.yaml:6:19: steps[0].outputs.x: output "x" is structured.n, but the step has no `schema`'],
+    ],
+    [
+      "a limit without the guardrail it bounds",
+      "workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, maxAttempts: 2 }\n",
+      ["wf.yaml:3:46: steps[0].maxAttempts: maxAttempts needs accept or schema"],
+    ],
+    [
+      "an empty accept check",
+      'workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: p, accept: [""] }\n',
+      [expect.stringMatching(/^wf\.yaml:3:\d+: steps\[0\]\.accept/)],
     ],
     [
       "a bad worker name",
@@ -180,6 +229,10 @@ describe("the JSON Schema and the run input", () => {
       "idleTimeout",
       "outputs",
       "fresh",
+      "schema",
+      "accept",
+      "maxAttempts",
+      "acceptTimeout",
     ]);
     expect(schema.properties.steps.items.additionalProperties).toBe(false);
   });

@@ -1,3 +1,5 @@
+import type { StructuredServer } from "../guard/tool.ts";
+
 /**
  * A provider's own home (codex CODEX_HOME, gemini GEMINI_CLI_HOME): the user's config files it
  * reads, and the plan the engine lays out before launch (all pure; the engine does the I/O).
@@ -42,6 +44,8 @@ export type HomeLaunch = {
   readonly disallowedTools?: readonly string[] | undefined;
   /** claude's `mcpServers` map, merged from every --mcp-config. */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
+  /** umbel's StructuredOutput server (spawn --structured), allowed without a permission prompt. */
+  readonly structuredServer?: StructuredServer | undefined;
 };
 
 /** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */

@@ -1,3 +1,4 @@
+import type { StructuredServer } from "../guard/tool.ts";
 import type { PermissionMode } from "../schemas.ts";
 
 /** What the engine asks of a provider's launch: its input, its plan, and the options it refuses. */
@@ -26,6 +27,8 @@ export type LaunchInput = {
   readonly mcpConfig?: readonly string[] | undefined;
   /** The same configs read and merged: claude's `mcpServers` map (name → server), for other CLIs. */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
+  /** umbel's StructuredOutput server (spawn --structured), allowed without a permission prompt. */
+  readonly structuredServer?: StructuredServer | undefined;
   readonly isRoot: boolean;
 };
 
@@ -48,7 +51,9 @@ export type LaunchFlag =
   | "--add-dir"
   | "--settings"
   | "--mcp-config"
-  | "--continue";
+  | "--continue"
+  /** umbel's StructuredOutput server (claude, codex, gemini; not opencode yet). */
+  | "--structured";
 
 /** The usage error for launch flags given to a provider that does not honour them, or null. */
 export function refuseLaunchFlags(

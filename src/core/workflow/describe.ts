@@ -39,6 +39,10 @@ type PlannedStep = {
   outputs: Record<string, string>;
   timeoutMs?: number;
   idleTimeoutMs?: number;
+  /** The step's guardrails: a schema to return an object for, and accept checks. */
+  schema?: true;
+  accept?: string[];
+  maxAttempts?: number;
   reused?: boolean;
 };
 
@@ -93,6 +97,9 @@ export function describePlan(args: {
           outputs: step.outputs ?? {},
           ...(step.timeout === undefined ? {} : { timeoutMs: step.timeout }),
           ...(step.idleTimeout === undefined ? {} : { idleTimeoutMs: step.idleTimeout }),
+          ...(step.schema === undefined ? {} : { schema: true as const }),
+          ...(step.accept === undefined ? {} : { accept: step.accept }),
+          ...(step.maxAttempts === undefined ? {} : { maxAttempts: step.maxAttempts }),
           ...(id in reused ? { reused: true } : {}),
         },
       ];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AcceptCommands, AcceptTimeout, JsonSchemaValue, MaxAttempts } from "../guard/fields.ts";
 import { Duration, Prompt, SpawnInput } from "../schemas.ts";
 
 /**
@@ -19,13 +20,22 @@ const StepId = z
 
 const OutputKey = StepId.describe("Output name, used as {{ steps.ID.outputs.NAME }}");
 
-/** `answer` (the final assistant text) or `file:PATH` (a file relative to the worker's cwd). */
+/**
+ * `answer` (the final assistant text), `file:PATH` (a file relative to the worker's cwd), or
+ * `structured[.a.b]` (the step's StructuredOutput object, or the value at that path in it).
+ */
+const OUTPUT_SPEC = "an output is `answer`, `file:PATH` or `structured[.PATH]`";
 const OutputSpec = z
-  .union([z.literal("answer"), z.string().regex(/^file:.+$/, "an output is `answer` or `file:PATH`")], {
-    error: "an output is `answer` or `file:PATH`",
-  })
+  .union(
+    [
+      z.literal("answer"),
+      z.string().regex(/^file:.+$/, OUTPUT_SPEC),
+      z.string().regex(/^structured(\.[^.\s]+)*$/, OUTPUT_SPEC),
+    ],
+    { error: OUTPUT_SPEC },
+  )
   .describe(
-    "answer = the final assistant text of the step; file:PATH = that file, relative to the worker's cwd",
+    "answer = the final assistant text of the step; file:PATH = that file, relative to the worker's cwd; structured.PATH = a value of the step's `schema` object (structured alone: all of it, as JSON)",
   );
 
 /** A worker is a spawn request without its name (the key names it). */
@@ -68,9 +78,21 @@ export const WorkflowStep = z
       .boolean()
       .optional()
       .describe("Start the worker anew for this step (no memory of its earlier steps in this run)"),
+    schema: JsonSchemaValue.optional().describe(
+      "The step ends with an object matching this JSON Schema (a YAML map, JSON text, or a file relative to the workflow's folder); its outputs can name structured.PATH",
+    ),
+    accept: z
+      .union([AcceptCommands.element, AcceptCommands])
+      .transform((v) => (typeof v === "string" ? [v] : v))
+      .optional()
+      .describe(
+        "Accept check(s): shell commands (in the worker's cwd, with your authority) that must exit 0 once the step's turn ends; a failure goes back to the worker, which tries again",
+      ),
+    maxAttempts: MaxAttempts.optional(),
+    acceptTimeout: AcceptTimeout.optional(),
   })
   .strict()
-  .describe("One prompt sent to one worker; the step ends when the turn ends");
+  .describe("One prompt sent to one worker; the step ends when the turn ends (and its guardrails hold)");
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
 export const Workflow = z

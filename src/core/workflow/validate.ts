@@ -1,3 +1,4 @@
+import { orphanGuardField } from "../guard/fields.ts";
 import { clip, listSome, quote } from "./excerpt.ts";
 import { fromZodIssues } from "./issues.ts";
 import { outputPathProblem } from "./output-path.ts";
@@ -60,9 +61,22 @@ export function checkWorkflow(wf: Workflow, work: WorkMeter = { count: 0 }): Wor
         path: ["steps", i, "id"],
         message: `duplicate step id ${quote(step.id)} (also steps[${seen}])`,
       });
+    const keys = {
+      jsonSchema: "schema",
+      accept: "accept",
+      maxAttempts: "maxAttempts",
+      acceptTimeout: "acceptTimeout",
+    };
+    const orphan = orphanGuardField({ ...step, jsonSchema: step.schema }, keys);
+    if (orphan) issues.push({ path: ["steps", i, keys[orphan.field]], message: orphan.message });
     for (const [key, spec] of Object.entries(step.outputs ?? {})) {
       const problem = outputPathProblem(spec);
       if (problem) issues.push({ path: ["steps", i, "outputs", key], message: problem });
+      else if (spec.startsWith("structured") && step.schema === undefined)
+        issues.push({
+          path: ["steps", i, "outputs", key],
+          message: `output ${quote(key)} is ${clip(spec)}, but the step has no \`schema\``,
+        });
     }
     if (!(step.run in wf.workers)) {
       const known = workers.length > 0 ? `workers: ${listSome(workers)}` : "`workers` is empty";

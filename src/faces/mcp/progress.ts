@@ -1,7 +1,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { formatDuration } from "../../core/duration.ts";
-import type { WaitProgress } from "../../operations/wait.ts";
+import type { GuardProgress } from "../../operations/guard.ts";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type ProgressUpdate = { progress: number; total?: number; message: string };
@@ -27,7 +27,7 @@ export function progressReporter(extra: Extra): Report | undefined {
 /** One update a second is plenty for a person watching; a change of turn state goes out at once. */
 const WAIT_PROGRESS_EVERY_MS = 1000;
 
-const TURN_LABEL: Record<WaitProgress["turn"], string> = {
+const TURN_LABEL: Record<GuardProgress["turn"], string> = {
   none: "waiting for the turn to start",
   running: "busy",
   input: "needs input",
@@ -35,22 +35,34 @@ const TURN_LABEL: Record<WaitProgress["turn"], string> = {
   failure: "failed",
 };
 
-/** waitForTurn's onProgress as progress notifications: elapsed ms of the timeout, and the turn state. */
+const PHASE_LABEL: Record<NonNullable<GuardProgress["phase"]>, string> = {
+  turn: "",
+  checking: "checking",
+  feedback: "sending feedback",
+  done: "done",
+};
+
+/**
+ * wait's onProgress as progress notifications: elapsed ms of the timeout, and the turn state; a
+ * guarded turn says which attempt and what umbel is doing (`attempt 2/3 · checking · …`).
+ */
 export function waitProgress(
   report: Report | undefined,
   timeoutMs: number,
-): ((p: WaitProgress) => void) | undefined {
+): ((p: GuardProgress) => void) | undefined {
   if (!report) return undefined;
   let sentAt = Number.NEGATIVE_INFINITY;
-  let sentTurn: string | null = null;
-  return ({ elapsedMs, turn }) => {
-    if (turn === sentTurn && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
+  let sent: string | null = null;
+  return ({ elapsedMs, turn, attempt, maxAttempts, phase }) => {
+    const what = phase && phase !== "turn" ? PHASE_LABEL[phase] : TURN_LABEL[turn];
+    const state = attempt === undefined ? what : `attempt ${attempt}/${maxAttempts} · ${what}`;
+    if (state === sent && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
     sentAt = elapsedMs;
-    sentTurn = turn;
+    sent = state;
     report({
       progress: elapsedMs,
       total: timeoutMs,
-      message: `${TURN_LABEL[turn]} · ${formatDuration(elapsedMs)} of ${formatDuration(timeoutMs)}`,
+      message: `${state} · ${formatDuration(elapsedMs)} of ${formatDuration(timeoutMs)}`,
     });
   };
 }

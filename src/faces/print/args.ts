@@ -43,6 +43,10 @@ const SPECS: Record<string, Spec> = {
   "--timeout": { key: "timeout", kind: "value" },
   "--idle-timeout": { key: "idleTimeout", kind: "value" },
   "--name": { key: "name", kind: "value" },
+  "--json-schema": { key: "jsonSchema", kind: "value" },
+  "--accept": { key: "accept", kind: "repeat" },
+  "--max-attempts": { key: "maxAttempts", kind: "value" },
+  "--accept-timeout": { key: "acceptTimeout", kind: "value" },
 };
 
 /** claude -p flags umbel does not mirror (yet): named in the error instead of "unknown option". */
@@ -54,7 +58,6 @@ const NOT_MIRRORED = new Set([
   "--fallback-model",
   "--fork-session",
   "--include-partial-messages",
-  "--json-schema",
   "--max-budget-usd",
   "--no-session-persistence",
   "--permission-prompt-tool",
@@ -133,12 +136,17 @@ function shape(values: Record<string, string[]>, flags: Set<string>): Omit<Print
     "timeout",
     "idleTimeout",
     "name",
+    "jsonSchema",
+    "acceptTimeout",
   ]) {
     const value = last(key);
     if (value !== undefined) raw[key] = value;
   }
-  const maxTurns = last("maxTurns");
-  if (maxTurns !== undefined) raw.maxTurns = /^\d+$/.test(maxTurns) ? Number(maxTurns) : maxTurns;
+  for (const key of ["maxTurns", "maxAttempts"]) {
+    const value = last(key);
+    if (value !== undefined) raw[key] = /^\d+$/.test(value) ? Number(value) : value;
+  }
+  if (values.accept) raw.accept = values.accept;
   for (const key of ["allowedTools", "disallowedTools"]) {
     const list = values[key];
     if (list) raw[key] = list.flatMap(splitList);

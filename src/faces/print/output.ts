@@ -12,8 +12,9 @@ export type PrintOutput = {
 
 /**
  * stdout as claude -p writes it:
- * - text: the answer and a newline; an API error's text the same way; max turns as
- *   `Error: Reached max turns (N)` with no newline; nothing for umbel's own failures (stderr says it);
+ * - text: the answer and a newline (with --json-schema, the object's JSON); an API error's text the
+ *   same way; max turns as `Error: Reached max turns (N)` and structured output's retries as
+ *   `Error: Failed to provide …`, with no newline; nothing for umbel's own failures (stderr says it);
  * - json: the result object; with --verbose, one array of every message ending with the result;
  * - stream-json: one message per line as it happens (requires --verbose, as in claude).
  */
@@ -42,6 +43,8 @@ export function createOutput(
       if (ending.kind === "success" || ending.kind === "api-error")
         out(ending.text.endsWith("\n") ? ending.text : `${ending.text}\n`);
       else if (ending.kind === "max-turns") out(maxTurnsText(ending.maxTurns));
+      // claude -p prints its structured-output error on stdout, with no newline (as max turns).
+      else if (ending.kind === "structured-retries") out(`Error: ${ending.message}`);
     },
     end: () => {},
   };

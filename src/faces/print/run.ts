@@ -11,10 +11,12 @@ import {
   endingExitCode,
   type PrintEnding,
 } from "../../core/print-result.ts";
+import { combineSummaries } from "../../core/print-summary.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/turn.ts";
+import { resolveSchema } from "../../operations/guard-plan.ts";
 import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
@@ -97,18 +99,25 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
           maxTurns: input.maxTurns,
           timeout: input.timeout,
           idleTimeout: input.idleTimeout,
+          jsonSchema: input.jsonSchema,
+          accept: input.accept,
+          maxAttempts: input.maxAttempts,
+          acceptTimeout: input.acceptTimeout,
         },
         // A tracker fed from the middle of a transcript may not have seen the session id yet.
         (message) =>
           output.message(message.session_id == null ? { ...message, session_id: sessionId } : message),
         printInit,
+        // A guardrail's next prompt is a user message (claude -p prints its enforce message so).
+        (text) => output.message(feedbackMessage(text, sessionId, io.deps.clock.now())),
       );
+      const summary = combineSummaries(turn.summaries);
       const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit);
       code = endingExitCode(ending, turn.outcome);
-      runModelUsage = addModelUsage(runModelUsage, turn.summary?.modelUsage ?? {});
+      runModelUsage = addModelUsage(runModelUsage, summary?.modelUsage ?? {});
       const result = buildResult({
         ending,
-        summary: turn.summary,
+        summary,
         sessionId:
           turn.sessionId ?? findSessionId(provider, await readEvents(io.deps, provider, worker.name)),
         durationMs: io.deps.clock.now() - turnStarted,
@@ -116,7 +125,10 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
         resultIndex: index,
         stream: input.outputFormat === "stream-json",
         runModelUsage,
-        umbel: extras(worker.name, input.provider, turn.outcome, ending, code),
+        umbel: {
+          ...extras(worker.name, input.provider, turn.outcome, ending, code),
+          ...(turn.attempts ? { attempts: turn.attempts } : {}),
+        },
       });
       output.result(result, ending);
       if (ending.kind === "failure") io.err(`umbel: ${ending.message}\n`);
@@ -143,6 +155,9 @@ async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): 
   const parsed = PrintInput.safeParse(raw);
   if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
   checkPrintInput(parsed.data);
+  // Checked before a worker is made (claude -p refuses a bad schema before it starts, too).
+  if (parsed.data.jsonSchema !== undefined)
+    parsed.data.jsonSchema = await resolveSchema(io.deps, parsed.data.jsonSchema);
   return parsed.data;
 }
 
@@ -209,6 +224,19 @@ function extras(worker: string, provider: string, outcome: Outcome, ending: Prin
     exitCode,
     // What umbel saw when the turn did not end cleanly (the prompt, the screen, the exit record).
     ...(ending.kind === "failure" || ending.kind === "api-error" ? { evidence: outcome.evidence } : {}),
+  };
+}
+
+/** claude -p's line for a user message umbel sends on its own (its enforce message is `isSynthetic`). */
+function feedbackMessage(text: string, sessionId: string | null, now: number): Record<string, unknown> {
+  return {
+    type: "user",
+    message: { role: "user", content: [{ type: "text", text }] },
+    parent_tool_use_id: null,
+    session_id: sessionId,
+    uuid: crypto.randomUUID(),
+    timestamp: new Date(now).toISOString(),
+    isSynthetic: true,
   };
 }
 

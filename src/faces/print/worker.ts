@@ -74,7 +74,13 @@ async function create(
 ): Promise<PrintWorker> {
   const anonymous = input.name === undefined;
   const name = input.name ?? `p-${deps.system.uuid().slice(0, 8)}`;
-  const spawn: SpawnInput = { name, provider: input.provider, ...how };
+  const spawn: SpawnInput = {
+    name,
+    provider: input.provider,
+    ...how,
+    // --json-schema needs umbel's StructuredOutput tool in the worker.
+    ...(input.jsonSchema === undefined ? {} : { structured: true }),
+  };
   for (const key of [...LAUNCH_FLAGS, "cwd", "env"] as const) {
     if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
   }

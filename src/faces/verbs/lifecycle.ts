@@ -1,14 +1,16 @@
 import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
+import { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
 import { SendOutput } from "../../core/queue.ts";
-import { EmptyInput, KillInput, ReadInput, SendInput, SpawnInput } from "../../core/schemas.ts";
+import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas.ts";
 import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
+import type { GuardProgress } from "../../operations/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { sendOrQueue } from "../../operations/queue.ts";
 import { readAnswer } from "../../operations/read.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../../operations/wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
 import { renderPrune, renderRead, renderSend, renderSpawn } from "./render-mcp.ts";
@@ -50,8 +52,8 @@ export const spawnVerb = defineVerb({
 export const sendVerb = defineVerb({
   name: "send",
   description:
-    "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it; --queue: queue it for a busy worker",
-  input: SendInput,
+    "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it; --queue: queue it for a busy worker; --json-schema and --accept put guardrails on its turn, enforced by wait",
+  input: GuardedSendInput,
   output: SendOutput,
   run: (input, { deps }) => sendOrQueue(deps, input),
   text: (r) =>
@@ -60,7 +62,8 @@ export const sendVerb = defineVerb({
       : `${r.baseline}\n`,
   cli: {
     usage: "NAME P",
-    summary: "send a prompt (or stdin), prove delivery, print the baseline",
+    summary:
+      "send a prompt (or stdin), prove delivery, print the baseline (--json-schema, --accept: guardrails)",
     positionals: ["name", "prompt"],
     stdin: "prompt",
     examples: ['umbel send reviewer "review the diff in HEAD~1"', "umbel send reviewer - < prompt.md"],
@@ -76,15 +79,16 @@ export const sendVerb = defineVerb({
 export const waitVerb = defineVerb({
   name: "wait",
   description:
-    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
+    "Wait for the turn to end, enforcing its guardrails; exit code = outcome (0 stop, 121 rejected, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
   input: WaitManyInput,
   output: WaitResult,
-  run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurns(deps, input, progress),
+  run: (input, { deps, progress }: VerbContext<GuardProgress>) => waitForTurns(deps, input, progress),
   text: renderWaitResult,
   exitCode: (outcome) => outcome.exitCode,
   cli: {
     usage: "NAME | --any|--all NAME..",
-    summary: "wait for the turn to end (--any/--all: several workers); the exit code is the outcome",
+    summary:
+      "wait for the turn to end, enforcing its guardrails (--any/--all: several workers); the exit code is the outcome",
     positionals: ["name", "names"],
     examples: [
       'umbel wait reviewer --after "$b"; echo "outcome: $?"',
@@ -93,7 +97,8 @@ export const waitVerb = defineVerb({
   },
   mcp: {
     title: "Wait for the turn to end",
-    annotations: LOOKS,
+    // A guarded turn's feedback makes the worker act again, and its accept checks run: not a look.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
     present: (r) => ({
       ...shortenEvidence(r),
       ...(r.outcomes ? { outcomes: r.outcomes.map(shortenEvidence) } : {}),

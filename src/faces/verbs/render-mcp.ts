@@ -23,6 +23,8 @@ export function renderSend(r: SendOutput): string {
 
 const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
   stop: (o) => `umbel_read {name: "${o.name}", after: ${o.baseline}}`,
+  rejected: (o) =>
+    `the guardrails never held (evidence.attempts has every check's output); umbel_send {name: "${o.name}", prompt} to try again, or umbel_read {name: "${o.name}", after: ${o.baseline}} for the last answer`,
   input: (o) =>
     `the worker is asking (see screen). umbel_answer {name: "${o.name}", choice: "allow"${o.evidence.inputId ? `, inputId: "${o.evidence.inputId}"` : ""}} approves (or "always", "deny", an option), then umbel_wait {name: "${o.name}", after: ${o.baseline}}; umbel_keys {name: "${o.name}", keys: ["1"]} presses keys yourself`,
   "provider-error": (o) =>

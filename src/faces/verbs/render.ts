@@ -1,3 +1,4 @@
+import { describeGuard } from "../../core/guard/record.ts";
 import type { ExitRecord, Outcome } from "../../core/outcome.ts";
 import { policyDecisionOf } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
@@ -37,6 +38,7 @@ export function renderStatus(s: StatusResult): string {
   if (s.pid !== null) lines.push(`pid:      ${s.pid}`);
   if (s.prompt) lines.push(`prompt:   ${s.prompt}`);
   if (s.inputId) lines.push(`input id: ${s.inputId}`);
+  if (s.guard) lines.push(`guard:    ${describeGuard(s.guard)}`);
   if (s.policy) {
     const rules = [...s.policy.allow.map((r) => `allow ${r}`), ...s.policy.deny.map((r) => `deny ${r}`)];
     lines.push(`policy:   ${rules.join(", ")} (${s.policy.allowed} allowed, ${s.policy.denied} denied)`);
@@ -72,17 +74,19 @@ function stateLabel(s: StatusResult): string {
 export function renderEvent(event: HookEvent): string {
   const p = event.payload;
   const detail =
-    typeof p.prompt === "string"
-      ? oneLine(p.prompt)
-      : typeof p.last_assistant_message === "string"
-        ? oneLine(p.last_assistant_message)
-        : typeof p.tool_name === "string"
-          ? p.tool_name
-          : typeof p.message === "string"
-            ? oneLine(p.message)
-            : typeof p.error === "string"
-              ? p.error
-              : "";
+    typeof p.summary === "string" && event.name.startsWith("umbel:")
+      ? oneLine(p.summary, 160)
+      : typeof p.prompt === "string"
+        ? oneLine(p.prompt)
+        : typeof p.last_assistant_message === "string"
+          ? oneLine(p.last_assistant_message)
+          : typeof p.tool_name === "string"
+            ? p.tool_name
+            : typeof p.message === "string"
+              ? oneLine(p.message)
+              : typeof p.error === "string"
+                ? p.error
+                : "";
   const decided = policyDecisionOf(event);
   const policy = decided ? ` [umbel policy: ${decided.decision} ${decided.rule}]` : "";
   return `${String(event.index).padStart(4)} ${event.name}${detail ? ` ${detail}` : ""}${policy}\n`;

@@ -38,6 +38,8 @@ export function renderPlan(plan: WorkflowPlan): string {
         s.needs.length > 0 ? `needs ${s.needs.join(", ")}` : "",
         after.length > 0 ? `after ${after.join(", ")} on ${s.worker}` : "",
         s.fresh ? "fresh worker" : "",
+        s.schema ? "structured output" : "",
+        s.accept ? `accept ${s.accept.map((c) => `\`${c}\``).join(", ")}` : "",
         s.reused ? "done earlier: reused" : "",
         Object.keys(s.outputs).length > 0
           ? `outputs ${Object.entries(s.outputs)

@@ -77,6 +77,7 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
       step,
       prompt,
       cwd: pool.cwdOf(step.run),
+      baseDir: state.baseDir,
       acquire: () => pool.acquire(stepDeps, step.run, step.fresh === true),
       // A failed state write surfaces at the step's next update; never as an unhandled rejection.
       onRunning: (session) => void update(id, { status: "running", session }).catch(() => undefined),

@@ -1,12 +1,15 @@
+import { resolve } from "node:path";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
+import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print.ts";
 import { isBlankPrompt } from "../../core/prompt.ts";
+import { isJsonObjectText } from "../../core/schemas.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
+import { waitGuarded } from "../guard.ts";
 import { readAnswer } from "../read.ts";
 import { sendPrompt } from "../send.ts";
-import { waitForTurn } from "../wait.ts";
 import { readOutputFile } from "./output-file.ts";
 
 /**
@@ -29,6 +32,8 @@ export async function executeStep(args: {
   step: WorkflowStep;
   prompt: string;
   cwd: string;
+  /** The workflow file's folder: a `schema` file is relative to it. */
+  baseDir: string;
   acquire: () => Promise<string>;
   onRunning: (session: string) => void;
 }): Promise<StepResult> {
@@ -44,9 +49,14 @@ export async function executeStep(args: {
     return fail("usage", EXIT.usage, "the prompt is empty once its templates are filled in", {});
   try {
     session = await args.acquire();
-    const sent = await sendWhenReady(deps, session, args.prompt);
+    const sent = await sendWhenReady(deps, {
+      name: session,
+      prompt: args.prompt,
+      ...guardOf(step, args.baseDir),
+    });
     args.onRunning(session);
-    const outcome = await waitForTurn(deps, {
+    // The step's guardrails are enforced by the same wait as the CLI's (check → feedback → …).
+    const outcome = await waitGuarded(deps, {
       name: session,
       after: sent.baseline,
       ...(step.timeout === undefined ? {} : { timeout: step.timeout }),
@@ -60,6 +70,17 @@ export async function executeStep(args: {
         outputs[key] = (await readAnswer(deps, { name: session, after: sent.baseline })).text;
         continue;
       }
+      if (spec.startsWith("structured")) {
+        const { structured } = await readAnswer(deps, { name: session, after: sent.baseline });
+        const value = valueAt(structured, spec.split(".").slice(1));
+        if (value === undefined)
+          return fail("missing-output", EXIT.failure, `output ${key}: the object has no ${spec}`, {
+            key,
+            structured,
+          });
+        outputs[key] = typeof value === "string" ? value : JSON.stringify(value);
+        continue;
+      }
       const file = await readOutputFile(deps, args.cwd, key, spec);
       if (!file.ok) return fail(file.outcome, EXIT.failure, file.message, { path: file.path, key });
       outputs[key] = file.text;
@@ -71,11 +92,34 @@ export async function executeStep(args: {
   }
 }
 
-async function sendWhenReady(deps: Deps, name: string, prompt: string) {
+/** The step's guardrails as send's; a schema file is resolved against the workflow's folder. */
+function guardOf(step: WorkflowStep, baseDir: string): Omit<GuardedSendInput, "name" | "prompt"> {
+  const schema = step.schema;
+  const jsonSchema =
+    typeof schema === "string" && !isJsonObjectText(schema) ? resolve(baseDir, schema) : schema;
+  return {
+    ...(jsonSchema === undefined ? {} : { jsonSchema }),
+    ...(step.accept === undefined ? {} : { accept: step.accept }),
+    ...(step.maxAttempts === undefined ? {} : { maxAttempts: step.maxAttempts }),
+    ...(step.acceptTimeout === undefined ? {} : { acceptTimeout: step.acceptTimeout }),
+  };
+}
+
+/** The value at a dotted path of a JSON value (array items by index), or undefined. */
+function valueAt(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at === null && path.length === 0 ? undefined : at;
+}
+
+async function sendWhenReady(deps: Deps, input: GuardedSendInput) {
   const until = deps.clock.now() + READY_WAIT_MS;
   for (;;) {
     try {
-      return await sendPrompt(deps, { name, prompt });
+      return await sendPrompt(deps, input);
     } catch (error) {
       if (!(error instanceof WorkerBusyError) || deps.clock.now() >= until || deps.signal?.aborted)
         throw error;

@@ -44,7 +44,9 @@ export function createWorkerPool(args: {
       const name = `${key}-${args.runHex}-${++count}`;
       made.push(name);
       await args.onSession(name);
-      await spawnWorker(deps, { ...worker, name, cwd: cwdOf(key) });
+      // A step with a schema needs the StructuredOutput tool in its worker.
+      const structured = args.workflow.steps.some((s) => s.run === key && s.schema !== undefined);
+      await spawnWorker(deps, { ...worker, name, cwd: cwdOf(key), ...(structured ? { structured } : {}) });
       current.set(key, name);
       return name;
     },

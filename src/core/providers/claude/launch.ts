@@ -1,4 +1,8 @@
+import { STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../../guard/tool.ts";
 import type { LaunchInput } from "../launch-types.ts";
+
+/** How claude names an MCP server's tool: allowed by name, so it runs without a permission prompt. */
+export const STRUCTURED_TOOL_NAME = `mcp__${STRUCTURED_SERVER_NAME}__${STRUCTURED_TOOL}`;
 
 /**
  * claude honours only the LAST `--settings` it is given (2.1.332: with two, the first one's hooks
@@ -35,6 +39,16 @@ export function launchExtras(input: LaunchInput): string[] {
   if (input.appendSystemPrompt !== undefined) argv.push(`--append-system-prompt=${input.appendSystemPrompt}`);
   for (const dir of input.addDirs ?? []) argv.push(`--add-dir=${dir}`);
   for (const config of input.mcpConfig ?? []) argv.push(`--mcp-config=${config}`);
+  // claude merges every --mcp-config it is given; umbel's tool server is one more. 2.1.332 defers
+  // MCP tools behind ToolSearch (not in the request's tools; calling one directly fails with "No
+  // such tool available"); `alwaysLoad` keeps this one loaded, measured against the stub model.
+  if (input.structuredServer) {
+    const { command, args } = input.structuredServer;
+    const servers = {
+      [STRUCTURED_SERVER_NAME]: { type: "stdio", command, args: [...args], alwaysLoad: true },
+    };
+    argv.push(`--mcp-config=${JSON.stringify({ mcpServers: servers })}`);
+  }
   return argv;
 }
 

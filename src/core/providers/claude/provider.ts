@@ -2,7 +2,7 @@ import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
-import { launchExtras, mergeSettings } from "./launch.ts";
+import { launchExtras, mergeSettings, STRUCTURED_TOOL_NAME } from "./launch.ts";
 import { CLAUDE_POLICY } from "./policy.ts";
 import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
@@ -92,8 +92,8 @@ function planLaunch(input: LaunchInput): LaunchPlan {
   if (input.model) argv.push("--model", input.model);
   if (bypass) argv.push("--permission-mode", "bypassPermissions");
   else if (input.permissionMode) argv.push("--permission-mode", input.permissionMode);
-  if (input.allowedTools && input.allowedTools.length > 0)
-    argv.push("--allowedTools", input.allowedTools.join(","));
+  const allowed = [...(input.allowedTools ?? []), ...(input.structuredServer ? [STRUCTURED_TOOL_NAME] : [])];
+  if (allowed.length > 0) argv.push("--allowedTools", allowed.join(","));
   argv.push(...launchExtras(input));
   // Without it every worker runs `npm view @anthropic-ai/claude-code@latest` a few seconds in.
   const env: Record<string, string> = { DISABLE_AUTOUPDATER: "1" };

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { planCodexMcpServers } from "./mcp.ts";
+import type { StructuredServer } from "../../guard/tool.ts";
+import { planCodexMcpServers, renderStructuredServer } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
 /**
@@ -68,6 +69,7 @@ type CodexHomeLaunch = {
   readonly appendSystemPrompt?: string | undefined;
   /** claude's `mcpServers` map, merged from every --mcp-config. */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
+  readonly structuredServer?: StructuredServer | undefined;
 };
 
 type HomeFile = { readonly path: string; readonly content: string; readonly mode: number };
@@ -97,7 +99,9 @@ export function planCodexHome(input: CodexHomeInput): CodexHomePlan {
   const layer: CodexLayer = {
     modelInstructionsFile: instructions,
     developerInstructions: launch.appendSystemPrompt || undefined,
-    mcpServers: mcp.toml,
+    mcpServers: launch.structuredServer
+      ? [...mcp.toml, renderStructuredServer(launch.structuredServer)]
+      : mcp.toml,
   };
   const files: HomeFile[] = [
     { path: `${input.home}/config.toml`, content: input.userConfig ?? "", mode: 0o600 },

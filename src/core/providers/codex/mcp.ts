@@ -1,3 +1,4 @@
+import { STRUCTURED_SERVER_NAME, type StructuredServer } from "../../guard/tool.ts";
 import { tomlString } from "./toml.ts";
 
 /**
@@ -51,6 +52,19 @@ export function planCodexMcpServers(
     else refused.push(`MCP server "${name}": ${rendered.refused}`);
   }
   return { toml, refused };
+}
+
+/**
+ * umbel's StructuredOutput server as a codex table. `default_tools_approval_mode` is one of auto,
+ * prompt, writes, approve (0.171.0's own error lists them); "approve" runs the tool without asking.
+ */
+export function renderStructuredServer(server: StructuredServer): string {
+  return [
+    `[mcp_servers.${tomlString(STRUCTURED_SERVER_NAME)}]`,
+    `command = ${tomlString(server.command)}`,
+    `args = [${server.args.map((a) => tomlString(a)).join(", ")}]`,
+    'default_tools_approval_mode = "approve"',
+  ].join("\n");
 }
 
 /** The usage error for servers codex cannot run, or null (the first one is enough to stop). */

@@ -50,6 +50,7 @@ const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
   "--add-dir",
   "--mcp-config",
   "--continue",
+  "--structured",
 ];
 
 export const codex: HomedProvider = {

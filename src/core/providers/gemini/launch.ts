@@ -1,4 +1,5 @@
 import { UsageError } from "../../errors.ts";
+import { STRUCTURED_SERVER_NAME } from "../../guard/tool.ts";
 import { isRecord, asRecord as record } from "../../json.ts";
 import type { HomeEntry, HomeLaunch } from "../home-types.ts";
 
@@ -102,8 +103,9 @@ export function applyLaunchSettings(
   launch: HomeLaunch,
 ): Record<string, unknown> {
   const next = { ...settings };
-  if (launch.mcpServers && Object.keys(launch.mcpServers).length > 0) {
-    const servers = toGeminiMcpServers(launch.mcpServers);
+  const wanted = { ...launch.mcpServers, ...structuredServerEntry(launch) };
+  if (Object.keys(wanted).length > 0) {
+    const servers = toGeminiMcpServers(wanted);
     const names = Object.keys(servers);
     next.mcpServers = { ...record(settings.mcpServers), ...servers };
     const mcp = { ...record(settings.mcp) };
@@ -118,6 +120,16 @@ export function applyLaunchSettings(
     next.tools = { ...tools, exclude: unique([...own, ...launch.disallowedTools]) };
   }
   return next;
+}
+
+/**
+ * umbel's StructuredOutput server: `trust: true` is gemini's way to run a server's tools without
+ * asking (0.61.0's MCPServerConfig), whatever the approval mode.
+ */
+function structuredServerEntry(launch: HomeLaunch): Record<string, unknown> {
+  const server = launch.structuredServer;
+  if (!server) return {};
+  return { [STRUCTURED_SERVER_NAME]: { command: server.command, args: [...server.args], trust: true } };
 }
 
 /**

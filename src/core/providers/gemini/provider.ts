@@ -63,6 +63,7 @@ export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [
   "--add-dir",
   "--mcp-config",
   "--disallowed-tools",
+  "--structured",
 ];
 
 export const gemini: HomedProvider = {

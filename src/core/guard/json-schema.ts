@@ -1,0 +1,81 @@
+import { Ajv, type ErrorObject } from "ajv";
+import { Ajv2019 } from "ajv/dist/2019.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { UsageError } from "../errors.ts";
+
+/**
+ * JSON Schema for structured output, as `claude -p --json-schema` applies it (2.1.332, measured
+ * against the stub model: docs/providers.md):
+ * - every error is reported, each as `<instance path or "root">: <message>`, joined by ", ";
+ * - `format` is not checked (an "email" of "notanemail" was accepted);
+ * - a draft-07 `$schema` is taken as well as 2020-12 (the default);
+ * - a schema that is not valid reads `data/type must be …` (ajv's own error text).
+ * Pure: ajv compiles each schema to a function (code generation, no I/O).
+ */
+
+export type SchemaValidator = (value: unknown) => string[];
+
+/** A validator for `schema`, or a UsageError in claude's words when it is not a JSON Schema. */
+export function compileSchema(schema: unknown, flag = "--json-schema"): SchemaValidator {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    throw new UsageError(`${flag} is not a valid JSON Schema: it must be a JSON object`, { flag });
+  const key = JSON.stringify(schema);
+  const known = compiled.get(key);
+  if (known) return known;
+  const validator = compileNew(schema, flag);
+  // A worker's tool checks every call of a turn against one schema: compiling it costs ~100 ms.
+  if (compiled.size >= CACHE_SIZE) compiled.delete(compiled.keys().next().value ?? "");
+  compiled.set(key, validator);
+  return validator;
+}
+
+const CACHE_SIZE = 32;
+const compiled = new Map<string, SchemaValidator>();
+
+function compileNew(schema: object, flag: string): SchemaValidator {
+  const ajv = ajvFor((schema as { $schema?: unknown }).$schema);
+  if (!ajv.validateSchema(schema)) {
+    throw new UsageError(`${flag} is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`, {
+      flag,
+      errors: ajv.errors ?? [],
+    });
+  }
+  let validate: ReturnType<Ajv["compile"]>;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    // A $ref that resolves nowhere passes the meta-schema and fails here.
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`${flag} is not a valid JSON Schema: ${why}`, { flag });
+  }
+  return (value) => (validate(value) ? [] : (validate.errors ?? []).map(describeError));
+}
+
+/** claude's tool error for an object that does not match (the model sees it and tries again). */
+export function schemaMismatchText(errors: readonly string[]): string {
+  return `Output does not match required schema: ${errors.join(", ")}`;
+}
+
+function describeError(error: ErrorObject): string {
+  return `${error.instancePath || "root"}: ${error.message ?? error.keyword}`;
+}
+
+const DRAFT_07 = /json-schema\.org\/draft-0[4-7]\/schema/;
+const DRAFT_2019 = /json-schema\.org\/draft\/2019-09\/schema/;
+
+/** One ajv per draft, made on first use (its meta-schemas take most of a compile's time). */
+const instances = new Map<string, Ajv>();
+
+function ajvFor(dialect: unknown): Ajv {
+  const uri = typeof dialect === "string" ? dialect : "";
+  const draft = DRAFT_07.test(uri) ? "07" : DRAFT_2019.test(uri) ? "2019" : "2020";
+  const known = instances.get(draft);
+  if (known) return known;
+  // strict: false — real schemas carry keywords ajv's strict mode refuses (examples, x-…);
+  // addUsedSchema: false — two schemas with one $id must not collide in the shared instance.
+  const options = { allErrors: true, strict: false, validateFormats: false, addUsedSchema: false } as const;
+  const ajv =
+    draft === "07" ? new Ajv(options) : draft === "2019" ? new Ajv2019(options) : new Ajv2020(options);
+  instances.set(draft, ajv);
+  return ajv;
+}

@@ -1,0 +1,87 @@
+import { MAX_INVALID_CALLS } from "../core/guard/decide.ts";
+import { type GuardRecord, structuredOf } from "../core/guard/record.ts";
+import type { Outcome } from "../core/outcome.ts";
+import type { SendResult } from "../core/outputs.ts";
+import type { Deps } from "../core/ports.ts";
+import { recordTurnSchema } from "./guard-plan.ts";
+import type { PrepareTurn } from "./send.ts";
+import type { WaitProgress } from "./wait.ts";
+import type { Worker } from "./worker.ts";
+
+/** What the guard loop does with a worker's turns: follow one to its end, and send the next. */
+
+/** How a waiter follows one turn and sends the next (`-p` follows its transcript as it goes). */
+export type TurnRunner = {
+  /** `halt` fires when umbel ends the turn itself (too many invalid StructuredOutput calls). */
+  wait(turn: number, deps: Deps, options: TurnWaitOptions): Promise<Outcome>;
+  send(text: string, prepare: PrepareTurn): Promise<SendResult>;
+};
+
+export type TurnWaitOptions = {
+  readonly timeoutMs: number;
+  readonly onProgress: (p: WaitProgress) => void;
+  readonly halt: AbortSignal;
+};
+
+/**
+ * Waits for the attempt's turn to stop: null when it did, else its outcome. With a schema, it also
+ * counts the StructuredOutput calls as they come: claude -p ends a request after 5 invalid ones, so
+ * umbel interrupts the worker then (the check step reports it as rejected).
+ */
+export async function watchTurn(
+  deps: Deps,
+  worker: Worker,
+  record: GuardRecord,
+  runner: TurnRunner,
+  deadline: number,
+  report: (p: WaitProgress) => void,
+): Promise<Outcome | null> {
+  const turn = record.turns.at(-1) ?? record.baseline;
+  const halt = new AbortController();
+  let counting: Promise<void> | null = null;
+  const count = async () => {
+    const s = structuredOf(await deps.guards.readStructured(worker.meta.name), turn);
+    if (s.rejected < MAX_INVALID_CALLS || halt.signal.aborted) return;
+    halt.abort();
+    const keys = worker.provider.interruptKeys ?? ["Escape"];
+    for (const key of keys) await deps.tmux.sendKeys(worker.meta.name, [key]).catch(() => undefined);
+  };
+  const progress = (p: WaitProgress) => {
+    report(p);
+    // Each wake of the wait (a StructuredOutput call writes into events/ and wakes it) counts again.
+    if (record.jsonSchema && counting === null)
+      counting = count()
+        .catch(() => undefined)
+        .finally(() => {
+          counting = null;
+        });
+  };
+  const outcome = await runner.wait(turn, deps, {
+    timeoutMs: Math.max(0, deadline - deps.clock.now()),
+    onProgress: progress,
+    halt: halt.signal,
+  });
+  await counting;
+  if (outcome.reason === "stop") return null;
+  if (outcome.reason === "aborted" && halt.signal.aborted && !deps.signal?.aborted) return null;
+  return outcome;
+}
+
+/** The next attempt's prompt: its baseline joins the record (and the turn schema) before it is typed. */
+export async function sendFeedback(
+  deps: Deps,
+  worker: Worker,
+  record: GuardRecord,
+  runner: TurnRunner,
+): Promise<void> {
+  const { name } = worker.meta;
+  const text = record.attempts.at(-1)?.feedback ?? "";
+  await runner.send(text, async (baseline) => {
+    const undoSchema = await recordTurnSchema(deps, worker, baseline, record.jsonSchema ?? null);
+    await deps.guards.write(name, { ...record, turns: [...record.turns, baseline], phase: "turn" });
+    return async () => {
+      await deps.guards.write(name, record);
+      await undoSchema();
+    };
+  });
+}

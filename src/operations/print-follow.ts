@@ -1,0 +1,172 @@
+import { join } from "node:path";
+import type { Outcome } from "../core/outcome.ts";
+import type { Deps, FileTail } from "../core/ports.ts";
+import type {
+  RecordSource,
+  StreamMessage,
+  TurnSummary,
+  TurnTracker,
+} from "../core/providers/transcript-types.ts";
+import { findRecordSource } from "../core/turn.ts";
+import type { WaitProgress } from "./wait.ts";
+import { waitForTurn } from "./wait.ts";
+import { readEvents, type Worker } from "./worker.ts";
+
+export type FollowInput = {
+  maxTurns?: number | undefined;
+  timeout?: number | undefined;
+  idleTimeout?: number | undefined;
+};
+
+/** One turn as `umbel -p` follows it: its outcome and what its transcript said. */
+export type FollowedTurn = {
+  outcome: Outcome;
+  /** --max-turns stopped the turn (the value), or null. */
+  maxTurnsHit: number | null;
+  summary: TurnSummary | null;
+};
+
+/**
+ * Where the transcript stood before a prompt was sent: its record (a file, or opencode's database;
+ * null before the first) and size.
+ */
+export type TranscriptMark = { source: RecordSource | null; offset: number };
+
+/** How long the transcript may lag the hook that ended the turn (claude: turn_duration ~20-40 ms). */
+const DRAIN_MS = 3000;
+/** The folders are watched; this is only the safety net for coalesced fs events. */
+const SAFETY_POLL_MS = 1000;
+
+/** The transcript's place before a prompt is sent: its new lines are that prompt's turn. */
+export async function markTranscript(deps: Deps, worker: Worker): Promise<TranscriptMark> {
+  const source = findRecordSource(worker.provider, await readEvents(deps, worker.provider, worker.meta.name));
+  return { source, offset: source ? ((await deps.records.size(source)) ?? 0) : 0 };
+}
+
+/**
+ * Waits for a sent turn's outcome while following its transcript (each new message goes to
+ * `onMessage` as it lands, in claude's stream-json shape).
+ *
+ * --max-turns: claude -p lets the model run N API turns, runs the tools of the Nth, and stops
+ * before asking again. The interactive TUIs ignore the flag, so umbel stops the turn itself, with
+ * the provider's halt hooks (events/halt-<Event>.json, printed by hooks/hook.sh):
+ * - "hook" (claude, gemini): armed once the Nth assistant message appears, the hook after the next
+ *   tool answers `{"continue":false}` and the CLI stops right after that tool (claude: no Stop
+ *   hook, the transcript ends the turn with turn_duration; gemini: no AfterAgent, "Agent execution
+ *   stopped"). If the halt came too late (an N+1th message appears), Escape interrupts instead.
+ * - "interrupt" (codex): once the Nth message's tool results have all landed, umbel arms the halt
+ *   hooks (codex: PreToolUse denies every call, so a next response already on its way runs no
+ *   tool) and presses the interrupt keys; the wait sees an interrupted stop. A message that still
+ *   lands is interrupted again.
+ * A turn that ends on its own first keeps its answer (the Nth message was the final one).
+ */
+export async function followTurn(
+  deps: Deps,
+  worker: Worker,
+  sent: { baseline: number; promptId: string | null },
+  mark: TranscriptMark,
+  input: FollowInput,
+  onMessage: (message: StreamMessage) => void,
+  /** A guarded turn: wait's progress, and umbel's own halt (its end still drains the transcript). */
+  guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
+): Promise<FollowedTurn> {
+  const { name } = worker.meta;
+  const events = deps.store.paths(name).events;
+  const haltFiles = Object.entries(worker.provider.haltHooks?.(haltReason(input.maxTurns ?? 0)) ?? {}).map(
+    ([event, output]) => ({ path: join(events, `halt-${event}.json`), text: `${JSON.stringify(output)}\n` }),
+  );
+  const disarm = () => Promise.all(haltFiles.map((file) => deps.files.remove(file.path)));
+  const arm = () => Promise.all(haltFiles.map((file) => deps.files.writeAtomic(file.path, file.text)));
+  await disarm();
+  const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
+  // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
+  const source = findRecordSource(worker.provider, await readEvents(deps, worker.provider, name));
+  const before = mark.source;
+  const known = before !== null && source !== null && JSON.stringify(before) === JSON.stringify(source);
+  const tail = source && tracker ? deps.records.tail(source, known ? mark.offset : 0, [events]) : null;
+  const halt = new AbortController();
+  const signal = AbortSignal.any([
+    ...(deps.signal ? [deps.signal] : []),
+    halt.signal,
+    ...(guard ? [guard.halt] : []),
+  ]);
+  const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };
+
+  const mode = worker.provider.maxTurnsHalt ?? "interrupt";
+  const interruptKeys = [...(worker.provider.interruptKeys ?? ["Escape"])];
+  let interruptedAt = 0;
+
+  async function pump(t: FileTail, tr: TurnTracker): Promise<void> {
+    for (const line of await t.read()) for (const message of tr.push(line)) onMessage(message);
+    const max = input.maxTurns;
+    if (max === undefined) return;
+    const s = tr.summary();
+    if (mode === "hook") {
+      if (follow.halted) return;
+      if (!follow.armed && s.assistantMessages >= max) {
+        follow.armed = true;
+        await arm();
+      }
+      if (follow.armed && (s.complete || s.assistantMessages > max)) {
+        follow.halted = true;
+        if (!s.complete) await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
+        halt.abort();
+      }
+      return;
+    }
+    if (s.complete || s.assistantMessages < max || s.assistantMessages <= interruptedAt) return;
+    const toolsDone = s.stopReason === "tool_use" && s.toolsPending === 0;
+    if (toolsDone || s.assistantMessages > max) {
+      follow.halted = true;
+      interruptedAt = s.assistantMessages;
+      await arm();
+      for (const key of interruptKeys) await deps.tmux.sendKeys(name, [key]).catch(() => undefined);
+    }
+  }
+
+  const following = (async () => {
+    if (!tail || !tracker) return;
+    for (;;) {
+      await pump(tail, tracker);
+      if (follow.drainUntil?.()) return;
+      await tail.next(SAFETY_POLL_MS);
+    }
+  })();
+
+  let outcome: Outcome;
+  try {
+    outcome = await waitForTurn(
+      { ...deps, signal },
+      { name, after: sent.baseline, timeout: input.timeout, idleTimeout: input.idleTimeout },
+      guard?.onProgress,
+    );
+  } finally {
+    // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
+    const until = deps.clock.now() + DRAIN_MS;
+    follow.drainUntil = () => {
+      const s = tracker?.summary();
+      const done = s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined);
+      return done || deps.clock.now() >= until || !(waitedForEnd(outcome) || guard?.halt.aborted);
+    };
+    tail?.poke();
+    await following.catch(() => undefined);
+    tail?.close();
+    await disarm().catch(() => undefined);
+  }
+  // A stop that came first wins: the Nth message was the final answer (claude -p: success).
+  const stoppedByUs =
+    (outcome.reason === "aborted" && !deps.signal?.aborted) ||
+    (outcome.reason === "stop" && outcome.evidence.interrupted === true);
+  const maxTurnsHit = follow.halted && stoppedByUs ? (input.maxTurns ?? null) : null;
+  return { outcome, maxTurnsHit, summary: tracker?.summary() ?? null };
+}
+
+/** claude -p's own words for the stop (the CLI shows them; the model may see them too). */
+function haltReason(maxTurns: number): string {
+  return `Reached maximum number of turns (${maxTurns})`;
+}
+
+/** Outcomes after which the transcript still gets the turn's last lines. */
+function waitedForEnd(outcome: Outcome | undefined): boolean {
+  return outcome?.reason === "stop" || outcome?.reason === "provider-error";
+}

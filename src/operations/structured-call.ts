@@ -1,0 +1,57 @@
+import { AbortedError, SpawnFailedError } from "../core/errors.ts";
+import { compileSchema, schemaMismatchText } from "../core/guard/json-schema.ts";
+import type { Deps } from "../core/ports.ts";
+
+/** The file the server writes once the worker's CLI has connected to it (spawn waits for it). */
+function serverReadyPath(deps: Deps, name: string): string {
+  return deps.guards.path(name, "server-ready");
+}
+
+export async function markServerReady(deps: Deps, name: string): Promise<void> {
+  await deps.files.writeAtomic(serverReadyPath(deps, name), `${deps.clock.now()}\n`);
+}
+
+/**
+ * A --structured worker is ready once its CLI has connected to umbel's StructuredOutput server: the
+ * TUIs start MCP servers beside their own startup, and claude 2.1.332 drew its idle screen ~200 ms
+ * before (a prompt sent then had no such tool).
+ */
+export async function awaitStructuredServer(deps: Deps, name: string, deadline: number): Promise<void> {
+  const marker = serverReadyPath(deps, name);
+  while ((await deps.files.readText(marker)) === null) {
+    if (deps.signal?.aborted) throw new AbortedError("spawn was interrupted", { name });
+    if (deps.clock.now() >= deadline)
+      throw new SpawnFailedError(
+        `worker ${name}'s CLI never connected to umbel's StructuredOutput server (spawn --structured)`,
+        { name, marker },
+      );
+    await deps.clock.sleep(50, deps.signal);
+  }
+}
+
+/** claude -p's tool answer to an object that matched (2.1.332). */
+const ACCEPTED = "Structured output provided successfully";
+const NOT_ASKED =
+  "No structured output was asked for in this turn; answer in text. (StructuredOutput is for turns sent with a JSON Schema.)";
+
+/**
+ * One call of the StructuredOutput tool a --structured worker runs (umbel's MCP server): the object
+ * is checked against the schema of the turn in flight and recorded either way, in
+ * events/structured.jsonl (files as IPC: the write wakes whoever waits for the turn). An invalid
+ * object is answered with its validation errors, so the model can try again.
+ */
+export async function recordStructuredCall(
+  deps: Deps,
+  name: string,
+  object: Record<string, unknown>,
+): Promise<{ ok: boolean; text: string }> {
+  const turn = await deps.guards.readTurnSchema(name);
+  if (turn?.schema == null) return { ok: false, text: NOT_ASKED };
+  const errors = compileSchema(turn.schema)(object);
+  if (errors.length > 0) {
+    await deps.guards.appendStructured(name, { baseline: turn.baseline, ok: false, errors });
+    return { ok: false, text: schemaMismatchText(errors) };
+  }
+  await deps.guards.appendStructured(name, { baseline: turn.baseline, ok: true, object });
+  return { ok: true, text: ACCEPTED };
+}

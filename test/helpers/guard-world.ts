@@ -1,0 +1,54 @@
+import { recordStructuredCall } from "../../src/operations/structured-call.ts";
+import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
+import { addWorker, createFakeWorld, type FakeWorld } from "./fake-deps.ts";
+
+/** What the fake model does with one prompt: its answer, and StructuredOutput calls first. */
+export type FakeTurn = { answer?: string; calls?: Record<string, unknown>[]; never?: true };
+
+const ev = (name: string, extra: object = {}) => ({ hook_event_name: name, session_id: "S", ...extra });
+
+/**
+ * A ready claude worker on in-memory ports whose fake TUI takes each prompt on Enter
+ * (UserPromptSubmit), makes the turn's StructuredOutput calls through the real tool operation (as
+ * umbel's MCP server does), and ends the turn with Stop after `answerMs`. `turn(prompt, n)` decides.
+ */
+export function guardWorld(
+  turn: (prompt: string, n: number) => FakeTurn,
+  options: { structured?: boolean; answerMs?: number } = {},
+): FakeWorld & { prompts: string[] } {
+  const world = createFakeWorld();
+  const name = "w1";
+  addWorker(world, name, { screen: IDLE });
+  const meta = world.sessions.get(name)?.meta;
+  if (meta && options.structured) meta.structured = true;
+  world.hook(name, ev("SessionStart", { transcript_path: "/t/s.jsonl" }));
+  const prompts: string[] = [];
+  world.tmux.onKeys = (target, keys) => {
+    const pane = world.tmux.panes.get(target);
+    if (target !== name || !pane) return;
+    if (keys.includes("Escape") && pane.screen === BUSY) {
+      pane.screen = IDLE;
+      return;
+    }
+    if (!keys.includes("Enter") || pane.screen !== IDLE) return;
+    const prompt = world.tmux.pasted.at(-1)?.text ?? "";
+    prompts.push(prompt);
+    const n = prompts.length;
+    const promptId = `p${n}`;
+    pane.screen = BUSY;
+    world.hook(name, ev("UserPromptSubmit", { prompt_id: promptId, prompt }));
+    const plan = turn(prompt, n);
+    if (plan.never) return;
+    world.clock.at(world.clock.now() + (options.answerMs ?? 500), () => {
+      void (async () => {
+        for (const call of plan.calls ?? []) await recordStructuredCall(world.deps, name, call);
+        pane.screen = IDLE;
+        world.hook(
+          name,
+          ev("Stop", { prompt_id: promptId, last_assistant_message: plan.answer ?? `answer ${n}` }),
+        );
+      })();
+    });
+  };
+  return Object.assign(world, { prompts });
+}
