@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { OnLimit } from "./limits.ts";
 import { PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
 /** sessions/<name>/meta.json: what a worker is. Never holds an environment value. */
@@ -15,6 +16,8 @@ export const Meta = z.object({
   permissionMode: PermissionMode.optional(),
   allowedTools: z.array(z.string()).optional(),
   unattended: z.boolean().optional(),
+  /** What the worker does at a usage limit (absent: stop). */
+  onLimit: OnLimit.optional(),
   /** Names (never values) of the variables passed explicitly, for `status`. */
   envNames: z.array(z.string()),
   /** Files of the provider's home that belong to this worker alone; kill removes them. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { parseJsonObject } from "./json.ts";
 import { isKeyName, KEY_NAMES } from "./key-names.ts";
+import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
 
 /**
@@ -144,6 +145,7 @@ export const SpawnInput = z
       .describe(
         "Start by continuing the CLI's most recent conversation in cwd (claude --continue, codex resume --last; not gemini)",
       ),
+    onLimit: OnLimit.optional(),
   })
   .strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
@@ -155,6 +157,15 @@ export const SendInput = z
   })
   .strict();
 export type SendInput = z.infer<typeof SendInput>;
+
+/** A turn's token budget (`--max-tokens`): every face reads this one schema. */
+export const MaxTokens = z
+  .number()
+  .int()
+  .positive()
+  .describe(
+    "Stop the turn (the provider's interrupt) once it has used more than this many tokens (input + output + cache, from the provider's own records); the outcome is limited (120) with window max-tokens",
+  );
 
 const Baseline = z
   .number()
@@ -172,6 +183,7 @@ export const WaitInput = z
     idleTimeout: Duration.optional().describe(
       "Return outcome idle (123) once screen, events and transcript have been still this long (at most 168h)",
     ),
+    maxTokens: MaxTokens.optional(),
   })
   .strict();
 export type WaitInput = z.infer<typeof WaitInput>;
@@ -223,6 +235,7 @@ export const EmptyInput = z.object({}).strict();
 export const OutcomeReason = z.enum([
   "stop",
   "input",
+  "limited",
   "provider-error",
   "idle",
   "timeout",

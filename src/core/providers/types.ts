@@ -1,4 +1,6 @@
+import type { ProviderLimits } from "../limits.ts";
 import type { ProviderId } from "../schemas.ts";
+import type { Telemetry, TelemetryRecords } from "../telemetry.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
 import type { TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
@@ -138,6 +140,18 @@ export type ProviderCommon = {
   haltHooks?(reason: string): Readonly<Record<string, unknown>>;
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
+  /**
+   * How the CLI records a turn a subscription usage limit stopped, and whether it continues by
+   * itself after the reset (docs/limits.md). None: a limit is an ordinary provider-error.
+   */
+  readonly limits?: ProviderLimits;
+  /** Tokens, turns, context, model, cost and windows from its own records; none: status shows null. */
+  readTelemetry?(records: TelemetryRecords): Telemetry;
+  /**
+   * Explicit-only variables (`explicitOnlyEnv`) and others that put the worker on API billing when
+   * passed: `status` reports the route from the names a worker was given (default: explicitOnlyEnv).
+   */
+  readonly billingEnv?: readonly string[];
 };
 
 /** A provider that runs straight from its flags and env (claude: hooks in `--settings`). */

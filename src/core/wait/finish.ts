@@ -46,7 +46,15 @@ export function stepEvidence(s: Evidence, o: WaitObservation): Step {
   switch (o.kind) {
     case "screen": {
       const state = { ...s, screen: o.screen };
-      const shows = o.screen !== null && accepts(s.decided, s.config.provider.classifyScreen(o.screen));
+      const seen = o.screen === null ? null : s.config.provider.classifyScreen(o.screen);
+      // claude (2.1.332) opens /rate-limit-options after a limit it will not continue by itself: its
+      // "Stop and wait for limit to reset" closes the menu and leaves the worker usable.
+      if (s.decided.reason === "limited" && seen?.kind === "error" && seen.keys && !s.dismissed)
+        return {
+          state: { ...state, dismissed: true },
+          next: { kind: "keys", keys: [...seen.keys], bound: s.bound },
+        };
+      const shows = seen !== null && accepts(s.decided, seen);
       if (shows || !waitsForScreen(s.decided) || o.now >= s.until || o.now >= s.bound || o.aborted)
         return conclude(state);
       return { state, next: { kind: "sleep", ms: EVIDENCE_POLL_MS, wake: false } };
@@ -55,6 +63,8 @@ export function stepEvidence(s: Evidence, o: WaitObservation): Step {
       return { state: s, next: captureFor(s) };
     case "read":
       return conclude({ ...s, watch: { ...s.watch, exit: o.exit }, needExit: false });
+    case "keys":
+      return { state: s, next: { kind: "sleep", ms: EVIDENCE_POLL_MS, wake: false } };
     default:
       return conclude(s);
   }
@@ -66,15 +76,21 @@ function captureFor(s: Evidence): Step["next"] {
     : { kind: "capture", bound: s.bound, orRecorded: true };
 }
 
-/** input and provider-error wait (briefly) for the screen to catch up with the hook. */
+/** input, provider-error and limited wait (briefly) for the screen to catch up with the hook. */
 function waitsForScreen(decided: Decided): boolean {
-  return decided.reason === "input" || decided.reason === "provider-error";
+  return decided.reason === "input" || decided.reason === "provider-error" || limitedByProvider(decided);
 }
 
 function accepts(decided: Decided, screen: ScreenState): boolean {
   if (decided.reason === "input") return screen.kind === "input";
   if (decided.reason === "provider-error") return screen.kind !== "busy";
+  if (limitedByProvider(decided)) return screen.kind === "ready";
   return true;
+}
+
+/** A provider's limit (not a budget, whose own phase already waited for the screen). */
+function limitedByProvider(decided: Decided): boolean {
+  return decided.reason === "limited" && decided.evidence.budget === undefined;
 }
 
 function conclude(s: Evidence): Step {

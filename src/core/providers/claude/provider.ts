@@ -3,9 +3,11 @@ import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings } from "./launch.ts";
+import { claudeLimits } from "./limits.ts";
 import { classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
 import { trackClaudeTurn } from "./stream.ts";
+import { readClaudeTelemetry } from "./telemetry.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
 /**
@@ -56,6 +58,8 @@ export const claude: PlainProvider = {
     PostToolUse: { continue: false, stopReason: reason },
     PostToolUseFailure: { continue: false, stopReason: reason },
   }),
+  limits: claudeLimits,
+  readTelemetry: readClaudeTelemetry,
 };
 
 /**

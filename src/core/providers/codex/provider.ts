@@ -11,9 +11,11 @@ import {
 import type { HomedProvider } from "../types.ts";
 import { CODEX_HOOK_WIRE, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
+import { codexLimits } from "./limits.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
 import { classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
 import { trackCodexTurn } from "./stream.ts";
+import { readCodexTelemetry } from "./telemetry.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
 /**
@@ -98,6 +100,8 @@ export const codex: HomedProvider = {
     unsupportedLaunchOption(options) ??
     refuseCodexMcpServers(options.mcpServers),
   transcriptTurnEnd: (transcript, promptId) => turnEndSignal(findCodexTurnEnd(transcript, promptId)),
+  limits: codexLimits,
+  readTelemetry: readCodexTelemetry,
 };
 
 /** The user's CODEX_HOME: `$CODEX_HOME`, else `~/.codex` (read from umbel's env, never passed on). */

@@ -19,9 +19,11 @@ import {
   userGeminiDir,
 } from "./home.ts";
 import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
+import { geminiLimits } from "./limits.ts";
 import { classifyGeminiScreen, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
 import { trackGeminiTurn } from "./stream.ts";
+import { readGeminiTelemetry } from "./telemetry.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
 
 /**
@@ -122,6 +124,8 @@ export const gemini: HomedProvider = {
   assessStall: assessRetryStall,
   interruptKeys: GEMINI_INTERRUPT_KEYS,
   markerEvents: GEMINI_MARKER_EVENTS,
+  limits: geminiLimits,
+  readTelemetry: readGeminiTelemetry,
 };
 
 /**
