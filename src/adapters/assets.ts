@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import hookScript from "../../hooks/hook.sh" with { type: "text" };
 import launchScript from "../../hooks/launch.sh" with { type: "text" };
+import statusLineScript from "../../hooks/statusline.sh" with { type: "text" };
 import type { Assets } from "../core/ports.ts";
 import { readTextOrNull, writeFileAtomic } from "./files.ts";
 
@@ -11,11 +12,12 @@ import { readTextOrNull, writeFileAtomic } from "./files.ts";
  * 0600 like every file under the state root: they run as `sh <script>`, never by their exec bit.
  */
 export async function installAssets(root: string): Promise<Assets> {
-  const [launch, hook] = await Promise.all([
+  const [launch, hook, statusLine] = await Promise.all([
     install(root, "launch", launchScript),
     install(root, "hook", hookScript),
+    install(root, "statusline", statusLineScript),
   ]);
-  return { launch, hook };
+  return { launch, hook, statusLine };
 }
 
 async function install(root: string, stem: string, content: string): Promise<string> {

@@ -146,8 +146,8 @@ export type HomePort = {
   remove(paths: readonly string[]): Promise<void>;
 };
 
-/** The hook script and the launch wrapper, written under the state root by content hash. */
-export type Assets = { readonly launch: string; readonly hook: string };
+/** The hook script, the launch wrapper and claude's statusline script, written under the state root by content hash. */
+export type Assets = { readonly launch: string; readonly hook: string; readonly statusLine: string };
 
 /** What comes from the operating system: programs on PATH and randomness. */
 export type SystemPort = {

@@ -1,7 +1,17 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
-import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
+import { getProvider } from "./providers/registry.ts";
+import {
+  Duration,
+  EnvSpec,
+  JsonObjectText,
+  MaxTokens,
+  PermissionMode,
+  ProviderId,
+  WorkerName,
+} from "./schemas.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.
@@ -30,6 +40,15 @@ export const PrintInput = z
     settings: JsonObjectText.optional().describe("Settings (JSON text; a file path is read by the face)"),
     mcpConfig: z.array(z.string().min(1)).optional().describe("MCP server configs: JSON text or file paths"),
     maxTurns: z.number().int().positive().optional().describe("Stop after this many model turns"),
+    maxBudgetUsd: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "Stop once the run has cost this many USD, as the provider records it (claude's statusline; codex and gemini record no cost)",
+      ),
+    maxTokens: MaxTokens.optional(),
+    onLimit: OnLimit.optional(),
     continue: z.boolean().default(false).describe("Continue the most recent conversation in cwd"),
     resume: z
       .string()
@@ -58,6 +77,7 @@ export const LAUNCH_FLAGS = [
   "addDir",
   "settings",
   "mcpConfig",
+  "onLimit",
 ] as const satisfies readonly (keyof PrintInput)[];
 
 /** Rules between flags, with claude -p's own messages where it has the same rule. */
@@ -70,6 +90,12 @@ export function checkPrintInput(input: PrintInput): void {
     throw new UsageError("--continue and --resume name different conversations; give one");
   if (input.inputFormat === "text" && isBlankPrompt(input.prompt))
     throw new UsageError("no prompt: give it as an argument or on stdin");
+  const provider = getProvider(input.provider);
+  if (input.maxBudgetUsd !== undefined && !provider.costRecord)
+    throw new UsageError(
+      `--max-budget-usd needs a cost the provider records, and ${provider.displayName} records none (umbel never guesses one from a price table); use --max-tokens`,
+      { provider: provider.id },
+    );
 }
 
 /** A provider session id (claude: a UUID), as opposed to a umbel worker name. */

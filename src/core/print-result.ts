@@ -1,3 +1,4 @@
+import type { UsageLimit } from "./limits.ts";
 import type { Outcome, OutcomeEvidence } from "./outcome.ts";
 import { describeFailure } from "./print.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
@@ -13,6 +14,8 @@ export type PrintEnding =
   /** claude -p reports an API error as subtype "success" with is_error true, the error as result. */
   | { kind: "api-error"; text: string }
   | { kind: "max-turns"; maxTurns: number }
+  /** A budget umbel stopped the turn at: -p --max-budget-usd (claude's) or --max-tokens (umbel's). */
+  | { kind: "budget"; unit: "usd" | "tokens"; limit: number }
   /** A umbel outcome claude -p has no equivalent for (input, timeout, idle, dead, aborted). */
   | { kind: "failure"; reason: Exclude<OutcomeReason, "stop">; message: string };
 
@@ -22,6 +25,8 @@ type UmbelExtras = {
   outcome: OutcomeReason | "max-turns";
   exitCode: number;
   evidence?: OutcomeEvidence;
+  /** A usage limit (limited): its window and reset time, also in evidence. */
+  limit?: UsageLimit;
 };
 
 export type ResultArgs = {
@@ -34,13 +39,30 @@ export type ResultArgs = {
   /** stream-json adds model_usage_since_last_result (this turn); modelUsage is the run's total. */
   stream: boolean;
   runModelUsage: Record<string, Record<string, unknown>>;
+  /** The run's cost as the provider records it (claude's statusline), or null where none is. */
+  costUsd: number | null;
   umbel: UmbelExtras;
 };
 
-/** The turn's ending from umbel's outcome (and whether --max-turns halted it). */
-export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number | null): PrintEnding {
+/**
+ * The turn's ending from umbel's outcome (and whether --max-turns halted it, or a budget was spent:
+ * claude -p reports a spent --max-budget-usd even when the turn that spent it ended by itself).
+ */
+export function decideEnding(
+  outcome: Outcome,
+  text: string,
+  maxTurnsHit: number | null,
+  budgetSpent: Omit<Extract<PrintEnding, { kind: "budget" }>, "kind"> | null = null,
+): PrintEnding {
   if (maxTurnsHit !== null) return { kind: "max-turns", maxTurns: maxTurnsHit };
+  const budget = outcome.evidence.budget;
+  if (outcome.reason === "limited" && budget)
+    return { kind: "budget", unit: budget.unit, limit: budget.limit };
+  if (budgetSpent !== null && (outcome.reason === "stop" || outcome.reason === "limited"))
+    return { kind: "budget", ...budgetSpent };
   if (outcome.reason === "stop") return { kind: "success", text };
+  // A usage limit is claude -p's API error (429 usage_limit_reached): exit 1, the limit's text.
+  if (outcome.reason === "limited") return { kind: "api-error", text: describeFailure(outcome, text) };
   if (outcome.reason === "provider-error") return { kind: "api-error", text: describeFailure(outcome, text) };
   return { kind: "failure", reason: outcome.reason, message: describeFailure(outcome, text) };
 }
@@ -48,7 +70,7 @@ export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number
 /** claude -p exits 1 for an API error and for max turns; umbel's own outcomes keep their codes. */
 export function endingExitCode(ending: PrintEnding, outcome: Outcome): number {
   if (ending.kind === "success") return 0;
-  if (ending.kind === "api-error" || ending.kind === "max-turns") return 1;
+  if (ending.kind === "api-error" || ending.kind === "max-turns" || ending.kind === "budget") return 1;
   return outcome.exitCode;
 }
 
@@ -61,7 +83,7 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
     duration_api_ms: s?.durationApiMs ?? null,
     stop_reason: s?.stopReason ?? null,
     session_id: a.sessionId ?? s?.sessionId ?? null,
-    total_cost_usd: null,
+    total_cost_usd: a.costUsd,
     usage: s?.usage ?? null,
     modelUsage: a.runModelUsage,
     permission_denials: s?.permissionDenials ?? [],
@@ -95,13 +117,26 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
         first_content_frame_ms: null,
         umbel: a.umbel,
       };
-    case "api-error":
+    case "api-error": {
+      // claude -p names a usage limit (and only a limit) in `api_error`, as its transcript does.
+      const limit = a.umbel.outcome === "limited" || s?.apiError?.error === "usage_limit_reached";
       return {
         ...head,
         subtype: "success",
-        api_error_status: s?.apiError?.status ?? null,
-        api_error_type: s?.apiError?.type ?? null,
+        api_error_status: s?.apiError?.status ?? (limit ? 429 : null),
+        api_error_type: s?.apiError?.type ?? (limit ? "rate_limit_error" : null),
+        ...(limit ? { api_error: "usage_limit_reached" } : {}),
         result: e.text,
+        ...tail,
+        umbel: a.umbel,
+      };
+    }
+    case "budget":
+      return {
+        ...head,
+        terminal_reason: "budget_exhausted",
+        subtype: e.unit === "usd" ? "error_max_budget_usd" : "error_max_tokens",
+        errors: [budgetError(e)],
         ...tail,
         umbel: a.umbel,
       };
@@ -142,6 +177,18 @@ export function maxTurnsText(maxTurns: number): string {
   return `Error: Reached max turns (${maxTurns})`;
 }
 
+/** claude -p's text-mode line for a spent --max-budget-usd (2.1.332), and umbel's for --max-tokens. */
+export function budgetText(e: Extract<PrintEnding, { kind: "budget" }>): string {
+  return e.unit === "usd"
+    ? `Error: Exceeded USD budget (${e.limit})`
+    : `Error: Exceeded token budget (${e.limit})`;
+}
+
+/** claude -p's `errors` entry: "Reached maximum budget ($1e-7)" (the number as JS prints it). */
+function budgetError(e: Extract<PrintEnding, { kind: "budget" }>): string {
+  return e.unit === "usd" ? `Reached maximum budget ($${e.limit})` : `Reached maximum tokens (${e.limit})`;
+}
+
 /** Model usage summed key by key (numbers add; the rest keeps the later value). */
 export function addModelUsage(
   total: Record<string, Record<string, unknown>>,
@@ -168,5 +215,6 @@ function terminalReason(e: PrintEnding): string {
   if (e.kind === "success") return "completed";
   if (e.kind === "api-error") return "api_error";
   if (e.kind === "max-turns") return "max_turns";
+  if (e.kind === "budget") return "budget_exhausted";
   return e.reason;
 }

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { BillingRoute } from "./billing.ts";
 import { ExitRecord } from "./outcome.ts";
 import { WorkerState } from "./schemas.ts";
+import { Telemetry } from "./telemetry.ts";
 
 /** A worker as `status` and `ls` show it, and the fleet: every worker of one state root. */
 
@@ -22,6 +24,17 @@ export const StatusResult = z.object({
     .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone"),
   prompt: z.string().nullable().describe("What it is asking, when state is needs-input"),
   events: z.number().int().describe("Hook events recorded so far"),
+  // Optional in the schema only so that older callers' rows still parse; status always fills them.
+  onLimit: z
+    .enum(["stop", "continue"])
+    .optional()
+    .describe("What it does at a usage limit: stop (limited, exit 120) or continue through the reset"),
+  billing: BillingRoute.optional(),
+  telemetry: Telemetry.nullable()
+    .optional()
+    .describe(
+      "Tokens, turns, context, model, cost and usage windows from the provider's own records (null: none yet)",
+    ),
 });
 export type StatusResult = z.infer<typeof StatusResult>;
 

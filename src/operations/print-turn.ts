@@ -3,6 +3,7 @@ import type { Outcome } from "../core/outcome.ts";
 import type { Deps, FileTail } from "../core/ports.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../core/providers/transcript-types.ts";
 import { findTranscriptPath } from "../core/turn.ts";
+import { costOfStatusLine, readStatusLine, settledCost } from "./cost.ts";
 import { readAnswer } from "./read.ts";
 import { sendPrompt } from "./send.ts";
 import { waitForTurn } from "./wait.ts";
@@ -14,6 +15,13 @@ export type PrintTurnInput = {
   maxTurns?: number | undefined;
   timeout?: number | undefined;
   idleTimeout?: number | undefined;
+  maxTokens?: number | undefined;
+  /** A cost budget for the run: stop once the session's cost reaches base + max. */
+  maxBudgetUsd?: number | undefined;
+  /** The session's cost when the run began (the budget and total_cost_usd count from there). */
+  costBaseUsd?: number | null | undefined;
+  /** Read the cost after the turn (json output, a budget): the statusline may need a moment. */
+  wantCost?: boolean | undefined;
 };
 
 export type PrintTurn = {
@@ -24,6 +32,8 @@ export type PrintTurn = {
   /** The final answer (stop) or the error text (provider-error); "" otherwise. */
   text: string;
   sessionId: string | null;
+  /** The session's cost after the turn (the provider's record), or null where it keeps none. */
+  costUsd: number | null;
 };
 
 /** How long the transcript may lag the hook that ended the turn (claude: turn_duration ~20-40 ms). */
@@ -66,6 +76,10 @@ export async function runPrintTurn(
   await disarm();
   const transcriptPath = findTranscriptPath(worker.provider, await readEvents(deps, worker.provider, name));
   const offset = transcriptPath ? ((await deps.files.size(transcriptPath)) ?? 0) : 0;
+  const base =
+    input.maxBudgetUsd === undefined
+      ? null
+      : (input.costBaseUsd ?? costOfStatusLine(worker.provider, await readStatusLine(deps, name)));
   const sent = await sendPrompt(deps, { name, prompt: input.prompt });
   await onSent();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
@@ -120,9 +134,21 @@ export async function runPrintTurn(
 
   let outcome: Outcome;
   try {
+    const cost =
+      input.maxBudgetUsd === undefined || base === null
+        ? {}
+        : { cost: { maxCostUsd: input.maxBudgetUsd, costBaseUsd: base } };
     outcome = await waitForTurn(
       { ...deps, signal },
-      { name, after: sent.baseline, timeout: input.timeout, idleTimeout: input.idleTimeout },
+      {
+        name,
+        after: sent.baseline,
+        timeout: input.timeout,
+        idleTimeout: input.idleTimeout,
+        maxTokens: input.maxTokens,
+      },
+      undefined,
+      cost,
     );
   } finally {
     // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
@@ -146,12 +172,14 @@ export async function runPrintTurn(
     maxTurnsHit === null && (outcome.reason === "stop" || outcome.reason === "provider-error")
       ? await readAnswer(deps, { name, after: sent.baseline })
       : null;
+  const wantCost = input.wantCost === true || input.maxBudgetUsd !== undefined;
   return {
     outcome,
     maxTurnsHit,
     summary: tracker?.summary() ?? null,
     text: answer?.text ?? "",
     sessionId: answer?.sessionId ?? tracker?.summary().sessionId ?? null,
+    costUsd: wantCost ? await settledCost(deps, worker.provider, name) : null,
   };
 }
 

@@ -1,8 +1,12 @@
+import { billingEnvOf, billingFromEnv } from "../core/billing.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import type { Deps } from "../core/ports.ts";
+import type { HookEvent } from "../core/providers/types.ts";
 import type { WorkerState } from "../core/schemas.ts";
-import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import type { Telemetry } from "../core/telemetry.ts";
+import { findSessionId, findTranscriptPath, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
+import { readStatusLine } from "./cost.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
@@ -38,6 +42,10 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     sessionId: findSessionId(provider, events) ?? meta.sessionId,
     model: meta.model ?? null,
     events: events.length,
+    onLimit: meta.onLimit ?? ("stop" as const),
+    // Workers from before umbel recorded it: the names they were given decide.
+    billing: meta.billing ?? billingFromEnv(billingEnvOf(provider), meta.envNames),
+    telemetry: await telemetryOf(deps, worker, events),
   };
   if (!live.alive) {
     const state: WorkerState =
@@ -67,4 +75,19 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     reason: null,
     prompt: state === "needs-input" && turn.status === "input" ? turn.text : null,
   };
+}
+
+/** The provider's own records of tokens, cost and windows; a worker with no transcript yet has none. */
+async function telemetryOf(
+  deps: Deps,
+  worker: Worker,
+  events: readonly HookEvent[],
+): Promise<Telemetry | null> {
+  const { provider, meta } = worker;
+  if (!provider.readTelemetry) return null;
+  const path = findTranscriptPath(provider, events);
+  const transcript = path ? await deps.files.readText(path) : null;
+  const statusLine = provider.costRecord ? await readStatusLine(deps, meta.name) : null;
+  if (transcript === null && statusLine === null) return null;
+  return provider.readTelemetry({ transcript, statusLine });
 }

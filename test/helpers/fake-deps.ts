@@ -172,7 +172,11 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     system: {
       which: (bin) => (bin.startsWith("/") ? bin : `/usr/bin/${bin}`),
       uuid: () => `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
-      installAssets: async (root) => ({ launch: `${root}/bin/launch.sh`, hook: `${root}/bin/hook.sh` }),
+      installAssets: async (root) => ({
+        launch: `${root}/bin/launch.sh`,
+        hook: `${root}/bin/hook.sh`,
+        statusLine: `${root}/bin/statusline.sh`,
+      }),
       processStart: async (pid) => processes.get(pid) ?? null,
     },
     host: {

@@ -1,6 +1,7 @@
 // Keyword directives a test can put in a prompt to choose the reply without scripting the stub,
 // e.g. when the prompt is typed into a TUI through umbel. See README.md for the list.
 import { renderPromptEcho } from "./digest.ts";
+import { limit } from "./limits.ts";
 import { agent, bash, cutStream, hang, malformed, slowText, text, thinking, write } from "./replies.ts";
 import type { StubReply } from "./types.ts";
 
@@ -11,7 +12,19 @@ export interface Directive {
   times?: number;
 }
 
-const NAMES = ["error", "bash", "write", "slow", "hang", "thinking", "task", "malformed", "cut", "text"];
+const NAMES = [
+  "error",
+  "limit",
+  "bash",
+  "write",
+  "slow",
+  "hang",
+  "thinking",
+  "task",
+  "malformed",
+  "cut",
+  "text",
+];
 const PATTERN = new RegExp(`(?:^|\\s)stub:(${NAMES.join("|")})(?=\\s|$)([^\\n]*)`);
 
 /** The first reply directive in `prompt`, or null. `stub:deny` is the classifier's, not listed here. */
@@ -29,6 +42,15 @@ export function parseDirective(prompt: string): Directive | null {
       const times = second === undefined ? undefined : toInt(second, 1);
       const reply: StubReply = { kind: "error", status };
       return times === undefined ? { name, reply } : { name, reply, times };
+    }
+    case "limit": {
+      // stub:limit <seconds> [window] [times]: a window name, or a number alone as the times.
+      const words = rest.split(/\s+/).filter((w) => w !== "");
+      const seconds = toInt(words[0], 3600);
+      const named = words[1] !== undefined && !/^\d+$/.test(words[1]) ? words[1] : undefined;
+      const count = words[named === undefined ? 1 : 2];
+      const times = count === undefined ? undefined : toInt(count, 1);
+      return { name, reply: limit(seconds, named, times ?? 1), ...(times === undefined ? {} : { times }) };
     }
     case "bash":
       return { name, reply: bash(rest || "echo stub") };

@@ -180,6 +180,7 @@ describe("the JSON Schema and the run input", () => {
       "idleTimeout",
       "outputs",
       "fresh",
+      "maxTokens",
     ]);
     expect(schema.properties.steps.items.additionalProperties).toBe(false);
   });

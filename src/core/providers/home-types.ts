@@ -1,3 +1,5 @@
+import type { BillingRoute } from "../billing.ts";
+
 /**
  * A provider's own home (codex CODEX_HOME, gemini GEMINI_CLI_HOME): the user's config files it
  * reads, and the plan the engine lays out before launch (all pure; the engine does the I/O).
@@ -54,4 +56,6 @@ export type HomePlan = {
   readonly entries: readonly HomeEntry[];
   /** What kill removes (never following links). */
   readonly removeOnKill: readonly string[];
+  /** The billing route the home's settings select (gemini's auth method), when they decide it. */
+  readonly billing?: BillingRoute;
 };

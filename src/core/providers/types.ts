@@ -1,3 +1,4 @@
+import type { BillingEnv } from "../billing.ts";
 import type { ProviderLimits } from "../limits.ts";
 import type { ProviderId } from "../schemas.ts";
 import type { Telemetry, TelemetryRecords } from "../telemetry.ts";
@@ -147,11 +148,13 @@ export type ProviderCommon = {
   readonly limits?: ProviderLimits;
   /** Tokens, turns, context, model, cost and windows from its own records; none: status shows null. */
   readTelemetry?(records: TelemetryRecords): Telemetry;
+  /** Where the CLI records the session's cost (claude: its statusline JSON); none: no cost budget. */
+  readonly costRecord?: string;
   /**
-   * Explicit-only variables (`explicitOnlyEnv`) and others that put the worker on API billing when
-   * passed: `status` reports the route from the names a worker was given (default: explicitOnlyEnv).
+   * The variables that move a worker off its subscription when they reach it, and where to (`status`
+   * reports the route from them). Default: every explicitOnlyEnv name is an API key.
    */
-  readonly billingEnv?: readonly string[];
+  readonly billingEnv?: BillingEnv;
 };
 
 /** A provider that runs straight from its flags and env (claude: hooks in `--settings`). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Duration, Prompt, SpawnInput } from "../schemas.ts";
+import { Duration, MaxTokens, Prompt, SpawnInput } from "../schemas.ts";
 
 /**
  * The workflow file (`umbel run workflow.yaml`). Keys are camelCase, exactly as in the spawn schema
@@ -68,6 +68,7 @@ export const WorkflowStep = z
       .boolean()
       .optional()
       .describe("Start the worker anew for this step (no memory of its earlier steps in this run)"),
+    maxTokens: MaxTokens.optional(),
   })
   .strict()
   .describe("One prompt sent to one worker; the step ends when the turn ends");

@@ -43,14 +43,21 @@ export function waitProgress(
   if (!report) return undefined;
   let sentAt = Number.NEGATIVE_INFINITY;
   let sentTurn: string | null = null;
-  return ({ elapsedMs, turn }) => {
-    if (turn === sentTurn && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
+  return ({ elapsedMs, turn, limited }) => {
+    // Waiting through a usage limit (--on-limit continue) is a phase of its own.
+    const label = limited ? limitedLabel(limited) : TURN_LABEL[turn];
+    if (label === sentTurn && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
     sentAt = elapsedMs;
-    sentTurn = turn;
+    sentTurn = label;
     report({
       progress: elapsedMs,
       total: timeoutMs,
-      message: `${TURN_LABEL[turn]} · ${formatDuration(elapsedMs)} of ${formatDuration(timeoutMs)}`,
+      message: `${label} · ${formatDuration(elapsedMs)} of ${formatDuration(timeoutMs)}`,
     });
   };
+}
+
+function limitedLabel(limit: NonNullable<WaitProgress["limited"]>): string {
+  const window = limit.window ? ` (${limit.window})` : "";
+  return `limited${window}, waiting for the reset${limit.resetsAt ? ` at ${limit.resetsAt}` : ""}`;
 }

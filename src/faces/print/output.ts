@@ -1,4 +1,4 @@
-import { maxTurnsText, type PrintEnding } from "../../core/print-result.ts";
+import { budgetText, maxTurnsText, type PrintEnding } from "../../core/print-result.ts";
 
 export type PrintOutput = {
   /** The system/init message that opens a turn. */
@@ -42,6 +42,7 @@ export function createOutput(
       if (ending.kind === "success" || ending.kind === "api-error")
         out(ending.text.endsWith("\n") ? ending.text : `${ending.text}\n`);
       else if (ending.kind === "max-turns") out(maxTurnsText(ending.maxTurns));
+      else if (ending.kind === "budget") out(budgetText(ending));
     },
     end: () => {},
   };

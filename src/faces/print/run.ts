@@ -15,6 +15,7 @@ import { getProvider } from "../../core/providers/registry.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/turn.ts";
+import { costOfStatusLine, readStatusLine } from "../../operations/cost.ts";
 import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
@@ -71,6 +72,9 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     const { meta, provider } = await loadWorker(io.deps, worker.name);
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;
+    // total_cost_usd and --max-budget-usd count from here (a warm worker has spent before).
+    const costBase = costOfStatusLine(provider, await readStatusLine(io.deps, worker.name));
+    const wantCost = input.outputFormat !== "text" || input.maxBudgetUsd !== undefined;
     for (const [index, prompt] of prompts.entries()) {
       const turnStarted = index === 0 ? started : io.deps.clock.now();
       const workerName = worker.name;
@@ -97,15 +101,24 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
           maxTurns: input.maxTurns,
           timeout: input.timeout,
           idleTimeout: input.idleTimeout,
+          maxTokens: input.maxTokens,
+          maxBudgetUsd: input.maxBudgetUsd,
+          costBaseUsd: costBase,
+          wantCost,
         },
         // A tracker fed from the middle of a transcript may not have seen the session id yet.
         (message) =>
           output.message(message.session_id == null ? { ...message, session_id: sessionId } : message),
         printInit,
       );
-      const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit);
+      const costUsd = turn.costUsd === null ? null : Math.max(0, turn.costUsd - (costBase ?? 0));
+      const spent =
+        input.maxBudgetUsd !== undefined && costUsd !== null && costUsd >= input.maxBudgetUsd
+          ? { unit: "usd" as const, limit: input.maxBudgetUsd }
+          : null;
+      const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, spent);
       code = endingExitCode(ending, turn.outcome);
-      runModelUsage = addModelUsage(runModelUsage, turn.summary?.modelUsage ?? {});
+      runModelUsage = withCost(addModelUsage(runModelUsage, turn.summary?.modelUsage ?? {}), costUsd);
       const result = buildResult({
         ending,
         summary: turn.summary,
@@ -116,6 +129,7 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
         resultIndex: index,
         stream: input.outputFormat === "stream-json",
         runModelUsage,
+        costUsd,
         umbel: extras(worker.name, input.provider, turn.outcome, ending, code),
       });
       output.result(result, ending);
@@ -192,6 +206,7 @@ function reportDead(
       resultIndex: 0,
       stream: input.outputFormat === "stream-json",
       runModelUsage: {},
+      costUsd: null,
       umbel: extras(worker.name, input.provider, outcome, ending, EXIT.dead),
     }),
     ending,
@@ -202,14 +217,33 @@ function reportDead(
 }
 
 function extras(worker: string, provider: string, outcome: Outcome, ending: PrintEnding, exitCode: number) {
+  const limit = outcome.evidence.limit;
   return {
     worker,
     provider,
     outcome: ending.kind === "max-turns" ? ("max-turns" as const) : outcome.reason,
     exitCode,
     // What umbel saw when the turn did not end cleanly (the prompt, the screen, the exit record).
-    ...(ending.kind === "failure" || ending.kind === "api-error" ? { evidence: outcome.evidence } : {}),
+    ...(ending.kind === "failure" || ending.kind === "api-error" || ending.kind === "budget"
+      ? { evidence: outcome.evidence }
+      : {}),
+    // A usage limit's window and reset time, where the caller looks first.
+    ...(outcome.reason === "limited" && limit ? { limit } : {}),
   };
+}
+
+/**
+ * claude -p's modelUsage[].costUSD: the provider records the session's cost, not each model's, so it
+ * is filled only when one model ran (never split by a price table); else it stays null.
+ */
+function withCost(
+  usage: Record<string, Record<string, unknown>>,
+  costUsd: number | null,
+): Record<string, Record<string, unknown>> {
+  const models = Object.keys(usage);
+  const only = models[0];
+  if (costUsd === null || models.length !== 1 || only === undefined) return usage;
+  return { [only]: { ...usage[only], costUSD: costUsd } };
 }
 
 function lastString(

@@ -69,7 +69,7 @@ export const sendVerb = defineVerb({
 export const waitVerb = defineVerb({
   name: "wait",
   description:
-    "Wait for the turn to end; exit code = outcome (0 stop, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
+    "Wait for the turn to end; exit code = outcome (0 stop, 120 limited, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted)",
   input: WaitInput,
   output: Outcome,
   run: (input, { deps, progress }: VerbContext<WaitProgress>) => waitForTurn(deps, input, progress),

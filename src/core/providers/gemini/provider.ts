@@ -1,3 +1,4 @@
+import type { BillingRoute } from "../../billing.ts";
 import { UsageError } from "../../errors.ts";
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
@@ -150,7 +151,23 @@ function planGeminiHomeEntries(
     launch: context.launch,
   });
   const links = plan.entries.flatMap((entry) => (entry.kind === "link" ? [entry.path] : []));
-  return { home, entries: plan.entries, removeOnKill: links };
+  const billing = geminiBilling(plan.selectedType);
+  return { home, entries: plan.entries, removeOnKill: links, ...(billing ? { billing } : {}) };
+}
+
+/** gemini bills by its auth method, not by which variables are set (0.61.0 `security.auth.selectedType`). */
+function geminiBilling(selectedType: string | null): BillingRoute | null {
+  const via = [`settings security.auth.selectedType ${selectedType}`];
+  if (selectedType === "oauth-personal" || selectedType === "login-with-google")
+    return { route: "subscription", via };
+  if (selectedType === "gemini-api-key") return { route: "api-key", via };
+  if (
+    selectedType === "vertex-ai" ||
+    selectedType === "compute-default-credentials" ||
+    selectedType === "cloud-shell"
+  )
+    return { route: "cloud", via };
+  return null;
 }
 
 /** After AfterAgent (a plain stop for answers, errors and Escapes alike), the transcript says which. */
