@@ -69,6 +69,12 @@ export type ProviderLimits = {
   readonly selfContinueWithinMs?: number;
   /** self: the event in which the CLI gives up continuing (claude: quota_auto_resume_disabled). */
   gaveUp?(event: HookEvent): boolean;
+  /**
+   * After a limit it will not continue, the CLI may open a box a moment later that must be closed
+   * before it takes a prompt (claude's /rate-limit-options, ~1 s after StopFailure): the outcome's
+   * evidence looks for it this long and presses its keys (ScreenState error with keys).
+   */
+  readonly boxAfterMs?: number;
 };
 
 /** Unix seconds (as providers record them) → ISO 8601; null for anything that is not a time. */

@@ -66,7 +66,25 @@ describe("limited: from the provider's own records", () => {
       message: LIMIT_TEXT,
       limit: { window: "five_hour", resetsAt: iso(3600), message: LIMIT_TEXT },
     });
-    expect(run.at).toBeLessThan(2000);
+    // claude may open /rate-limit-options ~1 s later: an idle screen is final after 3 s.
+    expect(run.at).toBeGreaterThanOrEqual(3400);
+    expect(run.at).toBeLessThan(5000);
+  });
+
+  test("the menu drawn over an idle composer a second after the hook (measured) is still closed", () => {
+    const run = runWait(config(), {
+      events: turn([400, LIMIT_HOOK]),
+      transcript: [[390, limitTranscript(3600)]],
+      screens: [
+        [0, BUSY],
+        [450, IDLE],
+        [1400, MENU],
+        [1700, IDLE],
+      ],
+    });
+    expect(run.reason).toBe("limited");
+    expect(run.keys).toEqual([["1"]]);
+    expect(run.at).toBeLessThan(2500);
   });
 
   test("claude's /rate-limit-options menu (it will not continue by itself) is closed with its Stop option", () => {

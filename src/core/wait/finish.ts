@@ -11,6 +11,8 @@ import type { Decided, Step, WaitObservation, WaitState } from "./types.ts";
  */
 const EVIDENCE_MS = 1500;
 const EVIDENCE_POLL_MS = 50;
+/** While a limit's box may still open over an idle screen: look this often. */
+const BOX_POLL_MS = 200;
 /**
  * A timeout's screen may cost this much past the deadline (a healthy tmux answers in ~5 ms; a hung
  * one must not stretch the deadline: the outcome goes without its screen instead).
@@ -29,12 +31,14 @@ type Stalling = Extract<WaitState, { phase: "stall" }>;
 /** A clean stop needs no screen; everything else is reported with the screen that shows it. */
 export function beginEvidence(s: Watching, now: number, decided: Decided): Step {
   if (decided.reason === "stop") return { state: s, next: { kind: "done", ...decided } };
+  const boxAfter = limitedByProvider(decided) ? (s.config.provider.limits?.boxAfterMs ?? 0) : 0;
   const state: Evidence = {
     phase: "evidence",
     config: s.config,
     watch: s.watch,
     decided,
-    until: now + EVIDENCE_MS,
+    until: now + Math.max(EVIDENCE_MS, boxAfter + EVIDENCE_MS),
+    ...(boxAfter > 0 ? { boxUntil: now + boxAfter } : {}),
     bound: Math.max(s.config.deadline, now + EVIDENCE_GRACE_MS),
     screen: null,
     needExit: decided.reason === "dead" && s.watch.exit === null,
@@ -54,10 +58,12 @@ export function stepEvidence(s: Evidence, o: WaitObservation): Step {
           state: { ...state, dismissed: true },
           next: { kind: "keys", keys: [...seen.keys], bound: s.bound },
         };
-      const shows = seen !== null && accepts(s.decided, seen);
+      // An idle screen is not final while the limit's box may still open (unless it was closed).
+      const boxDue = s.boxUntil !== undefined && !s.dismissed && o.now < s.boxUntil;
+      const shows = seen !== null && accepts(s.decided, seen) && !boxDue;
       if (shows || !waitsForScreen(s.decided) || o.now >= s.until || o.now >= s.bound || o.aborted)
         return conclude(state);
-      return { state, next: { kind: "sleep", ms: EVIDENCE_POLL_MS, wake: false } };
+      return { state, next: { kind: "sleep", ms: boxDue ? BOX_POLL_MS : EVIDENCE_POLL_MS, wake: false } };
     }
     case "tick":
       return { state: s, next: captureFor(s) };

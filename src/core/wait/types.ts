@@ -157,6 +157,8 @@ export type WaitState =
       readonly needExit: boolean;
       /** The keys of a box that stands in the way were pressed (claude's /rate-limit-options menu). */
       readonly dismissed?: boolean;
+      /** A limit's box may still come (ProviderLimits.boxAfterMs): an idle screen is final only after this. */
+      readonly boxUntil?: number;
     }
   /** A budget spent: interrupt keys pressed, the turn's end (hook or idle screen) awaited. */
   | {

@@ -19,6 +19,9 @@ export const claudeLimits: ProviderLimits = {
   selfContinueWithinMs: 86_400_000,
   gaveUp: (event: HookEvent) =>
     event.name === "Notification" && event.payload.notification_type === "quota_auto_resume_disabled",
+  // Measured on 2.1.332 (test/real/limits.test.ts): the menu is drawn 0.7-1.5 s after StopFailure,
+  // over an idle composer; left open, the next send finds the worker busy.
+  boxAfterMs: 3000,
 };
 
 type Entry = Record<string, unknown>;
