@@ -22,6 +22,24 @@ export function costOfStatusLine(provider: Provider, statusLine: string | null):
  */
 const SETTLE_MS = 800;
 
+/**
+ * claude writes its first statusline JSON a moment after it is ready, and its startup requests (a
+ * subscriber's 1-token "quota" probe) cost something: the run's cost counts from the first JSON.
+ */
+const FIRST_MS = 2000;
+
+/** The session's cost before a run (waiting up to FIRST_MS for claude's first statusline JSON). */
+export async function startingCost(deps: Deps, provider: Provider, name: string): Promise<number | null> {
+  if (!provider.costRecord) return null;
+  const until = deps.clock.now() + FIRST_MS;
+  for (;;) {
+    const text = await readStatusLine(deps, name);
+    if (text !== null || deps.clock.now() >= until || deps.signal?.aborted)
+      return costOfStatusLine(provider, text);
+    await deps.clock.sleep(100, deps.signal);
+  }
+}
+
 /** The cost once the statusline has caught up with the turn that just ended (bounded by SETTLE_MS). */
 export async function settledCost(deps: Deps, provider: Provider, name: string): Promise<number | null> {
   if (!provider.costRecord) return null;

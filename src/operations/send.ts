@@ -6,6 +6,7 @@ import type { Delivery } from "../core/providers/types.ts";
 import type { SendInput } from "../core/schemas.ts";
 import { screenTail } from "../core/screen.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
+import { closeLimitBox } from "./limit-box.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
@@ -54,7 +55,7 @@ async function holdComposer(deps: Deps, name: string): Promise<Lock> {
 
 async function deliver(deps: Deps, worker: Worker, input: SendInput, started: number): Promise<SendResult> {
   const { name } = worker.meta;
-  const screen = await settledScreen(deps, worker);
+  const screen = await closeLimitBox(deps, worker, await settledScreen(deps, worker));
   const state = worker.provider.classifyScreen(screen);
   if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {
     // codex streams its answer with no busy marker: the hooks say whether a turn is still on (a

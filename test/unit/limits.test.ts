@@ -8,6 +8,7 @@ import { claude } from "../../src/core/providers/claude/provider.ts";
 import { readCodexLimit } from "../../src/core/providers/codex/limits.ts";
 import { codex } from "../../src/core/providers/codex/provider.ts";
 import { readGeminiLimit } from "../../src/core/providers/gemini/limits.ts";
+import { gemini } from "../../src/core/providers/gemini/provider.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 
 const jsonl = (...lines: object[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join("");
@@ -152,6 +153,37 @@ describe("codex: task_complete usage_limit_exceeded and the rate-limit snapshot"
     });
     const other = failed({ response_too_many_failed_attempts: { http_status_code: 429 } });
     expect(readCodexLimit(jsonl(started, other), "t1")).toBeNull();
+  });
+});
+
+describe("the boxes a CLI opens at a limit (closed by wait, or by send once the turn is over)", () => {
+  test("codex's 'Approaching rate limits' popup: the digit of 'Keep current model' (never a model switch)", () => {
+    // Captured through umbel from codex 0.171.0 (test/real/codex-limits.test.ts).
+    const popup = [
+      "› use the quota",
+      "■ You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more credits or try again at 3:55 PM.",
+      "  Approaching rate limits",
+      "  Switch to gpt-6-luna for lower credit usage?",
+      "› 1. Switch to gpt-6-luna                   Fast and affordable model for easier tasks.",
+      "  2. Keep current model",
+      "  3. Keep current model (never show again)  Hide future rate limit reminders about switching models",
+      "  enter select · esc back",
+    ].join("\n");
+    expect(codex.classifyScreen(popup)).toMatchObject({ kind: "error", keys: ["2"] });
+  });
+
+  test("gemini's Google sign-in quota box (Switch / Upgrade / Stop): Stop", () => {
+    const box = [
+      "╭──────────────────────────────────────────────────╮",
+      "│ Usage limit reached for all Pro models.          │",
+      "│ Access resets at 1:18 PM UTC.                    │",
+      "│ /auth to switch to API key.                      │",
+      "│ ● 1. Switch to gemini-3.5-flash                  │",
+      "│   2. Upgrade for higher limits                   │",
+      "│   3. Stop                                        │",
+      "╰──────────────────────────────────────────────────╯",
+    ].join("\n");
+    expect(gemini.classifyScreen(box)).toMatchObject({ kind: "error", keys: ["3"] });
   });
 });
 

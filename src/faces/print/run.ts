@@ -14,8 +14,9 @@ import {
 import { getProvider } from "../../core/providers/registry.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
+import { tokensOfUsage } from "../../core/telemetry.ts";
 import { findSessionId } from "../../core/turn.ts";
-import { costOfStatusLine, readStatusLine } from "../../operations/cost.ts";
+import { startingCost } from "../../operations/cost.ts";
 import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
@@ -73,8 +74,9 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;
     // total_cost_usd and --max-budget-usd count from here (a warm worker has spent before).
-    const costBase = costOfStatusLine(provider, await readStatusLine(io.deps, worker.name));
     const wantCost = input.outputFormat !== "text" || input.maxBudgetUsd !== undefined;
+    const costBase = wantCost ? await startingCost(io.deps, provider, worker.name) : null;
+    let runCost: number | null = costBase === null ? null : 0;
     for (const [index, prompt] of prompts.entries()) {
       const turnStarted = index === 0 ? started : io.deps.clock.now();
       const workerName = worker.name;
@@ -111,7 +113,10 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
           output.message(message.session_id == null ? { ...message, session_id: sessionId } : message),
         printInit,
       );
-      const costUsd = turn.costUsd === null ? null : Math.max(0, turn.costUsd - (costBase ?? 0));
+      // A turn that used no tokens (an API error, a limit) cost nothing, whatever else claude spent.
+      const used = tokensOfUsage(turn.summary?.usage).total > 0;
+      if (turn.costUsd !== null && used) runCost = Math.max(0, turn.costUsd - (costBase ?? 0));
+      const costUsd = runCost;
       const spent =
         input.maxBudgetUsd !== undefined && costUsd !== null && costUsd >= input.maxBudgetUsd
           ? { unit: "usd" as const, limit: input.maxBudgetUsd }

@@ -10,7 +10,12 @@ import { findCodexTurnEnd } from "./transcript.ts";
  * When the answer carried `x-codex-primary-*` headers, a `token_count` line before it holds the
  * windows (`rate_limits.primary/secondary`: used_percent, window_minutes, resets_at in unix seconds).
  */
-export const codexLimits: ProviderLimits = { read: readCodexLimit, continues: "resend" };
+export const codexLimits: ProviderLimits = {
+  read: readCodexLimit,
+  continues: "resend",
+  // "Approaching rate limits" (switch model?) opens after the error line when the 429 said 100 %.
+  boxAfterMs: 3000,
+};
 
 const LIMIT_KIND = "usage_limit_exceeded";
 
