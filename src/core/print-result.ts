@@ -134,6 +134,8 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
     case "budget":
       return {
         ...head,
+        // claude -p 2.1.332 prints 0 here (measured), even after a full answer.
+        duration_api_ms: head.duration_api_ms ?? 0,
         terminal_reason: "budget_exhausted",
         subtype: e.unit === "usd" ? "error_max_budget_usd" : "error_max_tokens",
         errors: [budgetError(e)],

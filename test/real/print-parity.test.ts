@@ -21,9 +21,12 @@ const CONCURRENCY = 3;
 // A test waits for its pair, which may queue behind others (the file takes ~1-1.5 min in all).
 setDefaultTimeout(150_000);
 
-/** Keys umbel fills with null by design: not in the interactive transcript (docs/cli-reference.md). */
+/**
+ * Keys umbel fills with null by design: not in the interactive transcript (docs/cli-reference.md).
+ * total_cost_usd is claude's own statusline cost now (issue 13): compared by type, as the TUI's
+ * requests (system prompt, tools) differ from -p's.
+ */
 const NULL_IN_UMBEL = [
-  "total_cost_usd",
   "fast_mode_state",
   "fast_mode_disabled_reason",
   "subagent_stats",
@@ -130,6 +133,10 @@ const CASES = {
   },
   "--mcp-config": { args: ["parity mcp", "--mcp-config", '{"mcpServers":{}}', "--output-format", "json"] },
   "API error": { args: ["stub:error 500", "--output-format", "json"] },
+  "--max-budget-usd json": {
+    args: ["parity budget", "--max-budget-usd", "0.0000001", "--output-format", "json"],
+  },
+  "--max-budget-usd text": { args: ["parity budget text", "--max-budget-usd", "0.0000001"] },
 } satisfies Record<string, Case>;
 
 describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", () => {
@@ -300,6 +307,7 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     "--settings",
     "--mcp-config",
     "API error",
+    "--max-budget-usd json",
   ])("%s: equal result, keys and exit code", async (label) => {
     const { claude: c, umbel: u } = await pair(label);
     compareResults(parse(c), parse(u));
@@ -325,6 +333,13 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     ]);
     const settings = JSON.parse((await pair("--settings")).umbel.stdout) as Json;
     expect(settings.result).toContain(`len=${"set-by-settings".length} `);
+  });
+
+  test("--max-budget-usd in text mode: claude's line on stdout, exit 1", async () => {
+    const { claude: c, umbel: u } = await pair("--max-budget-usd text");
+    expect(u.stdout).toBe(c.stdout);
+    expect(u.stdout).toBe("Error: Exceeded USD budget (1e-7)");
+    expect(u.code).toBe(c.code);
   });
 
   test("--max-turns in text mode: claude's line on stdout, exit 1", async () => {

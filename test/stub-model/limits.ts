@@ -11,7 +11,7 @@ export function limit(seconds: number, window?: string, times = 1): StubReply {
 }
 
 /** Unix seconds `seconds` from now. */
-export function unixIn(seconds: number): number {
+function unixIn(seconds: number): number {
   return Math.floor(Date.now() / 1000) + seconds;
 }
 

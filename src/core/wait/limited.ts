@@ -118,7 +118,7 @@ export function afterContinuation(
   };
 }
 
-export function limitedEvidence(turn: Limited, memory: LimitMemory, detail?: string): OutcomeEvidence {
+function limitedEvidence(turn: Limited, memory: LimitMemory, detail?: string): OutcomeEvidence {
   return {
     promptId: turn.promptId,
     error: turn.error,

@@ -38,7 +38,7 @@ export function readTranscriptFacts(
 }
 
 /** Tokens the turn of `promptId` has used so far (input + output + cache), or null without a tracker. */
-export function turnTokens(provider: Provider, transcript: string, promptId: string | null): number | null {
+function turnTokens(provider: Provider, transcript: string, promptId: string | null): number | null {
   const tracker = provider.trackTurn?.(promptId);
   if (!tracker) return null;
   for (const line of transcript.split("\n")) tracker.push(line);
