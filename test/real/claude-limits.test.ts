@@ -10,8 +10,9 @@ import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
 
-// claude continues a limited turn ~60 s (30-90 s) after the reset: that test alone takes ~1.5 min.
-setDefaultTimeout(240_000);
+// claude continues a limited turn ~60 s (30-90 s) after the reset: that test alone took 61-122 s
+// here (a loaded machine stretches it).
+setDefaultTimeout(360_000);
 
 const claude = requireRealClaude("test/real/claude-limits.test.ts");
 type Json = Record<string, unknown> & { evidence: Record<string, unknown> };
@@ -173,7 +174,7 @@ describe.skipIf(claude === null)("real claude at a usage limit, through dist/umb
 
   test("--on-limit continue with a reset seconds ahead: claude continues by itself and the wait ends in stop", async () => {
     await ok(["spawn", "rc", "--on-limit", "continue", ...SUB_FLAGS, "--start-timeout", "60s"]);
-    const { outcome, code, ms } = await turn("rc", "limit two stub:limit 5 five_hour 1", "200s");
+    const { outcome, code, ms } = await turn("rc", "limit two stub:limit 5 five_hour 1", "300s");
     timing("limit → claude's own continuation → stop", ms);
     expect(outcome).toMatchObject({
       reason: "stop",
