@@ -17,14 +17,16 @@ export function costOfStatusLine(provider: Provider, statusLine: string | null):
 }
 
 /**
- * claude redraws its statusline (and so rewrites the JSON) ~300 ms after a message, which can be
- * after the Stop hook: the cost after a turn is the JSON's next version, or the one there after this.
+ * claude redraws its statusline (and so rewrites the JSON) after each message, the last one ~0.4 s
+ * after the Stop hook (2.1.332, measured through umbel): the cost after a turn is the JSON's next
+ * version, or the one there this long after the turn ended.
  */
 const SETTLE_MS = 800;
 
 /**
- * claude writes its first statusline JSON a moment after it is ready, and its startup requests (a
- * subscriber's 1-token "quota" probe) cost something: the run's cost counts from the first JSON.
+ * claude writes its first statusline JSON as it draws its first screen (2.1.332: there when spawn
+ * returns), and its startup requests (a subscriber's 1-token "quota" probe) cost something: the
+ * run's cost counts from that JSON. A worker started on a loaded machine may need a moment.
  */
 const FIRST_MS = 2000;
 
@@ -40,13 +42,23 @@ export async function startingCost(deps: Deps, provider: Provider, name: string)
   }
 }
 
-/** The cost once the statusline has caught up with the turn that just ended (bounded by SETTLE_MS). */
-export async function settledCost(deps: Deps, provider: Provider, name: string): Promise<number | null> {
+/**
+ * The cost once the statusline has caught up with the turn that ended at `endedAt`, when the JSON
+ * was `atEnd`: its next version, or what is there SETTLE_MS after the end.
+ */
+export async function settledCost(
+  deps: Deps,
+  provider: Provider,
+  name: string,
+  atEnd: { readonly text: string | null; readonly at: number },
+): Promise<number | null> {
   if (!provider.costRecord) return null;
-  const first = await readStatusLine(deps, name);
+  const first = atEnd.text;
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
-    const until = deps.clock.now() + SETTLE_MS;
+    const now0 = await readStatusLine(deps, name);
+    if (now0 !== null && now0 !== first) return costOfStatusLine(provider, now0);
+    const until = atEnd.at + SETTLE_MS;
     let now = deps.clock.now();
     while (now < until && !deps.signal?.aborted) {
       await waker.next(until - now, deps.signal);

@@ -133,6 +133,8 @@ export async function runPrintTurn(
   })();
 
   let outcome: Outcome;
+  const wantCost = input.wantCost === true || input.maxBudgetUsd !== undefined;
+  let atEnd = { text: null as string | null, at: 0 };
   try {
     const cost =
       input.maxBudgetUsd === undefined || base === null
@@ -150,6 +152,8 @@ export async function runPrintTurn(
       undefined,
       cost,
     );
+    // The statusline as the turn ended: claude rewrites it ~0.4 s after its Stop (measured).
+    if (wantCost) atEnd = { text: await readStatusLine(deps, name), at: deps.clock.now() };
   } finally {
     // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
     const until = deps.clock.now() + DRAIN_MS;
@@ -172,14 +176,13 @@ export async function runPrintTurn(
     maxTurnsHit === null && (outcome.reason === "stop" || outcome.reason === "provider-error")
       ? await readAnswer(deps, { name, after: sent.baseline })
       : null;
-  const wantCost = input.wantCost === true || input.maxBudgetUsd !== undefined;
   return {
     outcome,
     maxTurnsHit,
     summary: tracker?.summary() ?? null,
     text: answer?.text ?? "",
     sessionId: answer?.sessionId ?? tracker?.summary().sessionId ?? null,
-    costUsd: wantCost ? await settledCost(deps, worker.provider, name) : null,
+    costUsd: wantCost ? await settledCost(deps, worker.provider, name, atEnd) : null,
   };
 }
 

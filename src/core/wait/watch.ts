@@ -128,6 +128,8 @@ function corrected(s: Watching, now: number, transcript: Watch["transcript"]): S
     ended === null &&
     provider.transcriptTurnEnd !== undefined;
   if (holding) stopSeenAt ??= now;
+  // A turn going on again (claude continuing after a limit) is not held: poll at the normal pace.
+  if (!holding && !limitDue && turn.status === "running" && !turn.sawStop) stopSeenAt = null;
   if ((holding || limitDue) && now - (stopSeenAt ?? now) < TRANSCRIPT_SETTLE_MS)
     turn = {
       status: "running",
