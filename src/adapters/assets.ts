@@ -3,6 +3,7 @@ import { join } from "node:path";
 import hookScript from "../../hooks/hook.sh" with { type: "text" };
 import launchScript from "../../hooks/launch.sh" with { type: "text" };
 import pluginScript from "../../hooks/opencode-plugin.js" with { type: "text" };
+import statusLineScript from "../../hooks/statusline.sh" with { type: "text" };
 import type { Assets } from "../core/ports.ts";
 import { readTextOrNull, writeFileAtomic } from "./files.ts";
 
@@ -12,12 +13,13 @@ import { readTextOrNull, writeFileAtomic } from "./files.ts";
  * 0600 like every file under the state root: they run as `sh <script>`, never by their exec bit.
  */
 export async function installAssets(root: string): Promise<Assets> {
-  const [launch, hook, plugin] = await Promise.all([
+  const [launch, hook, plugin, statusLine] = await Promise.all([
     install(root, "launch", launchScript),
     install(root, "hook", hookScript),
     install(root, "opencode-plugin", pluginScript, ".js"),
+    install(root, "statusline", statusLineScript),
   ]);
-  return { launch, hook, plugin };
+  return { launch, hook, plugin, statusLine };
 }
 
 async function install(root: string, stem: string, content: string, ext = ".sh"): Promise<string> {

@@ -4,7 +4,7 @@
  *
  * Exit-code table (documented in docs/cli-reference.md; the wait outcomes share it):
  *   0 ok / stop · 1 failure (state files included) · 2 usage · 3 no such worker · 4 conflict · 5 nothing to wait for · 70 internal
- *   121 rejected (a guardrail never held) · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+ *   120 limited · 121 rejected (a guardrail never held) · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
  */
 export const EXIT = {
   ok: 0,
@@ -14,6 +14,7 @@ export const EXIT = {
   conflict: 4,
   noTurn: 5,
   internal: 70,
+  limited: 120,
   rejected: 121,
   providerError: 122,
   idle: 123,

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { BillingRoute } from "./billing.ts";
+import { OnLimit } from "./limits.ts";
 import { PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
 /** sessions/<name>/meta.json: what a worker is. Never holds an environment value. */
@@ -17,6 +19,10 @@ export const Meta = z.object({
   unattended: z.boolean().optional(),
   /** Spawned with umbel's StructuredOutput tool (spawn --structured): its turns can take a schema. */
   structured: z.boolean().optional(),
+  /** What the worker does at a usage limit (absent: stop). */
+  onLimit: OnLimit.optional(),
+  /** The billing route its env and settings select (names only; absent in older state: derived). */
+  billing: BillingRoute.optional(),
   /** Names (never values) of the variables passed explicitly, for `status`. */
   envNames: z.array(z.string()),
   /** Files of the provider's home that belong to this worker alone; kill removes them. */

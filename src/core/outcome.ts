@@ -2,6 +2,7 @@ import { z } from "zod";
 import { inputIdOf } from "./answer.ts";
 import { EXIT } from "./errors.ts";
 import { Attempt } from "./guard/record.ts";
+import { BudgetSpent, UsageLimit } from "./limits.ts";
 import { SentFromQueue } from "./queue.ts";
 import { OutcomeReason } from "./schemas.ts";
 import type { TurnState } from "./turn.ts";
@@ -55,6 +56,15 @@ export const OutcomeEvidence = z
       .array(Attempt)
       .optional()
       .describe("Every attempt of a guarded turn (--json-schema, --accept): its checks and their output"),
+    limit: UsageLimit.optional().describe(
+      "The usage limit that stopped the turn (limited; with --on-limit continue, the last one waited through)",
+    ),
+    budget: BudgetSpent.optional(),
+    continued: z
+      .number()
+      .int()
+      .optional()
+      .describe("--on-limit continue: how many usage limits the turn was continued through"),
   })
   .describe("What shows the outcome; which fields are set depends on `reason`");
 export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;
@@ -62,9 +72,9 @@ export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;
 /** What `wait` returns: exactly one outcome of the turn. */
 export const Outcome = z.object({
   reason: OutcomeReason.describe(
-    "stop: the turn ended · rejected: a guardrail never held · input: needs a person · provider-error · idle · timeout · dead · aborted",
+    "stop: the turn ended · rejected: a guardrail never held · input: needs a person · limited: a usage limit or budget stopped it · provider-error · idle · timeout · dead · aborted",
   ),
-  exitCode: z.number().int().describe("The CLI's exit code for this outcome (0 stop, 121-126, 130)"),
+  exitCode: z.number().int().describe("The CLI's exit code for this outcome (0 stop, 120-126, 130)"),
   name: z.string().describe("Worker name"),
   baseline: z.number().int().describe("The baseline the turn was followed from"),
   elapsedMs: z.number().describe("How long the wait took"),
@@ -82,6 +92,7 @@ export const OUTCOME_EXIT: Record<OutcomeReason, number> = {
   dead: EXIT.dead,
   input: EXIT.input,
   aborted: EXIT.aborted,
+  limited: EXIT.limited,
 };
 
 /** Everything `wait` knows at one instant. Times are milliseconds from an injected clock. */
@@ -122,6 +133,12 @@ export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidenc
     const evidence: OutcomeEvidence = { promptId: t.promptId, message: t.message };
     if (t.interrupted) Object.assign(evidence, { interrupted: true, detail: t.detail ?? "interrupted" });
     return { reason: "stop", evidence };
+  }
+  if (t.status === "failure" && t.limit) {
+    return {
+      reason: "limited",
+      evidence: { promptId: t.promptId, error: t.error, message: t.message, limit: t.limit },
+    };
   }
   if (t.status === "failure") {
     return {

@@ -202,12 +202,14 @@ export type HomePort = {
   remove(paths: readonly string[]): Promise<void>;
 };
 
-/** The hook script and the launch wrapper, written under the state root by content hash. */
+/** The hook script, the launch wrapper and the providers' own assets, written under the state root by content hash. */
 export type Assets = {
   readonly launch: string;
   readonly hook: string;
   /** opencode's events plugin (hooks/opencode-plugin.js). */
   readonly plugin: string;
+  /** claude's statusLine command (hooks/statusline.sh): keeps the last statusline JSON. */
+  readonly statusLine: string;
 };
 
 /** What comes from the operating system: programs on PATH and randomness. */

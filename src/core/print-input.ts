@@ -1,8 +1,18 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 import { GuardFields, orphanGuardField } from "./guard/fields.ts";
+import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
-import { Duration, EnvSpec, JsonObjectText, PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
+import { getProvider } from "./providers/registry.ts";
+import {
+  Duration,
+  EnvSpec,
+  JsonObjectText,
+  MaxTokens,
+  PermissionMode,
+  ProviderId,
+  WorkerName,
+} from "./schemas.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.
@@ -31,6 +41,15 @@ export const PrintInput = z
     settings: JsonObjectText.optional().describe("Settings (JSON text; a file path is read by the face)"),
     mcpConfig: z.array(z.string().min(1)).optional().describe("MCP server configs: JSON text or file paths"),
     maxTurns: z.number().int().positive().optional().describe("Stop after this many model turns"),
+    maxBudgetUsd: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        "Stop once the run has cost this many USD, as the provider records it (claude's statusline; umbel reads no cost from codex, gemini or opencode)",
+      ),
+    maxTokens: MaxTokens.optional(),
+    onLimit: OnLimit.optional(),
     continue: z.boolean().default(false).describe("Continue the most recent conversation in cwd"),
     resume: z
       .string()
@@ -61,6 +80,7 @@ export const LAUNCH_FLAGS = [
   "addDir",
   "settings",
   "mcpConfig",
+  "onLimit",
 ] as const satisfies readonly (keyof PrintInput)[];
 
 /** Rules between flags, with claude -p's own messages where it has the same rule. */
@@ -75,6 +95,12 @@ export function checkPrintInput(input: PrintInput): void {
     throw new UsageError("no prompt: give it as an argument or on stdin");
   const orphan = orphanGuardField(input);
   if (orphan) throw new UsageError(orphan.message);
+  const provider = getProvider(input.provider);
+  if (input.maxBudgetUsd !== undefined && !provider.costRecord)
+    throw new UsageError(
+      `--max-budget-usd needs a cost the provider records, and ${provider.displayName} records none (umbel never guesses one from a price table); use --max-tokens`,
+      { provider: provider.id },
+    );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { MAX_INVALID_CALLS } from "./guard/decide.ts";
 import type { Attempt } from "./guard/record.ts";
+import type { UsageLimit } from "./limits.ts";
 import type { Outcome, OutcomeEvidence } from "./outcome.ts";
 import { describeFailure } from "./print.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
@@ -8,7 +9,8 @@ import type { OutcomeReason } from "./schemas.ts";
 /**
  * claude -p's result object (2.1.332), filled from umbel's outcome and the turn's transcript.
  * The key set depends on how the turn ended, exactly as claude -p's does; values umbel cannot know
- * from the interactive TUI (cost, fast mode, subagent and safety stats, stream timings) are null.
+ * from the interactive TUI (fast mode, subagent and safety stats, stream timings; cost where the
+ * provider records none) are null.
  */
 export type PrintEnding =
   /** With --json-schema, `structured` is the object and `text` its JSON text (claude's `result`). */
@@ -18,6 +20,8 @@ export type PrintEnding =
   | { kind: "max-turns"; maxTurns: number }
   /** claude -p's error_max_structured_output_retries: five invalid StructuredOutput calls. */
   | { kind: "structured-retries"; message: string }
+  /** A budget umbel stopped the turn at: -p --max-budget-usd (claude's) or --max-tokens (umbel's). */
+  | { kind: "budget"; unit: "usd" | "tokens"; limit: number }
   /** A umbel outcome claude -p has no equivalent for (input, timeout, idle, dead, aborted). */
   | { kind: "failure"; reason: Exclude<OutcomeReason, "stop">; message: string };
 
@@ -29,6 +33,8 @@ type UmbelExtras = {
   evidence?: OutcomeEvidence;
   /** The guardrails' attempts (--json-schema, --accept), each with its checks. */
   attempts?: Attempt[];
+  /** A usage limit (limited): its window and reset time, also in evidence. */
+  limit?: UsageLimit;
 };
 
 export type ResultArgs = {
@@ -41,18 +47,30 @@ export type ResultArgs = {
   /** stream-json adds model_usage_since_last_result (this turn); modelUsage is the run's total. */
   stream: boolean;
   runModelUsage: Record<string, Record<string, unknown>>;
+  /** The run's cost as the provider records it (claude's statusline), or null where none is. */
+  costUsd: number | null;
   umbel: UmbelExtras;
 };
 
 /**
- * The turn's ending from umbel's outcome (and whether --max-turns halted it). A guarded prompt ends
- * as claude -p's does where claude has the guard: the object as the result; five invalid calls as
- * error_max_structured_output_retries; no call even after its one enforce message, the text answer
- * as a success. A failed accept check (umbel's own guard) is a failure, `rejected`.
+ * The turn's ending from umbel's outcome (and whether --max-turns halted it, or a budget was spent:
+ * claude -p reports a spent --max-budget-usd even when the turn that spent it ended by itself). A
+ * guarded prompt ends as claude -p's does where claude has the guard: the object as the result; five
+ * invalid calls as error_max_structured_output_retries; no call even after its one enforce message,
+ * the text answer as a success. A failed accept check (umbel's own guard) is a failure, `rejected`.
  */
-export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number | null): PrintEnding {
+export function decideEnding(
+  outcome: Outcome,
+  text: string,
+  maxTurnsHit: number | null,
+  budgetSpent: Omit<Extract<PrintEnding, { kind: "budget" }>, "kind"> | null = null,
+): PrintEnding {
   if (maxTurnsHit !== null) return { kind: "max-turns", maxTurns: maxTurnsHit };
   const e = outcome.evidence;
+  if (outcome.reason === "limited" && e.budget)
+    return { kind: "budget", unit: e.budget.unit, limit: e.budget.limit };
+  if (budgetSpent !== null && (outcome.reason === "stop" || outcome.reason === "limited"))
+    return { kind: "budget", ...budgetSpent };
   if (outcome.reason === "stop")
     return e.structured === undefined
       ? { kind: "success", text }
@@ -62,6 +80,8 @@ export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number
     if (s.rejected >= MAX_INVALID_CALLS) return { kind: "structured-retries", message: e.detail ?? "" };
     return { kind: "success", text };
   }
+  // A usage limit is claude -p's API error (429 usage_limit_reached): exit 1, the limit's text.
+  if (outcome.reason === "limited") return { kind: "api-error", text: describeFailure(outcome, text) };
   if (outcome.reason === "provider-error") return { kind: "api-error", text: describeFailure(outcome, text) };
   return { kind: "failure", reason: outcome.reason, message: describeFailure(outcome, text) };
 }
@@ -69,7 +89,12 @@ export function decideEnding(outcome: Outcome, text: string, maxTurnsHit: number
 /** claude -p exits 1 for an API error and for max turns; umbel's own outcomes keep their codes. */
 export function endingExitCode(ending: PrintEnding, outcome: Outcome): number {
   if (ending.kind === "success") return 0;
-  if (ending.kind === "api-error" || ending.kind === "max-turns" || ending.kind === "structured-retries")
+  if (
+    ending.kind === "api-error" ||
+    ending.kind === "max-turns" ||
+    ending.kind === "structured-retries" ||
+    ending.kind === "budget"
+  )
     return 1;
   return outcome.exitCode;
 }
@@ -83,7 +108,7 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
     duration_api_ms: s?.durationApiMs ?? null,
     stop_reason: s?.stopReason ?? null,
     session_id: a.sessionId ?? s?.sessionId ?? null,
-    total_cost_usd: null,
+    total_cost_usd: a.costUsd,
     usage: s?.usage ?? null,
     modelUsage: a.runModelUsage,
     permission_denials: s?.permissionDenials ?? [],
@@ -122,13 +147,28 @@ export function buildResult(a: ResultArgs): Record<string, unknown> {
         first_content_frame_ms: null,
         umbel: a.umbel,
       };
-    case "api-error":
+    case "api-error": {
+      // claude -p names a usage limit (and only a limit) in `api_error`, as its transcript does.
+      const limit = a.umbel.outcome === "limited" || s?.apiError?.error === "usage_limit_reached";
       return {
         ...head,
         subtype: "success",
-        api_error_status: s?.apiError?.status ?? null,
-        api_error_type: s?.apiError?.type ?? null,
+        api_error_status: s?.apiError?.status ?? (limit ? 429 : null),
+        api_error_type: s?.apiError?.type ?? (limit ? "rate_limit_error" : null),
+        ...(limit ? { api_error: "usage_limit_reached" } : {}),
         result: e.text,
+        ...tail,
+        umbel: a.umbel,
+      };
+    }
+    case "budget":
+      return {
+        ...head,
+        // claude -p 2.1.332 prints 0 here (measured), even after a full answer.
+        duration_api_ms: head.duration_api_ms ?? 0,
+        terminal_reason: "budget_exhausted",
+        subtype: e.unit === "usd" ? "error_max_budget_usd" : "error_max_tokens",
+        errors: [budgetError(e)],
         ...tail,
         umbel: a.umbel,
       };
@@ -177,6 +217,18 @@ export function maxTurnsText(maxTurns: number): string {
   return `Error: Reached max turns (${maxTurns})`;
 }
 
+/** claude -p's text-mode line for a spent --max-budget-usd (2.1.332), and umbel's for --max-tokens. */
+export function budgetText(e: Extract<PrintEnding, { kind: "budget" }>): string {
+  return e.unit === "usd"
+    ? `Error: Exceeded USD budget (${e.limit})`
+    : `Error: Exceeded token budget (${e.limit})`;
+}
+
+/** claude -p's `errors` entry: "Reached maximum budget ($1e-7)" (the number as JS prints it). */
+function budgetError(e: Extract<PrintEnding, { kind: "budget" }>): string {
+  return e.unit === "usd" ? `Reached maximum budget ($${e.limit})` : `Reached maximum tokens (${e.limit})`;
+}
+
 /** Model usage summed key by key (numbers add; the rest keeps the later value). */
 export function addModelUsage(
   total: Record<string, Record<string, unknown>>,
@@ -204,5 +256,6 @@ function terminalReason(e: PrintEnding): string {
   if (e.kind === "api-error") return "api_error";
   if (e.kind === "max-turns") return "max_turns";
   if (e.kind === "structured-retries") return "structured_output_retry_exhausted";
+  if (e.kind === "budget") return "budget_exhausted";
   return e.reason;
 }

@@ -6,6 +6,8 @@ export function describeFailure(outcome: Outcome, text: string): string {
   switch (outcome.reason) {
     case "provider-error":
       return e.message ?? text ?? `provider error: ${e.error ?? "unknown"}`;
+    case "limited":
+      return e.message ?? e.limit?.message ?? (text || "a usage limit stopped the turn");
     case "input":
       return `the worker needs input: ${e.prompt ?? "a prompt is waiting"}`;
     case "timeout":

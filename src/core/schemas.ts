@@ -3,6 +3,7 @@ import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
 import { FleetSpawnOptions } from "./fleet-options.ts";
 import { parseJsonObject } from "./json.ts";
 import { isKeyName, KEY_NAMES } from "./key-names.ts";
+import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
 
 /**
@@ -154,6 +155,7 @@ export const SpawnInput = z
         "Give the worker umbel's StructuredOutput tool (an MCP server run with it), so its turns can take --json-schema",
       ),
     ...FleetSpawnOptions.shape,
+    onLimit: OnLimit.optional(),
   })
   .strict();
 export type SpawnInput = z.infer<typeof SpawnInput>;
@@ -172,6 +174,15 @@ export const SendInput = z
   .strict();
 export type SendInput = z.infer<typeof SendInput>;
 
+/** A turn's token budget (`--max-tokens`): every face reads this one schema. */
+export const MaxTokens = z
+  .number()
+  .int()
+  .positive()
+  .describe(
+    "Stop the turn (the provider's interrupt) once it has used more than this many tokens (input + output + cache, from the provider's own records); the outcome is limited (120) with window max-tokens",
+  );
+
 const Baseline = z
   .number()
   .int()
@@ -188,6 +199,7 @@ export const WaitInput = z
     idleTimeout: Duration.optional().describe(
       "Return outcome idle (123) once screen, events and transcript have been still this long (at most 168h)",
     ),
+    maxTokens: MaxTokens.optional(),
   })
   .strict();
 export type WaitInput = z.infer<typeof WaitInput>;
@@ -244,6 +256,7 @@ export const OutcomeReason = z.enum([
   "stop",
   "rejected",
   "input",
+  "limited",
   "provider-error",
   "idle",
   "timeout",

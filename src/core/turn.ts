@@ -1,3 +1,4 @@
+import type { UsageLimit } from "./limits.ts";
 import { policyDecisionOf } from "./policy.ts";
 import type { RecordSource } from "./providers/transcript-types.ts";
 import type { HookEvent, Provider, TurnSignal } from "./providers/types.ts";
@@ -28,7 +29,15 @@ export type TurnState =
       interrupted?: boolean;
       detail?: string;
     }
-  | { status: "failure"; promptId: string | null; error: string; message: string | null; at: number };
+  | {
+      status: "failure";
+      promptId: string | null;
+      error: string;
+      message: string | null;
+      at: number;
+      /** A usage limit stopped the turn (read from the provider's records: `Provider.limits`). */
+      limit?: UsageLimit;
+    };
 
 export function assessTurn(provider: Provider, events: readonly HookEvent[], baseline: number): TurnState {
   let promptId: string | null = null;
@@ -158,8 +167,18 @@ export function applyTranscriptEnd(turn: TurnState, signal: TurnSignal | null): 
  */
 export function correctTurn(provider: Provider, hooked: TurnState, transcript: string | null): TurnState {
   const read = provider.transcriptTurnEnd;
-  if (!read || transcript === null || hooked.status === "none") return hooked;
-  return applyTranscriptEnd(hooked, read(transcript, hooked.promptId));
+  const turn =
+    !read || transcript === null || hooked.status === "none"
+      ? hooked
+      : applyTranscriptEnd(hooked, read(transcript, hooked.promptId));
+  if (turn.status !== "failure" || transcript === null || !provider.limits) return turn;
+  return withLimit(turn, provider.limits.read(transcript, turn.promptId));
+}
+
+/** A failed turn with the usage limit the provider's records name (a limit never ends a turn by itself). */
+export function withLimit(turn: TurnState, limit: UsageLimit | null): TurnState {
+  if (turn.status !== "failure" || limit === null || turn.limit) return turn;
+  return { ...turn, limit };
 }
 
 /** The index of the last human prompt submission, the default baseline for `wait` and `read`. */

@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { BillingRoute } from "./billing.ts";
 import { GuardPhase } from "./guard/record.ts";
 import { ExitRecord } from "./outcome.ts";
 import { QueueEntry } from "./queue.ts";
 import { WorkerState } from "./schemas.ts";
+import { Telemetry } from "./telemetry.ts";
 
 /** A worker as `status` and `ls` show it, and the fleet: every worker of one state root. */
 
@@ -59,6 +61,17 @@ export const StatusResult = z.object({
     .nullable()
     .describe(
       "The last turn's guardrails (--json-schema, --accept) while they are being enforced, else null",
+    ),
+  // Optional in the schema only so that older callers' rows still parse; status always fills them.
+  onLimit: z
+    .enum(["stop", "continue"])
+    .optional()
+    .describe("What it does at a usage limit: stop (limited, exit 120) or continue through the reset"),
+  billing: BillingRoute.optional(),
+  telemetry: Telemetry.nullable()
+    .optional()
+    .describe(
+      "Tokens, turns, context, model, cost and usage windows from the provider's own records (null: none yet)",
     ),
 });
 export type StatusResult = z.infer<typeof StatusResult>;

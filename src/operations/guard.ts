@@ -62,7 +62,13 @@ export async function waitGuarded(
     wait: (turn, d, { timeoutMs, onProgress: progress, halt }) =>
       waitForTurn(
         withHalt(d, halt),
-        { name: input.name, after: turn, timeout: timeoutMs, idleTimeout: input.idleTimeout },
+        {
+          name: input.name,
+          after: turn,
+          timeout: timeoutMs,
+          idleTimeout: input.idleTimeout,
+          maxTokens: input.maxTokens,
+        },
         progress,
       ),
     send: (text, prepare) => deliverTurn(deps, worker, text, prepare),

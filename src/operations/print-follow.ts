@@ -8,6 +8,8 @@ import type {
   TurnTracker,
 } from "../core/providers/transcript-types.ts";
 import { findRecordSource } from "../core/turn.ts";
+import type { WaitBudget } from "../core/wait/types.ts";
+import { readStatusLine } from "./cost.ts";
 import type { WaitProgress } from "./wait.ts";
 import { waitForTurn } from "./wait.ts";
 import { readEvents, type Worker } from "./worker.ts";
@@ -16,7 +18,19 @@ export type FollowInput = {
   maxTurns?: number | undefined;
   timeout?: number | undefined;
   idleTimeout?: number | undefined;
+  maxTokens?: number | undefined;
 };
+
+/** A turn's limits as followTurn applies them: the caller's, a cost budget, and whether cost is read. */
+export type FollowLimits = FollowInput & {
+  /** -p --max-budget-usd: the run's cost budget, counted from the cost when the run began. */
+  cost?: Pick<WaitBudget, "maxCostUsd" | "costBaseUsd"> | undefined;
+  /** Keep the statusline JSON as the turn ended (json output, a budget: the run's cost). */
+  wantCost?: boolean | undefined;
+};
+
+/** The provider's statusline JSON as a turn ended, and when (claude rewrites it ~0.4 s after Stop). */
+export type StatusLineAtEnd = { readonly text: string | null; readonly at: number };
 
 /** One turn as `umbel -p` follows it: its outcome and what its transcript said. */
 export type FollowedTurn = {
@@ -24,6 +38,8 @@ export type FollowedTurn = {
   /** --max-turns stopped the turn (the value), or null. */
   maxTurnsHit: number | null;
   summary: TurnSummary | null;
+  /** With `wantCost`: the statusline JSON as the turn ended. */
+  statusLine: StatusLineAtEnd | null;
 };
 
 /**
@@ -65,7 +81,7 @@ export async function followTurn(
   worker: Worker,
   sent: { baseline: number; promptId: string | null },
   mark: TranscriptMark,
-  input: FollowInput,
+  input: FollowLimits,
   onMessage: (message: StreamMessage) => void,
   /** A guarded turn: wait's progress, and umbel's own halt (its end still drains the transcript). */
   guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
@@ -134,12 +150,22 @@ export async function followTurn(
   })();
 
   let outcome: Outcome;
+  let statusLine: StatusLineAtEnd | null = null;
   try {
     outcome = await waitForTurn(
       { ...deps, signal },
-      { name, after: sent.baseline, timeout: input.timeout, idleTimeout: input.idleTimeout },
+      {
+        name,
+        after: sent.baseline,
+        timeout: input.timeout,
+        idleTimeout: input.idleTimeout,
+        maxTokens: input.maxTokens,
+      },
       guard?.onProgress,
+      input.cost ? { cost: input.cost } : {},
     );
+    // The statusline as the turn ended: claude rewrites it ~0.4 s after its Stop (measured).
+    if (input.wantCost) statusLine = { text: await readStatusLine(deps, name), at: deps.clock.now() };
   } finally {
     // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
     const until = deps.clock.now() + DRAIN_MS;
@@ -158,7 +184,7 @@ export async function followTurn(
     (outcome.reason === "aborted" && !deps.signal?.aborted) ||
     (outcome.reason === "stop" && outcome.evidence.interrupted === true);
   const maxTurnsHit = follow.halted && stoppedByUs ? (input.maxTurns ?? null) : null;
-  return { outcome, maxTurnsHit, summary: tracker?.summary() ?? null };
+  return { outcome, maxTurnsHit, summary: tracker?.summary() ?? null, statusLine };
 }
 
 /** claude -p's own words for the stop (the CLI shows them; the model may see them too). */

@@ -2,9 +2,17 @@ import type { Attempt } from "../core/guard/record.ts";
 import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import type { StreamMessage, TurnSummary } from "../core/providers/transcript-types.ts";
+import { costOfStatusLine, readStatusLine, settledCost } from "./cost.ts";
 import { runGuard } from "./guard.ts";
 import type { TurnRunner } from "./guard-turn.ts";
-import { type FollowInput, followTurn, markTranscript, type TranscriptMark } from "./print-follow.ts";
+import {
+  type FollowInput,
+  type FollowLimits,
+  followTurn,
+  markTranscript,
+  type StatusLineAtEnd,
+  type TranscriptMark,
+} from "./print-follow.ts";
 import { readAnswer } from "./read.ts";
 import { deliverTurn, sendPrompt } from "./send.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "./wait.ts";
@@ -17,6 +25,12 @@ export type PrintTurnInput = FollowInput & {
   accept?: string[] | undefined;
   maxAttempts?: number | undefined;
   acceptTimeout?: number | undefined;
+  /** A cost budget for the run: stop once the session's cost reaches base + max. */
+  maxBudgetUsd?: number | undefined;
+  /** The session's cost when the run began (the budget and total_cost_usd count from there). */
+  costBaseUsd?: number | null | undefined;
+  /** Read the cost after the turn (json output, a budget): the statusline may need a moment. */
+  wantCost?: boolean | undefined;
 };
 
 export type PrintTurn = {
@@ -30,13 +44,16 @@ export type PrintTurn = {
   sessionId: string | null;
   /** The guardrails' attempts (--json-schema, --accept), or null for a plain prompt. */
   attempts: Attempt[] | null;
+  /** The session's cost after the turn (the provider's record), or null where it keeps none. */
+  costUsd: number | null;
 };
 
 /**
  * One `umbel -p` prompt on a ready worker: send, then follow its turn to an outcome (followTurn).
  * With --json-schema or --accept the prompt's guardrails are enforced as `wait` does (runGuard):
  * each feedback prompt goes to `onFeedback` (stream-json prints it as the user message it is)
- * before its turn is followed like the first.
+ * before its turn is followed like the first. A budget (--max-tokens, --max-budget-usd) holds for
+ * every attempt's turn; a usage limit or a spent budget ends the guard loop `limited`.
  */
 export async function runPrintTurn(
   deps: Deps,
@@ -46,28 +63,53 @@ export async function runPrintTurn(
   onSent: () => Promise<void> = async () => {},
   onFeedback: (text: string) => void = () => {},
 ): Promise<PrintTurn> {
-  const { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout, ...follow } = input;
+  const {
+    name,
+    prompt,
+    jsonSchema,
+    accept,
+    maxAttempts,
+    acceptTimeout,
+    maxBudgetUsd,
+    costBaseUsd,
+    wantCost: wantCostInput,
+    ...follow
+  } = input;
   const worker = await loadWorker(deps, name);
   let mark: TranscriptMark = await markTranscript(deps, worker);
+  const base =
+    maxBudgetUsd === undefined
+      ? null
+      : (costBaseUsd ?? costOfStatusLine(worker.provider, await readStatusLine(deps, name)));
+  const wantCost = wantCostInput === true || maxBudgetUsd !== undefined;
+  const limits: FollowLimits = {
+    ...follow,
+    ...(maxBudgetUsd === undefined || base === null
+      ? {}
+      : { cost: { maxCostUsd: maxBudgetUsd, costBaseUsd: base } }),
+    wantCost,
+  };
   const sent = await sendPrompt(deps, { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout });
   await onSent();
   const summaries: TurnSummary[] = [];
   let maxTurnsHit: number | null = null;
+  let atEnd: StatusLineAtEnd = { text: null, at: 0 };
   const followOne = async (
     d: Deps,
     turn: { baseline: number; promptId: string | null },
-    limits: FollowInput,
+    turnLimits: FollowLimits,
     guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
   ) => {
-    const followed = await followTurn(d, worker, turn, mark, limits, onMessage, guard);
+    const followed = await followTurn(d, worker, turn, mark, turnLimits, onMessage, guard);
     if (followed.summary) summaries.push(followed.summary);
     maxTurnsHit = followed.maxTurnsHit;
+    if (followed.statusLine) atEnd = followed.statusLine;
     return followed.outcome;
   };
   const guarded = jsonSchema !== undefined || accept !== undefined;
   let outcome: Outcome;
   if (!guarded) {
-    outcome = await followOne(deps, sent, follow);
+    outcome = await followOne(deps, sent, limits);
   } else {
     let next = { baseline: sent.baseline, promptId: sent.promptId };
     const runner: TurnRunner = {
@@ -76,7 +118,7 @@ export async function runPrintTurn(
         followOne(
           d,
           turn === next.baseline ? next : { baseline: turn, promptId: null },
-          { ...follow, timeout: timeoutMs },
+          { ...limits, timeout: timeoutMs },
           { onProgress, halt },
         ),
       send: async (text, prepare) => {
@@ -101,5 +143,6 @@ export async function runPrintTurn(
     text: answer?.text ?? "",
     sessionId: answer?.sessionId ?? summaries.at(-1)?.sessionId ?? null,
     attempts: guarded ? (outcome.evidence.attempts ?? []) : null,
+    costUsd: wantCost ? await settledCost(deps, worker.provider, name, atEnd) : null,
   };
 }

@@ -14,9 +14,10 @@ import {
   withEntry,
 } from "../core/queue.ts";
 import { shellQuote } from "../core/shell.ts";
+import { lastSubmitIndex } from "../core/turn.ts";
 import { isGuardOpen } from "./guard.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
-import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
+import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
  * `send --queue` and the drain (core/queue.ts says why there is no daemon). Every change to the queue
@@ -57,7 +58,7 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
     const id = `q-${deps.system.uuid().slice(-8)}`;
     const queuedAt = new Date(deps.clock.now()).toISOString();
     const ahead = pendingCount(queue);
-    if (ahead === 0) {
+    if (ahead === 0 && !(await isWaitingOutLimit(deps, worker))) {
       try {
         const sent = await deliver(deps, worker, text, started, prepareTurn(deps, worker, plan));
         queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
@@ -99,6 +100,7 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
   const { name } = worker.meta;
   if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
   if (await isGuardOpen(deps, worker)) return null;
+  if (await isWaitingOutLimit(deps, worker)) return null;
   const lock = await deps.store.lock(name, "send");
   if (!lock) return null;
   try {
@@ -121,6 +123,20 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * `--on-limit continue`: a turn a usage limit stopped is not over, it goes on after the reset (claude
+ * by itself, codex and gemini with the waiting umbel's continuation prompt); a queued prompt sent
+ * now would take its place. The queue waits for the continued turn's end.
+ */
+async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
+  if (worker.meta.onLimit !== "continue" || !worker.provider.limits) return false;
+  const events = await readEvents(deps, worker.provider, worker.meta.name);
+  const last = lastSubmitIndex(worker.provider, events);
+  if (last === null) return false;
+  const { turn } = await currentTurn(deps, worker, events, last);
+  return turn.status === "failure" && turn.limit !== undefined;
 }
 
 export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {

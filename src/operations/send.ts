@@ -8,6 +8,7 @@ import type { Delivery } from "../core/providers/types.ts";
 import { screenTail } from "../core/screen.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard-plan.ts";
+import { closeLimitBox } from "./limit-box.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
@@ -109,7 +110,7 @@ export async function deliver(
   prepare: PrepareTurn | undefined,
 ): Promise<SendResult> {
   const { name } = worker.meta;
-  const screen = await settledScreen(deps, worker);
+  const screen = await closeLimitBox(deps, worker, await settledScreen(deps, worker));
   const state = worker.provider.classifyScreen(screen);
   if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {
     // codex streams its answer with no busy marker: the hooks say whether a turn is still on (a

@@ -1,4 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
+import { type BillingRoute, billingEnvOf, billingFromEnv } from "../core/billing.ts";
 import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
 import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
@@ -12,6 +13,7 @@ import { quoteArg } from "../core/quote.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
 import { signInAdvice } from "../core/sign-in.ts";
+import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
@@ -96,17 +98,19 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       `--mcp-config: the server name "${STRUCTURED_SERVER_NAME}" is umbel's own with --structured; rename yours`,
       { name: STRUCTURED_SERVER_NAME },
     );
+  // The user config's names for this provider (a container's CLAUDE_CODE_OAUTH_TOKEN), under --env.
+  const userConfig = await loadUserConfig(deps);
+  const explicitEnv = withConfiguredEnv(userConfig.config, provider.id, deps.env, input.env);
   const refused = provider.checkLaunchOptions?.({
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
     unattended,
     launchFlags: launchFlagsGiven(input),
     mcpServers,
+    settings: input.settings,
+    envNames: Object.keys(explicitEnv ?? {}),
   });
   if (refused) throw new UsageError(refused, { provider: provider.id });
-  // The user config's names for this provider (a container's CLAUDE_CODE_OAUTH_TOKEN), under --env.
-  const userConfig = await loadUserConfig(deps);
-  const explicitEnv = withConfiguredEnv(userConfig.config, provider.id, deps.env, input.env);
   checkFleetOptions(provider, input);
   const allowedTools = nativeAllowedTools(provider, input);
   const worktree = input.worktree ? await planWorktree(deps, input.name, cwd, input.base) : null;
@@ -140,6 +144,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
     const structured = input.structured
       ? structuredServer(deps.system.selfArgv(), await deps.files.realpath(root), input.name)
       : undefined;
+    const statusLineCommand = `sh ${shellQuote(assets.statusLine)} ${shellQuote(join(paths.events, STATUS_LINE_FILE))}`;
     const launch: LaunchInput = {
       bin,
       sessionId,
@@ -160,9 +165,12 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       mcpConfig: input.mcpConfig,
       mcpServers,
       structuredServer: structured,
+      onLimit: input.onLimit,
+      statusLineCommand,
     };
     let plan: LaunchPlan;
     let providerFiles: readonly string[] = [];
+    let homeBilling: BillingRoute | undefined;
     if (provider.home) {
       const context = {
         stateRoot: await deps.files.realpath(root),
@@ -185,10 +193,18 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       const home = provider.home.plan(context, await deps.home.read(provider.home.reads(context)));
       homeMade.push(...(await deps.home.layOut(home.entries)));
       providerFiles = home.removeOnKill;
+      homeBilling = home.billing;
       plan = provider.planLaunch(launch, { path: home.home, worker: input.name });
     } else {
       plan = provider.planLaunch(launch);
     }
+    const env = buildWorkerEnv({
+      host: deps.env,
+      provider,
+      providerEnv: plan.env,
+      explicit: explicitEnv,
+      umbel: { UMBEL_HOME: root, UMBEL_SESSION: input.name },
+    });
     const spawnerStart = await deps.system.processStart(deps.pid);
     const meta: Meta = {
       version: 1,
@@ -223,16 +239,12 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
             },
           }
         : {}),
+      ...(input.onLimit ? { onLimit: input.onLimit } : {}),
+      // Names only: what reached the worker decides its route (status shows it).
+      billing: homeBilling ?? billingFromEnv(billingEnvOf(provider), Object.keys(env)),
     };
     await deps.store.writeMeta(meta);
     await writeFleetFiles(deps, provider, input);
-    const env = buildWorkerEnv({
-      host: deps.env,
-      provider,
-      providerEnv: plan.env,
-      explicit: explicitEnv,
-      umbel: { UMBEL_HOME: root, UMBEL_SESSION: input.name },
-    });
     await deps.tmux.newSession({
       name: input.name,
       cwd,

@@ -23,6 +23,7 @@ export async function waitForTurns(
   const limits = {
     ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
     ...(input.idleTimeout === undefined ? {} : { idleTimeout: input.idleTimeout }),
+    ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
   };
   const [first] = names;
   if (names.length === 1 && first !== undefined && !input.any && !input.all)

@@ -1,12 +1,15 @@
+import { join } from "node:path";
 import { NoTurnError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import { parseEvents } from "../core/events.ts";
 import { OUTCOME_EXIT, type Outcome } from "../core/outcome.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { WaitInput } from "../core/schemas.ts";
+import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { startWait, stepWait } from "../core/wait/machine.ts";
-import type { PaneSeen, WaitCommand, WaitObservation, WaitProgress } from "../core/wait/types.ts";
+import type { PaneSeen, WaitBudget, WaitCommand, WaitObservation, WaitProgress } from "../core/wait/types.ts";
 import { bounded, LATE } from "./bounded.ts";
+import { deliverTurn } from "./send.ts";
 import { lastScreen, loadWorker, type Worker } from "./worker.ts";
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
@@ -23,6 +26,8 @@ export async function waitForTurn(
   deps: Deps,
   input: WaitInput,
   onProgress?: (progress: WaitProgress) => void,
+  /** A cost budget (`-p --max-budget-usd`), beside the input's token budget. */
+  options: { readonly cost?: Pick<WaitBudget, "maxCostUsd" | "costBaseUsd"> } = {},
 ): Promise<Outcome> {
   const startedAt = deps.clock.now();
   const worker = await loadWorker(deps, input.name);
@@ -37,6 +42,11 @@ export async function waitForTurn(
     idleTimeoutMs: input.idleTimeout ?? null,
     stallMs: stallMs > 0 ? stallMs : undefined,
     killed: worker.meta.state === "killed",
+    onLimit: worker.meta.onLimit,
+    budget:
+      input.maxTokens === undefined && options.cost === undefined
+        ? undefined
+        : { maxTokens: input.maxTokens, ...options.cost },
   });
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
@@ -45,10 +55,18 @@ export async function waitForTurn(
       const step = stepWait(state, seen);
       state = step.state;
       const command = step.next;
+      // A continuation prompt (--on-limit continue) moves the baseline to the turn it started.
       if (command.kind === "done")
-        return outcome(name, baseline, startedAt, deps.clock.now(), command.reason, command.evidence);
+        return outcome(
+          name,
+          state.config.baseline,
+          startedAt,
+          deps.clock.now(),
+          command.reason,
+          command.evidence,
+        );
       if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
-      seen = await perform(deps, name, waker, command);
+      seen = await perform(deps, worker, waker, command);
     }
   } finally {
     waker.close();
@@ -81,12 +99,25 @@ function observe(deps: Deps, seen: Seen): WaitObservation {
   return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as WaitObservation;
 }
 
-async function perform(deps: Deps, name: string, waker: Waker, command: Pending): Promise<WaitObservation> {
+async function perform(deps: Deps, worker: Worker, waker: Waker, command: Pending): Promise<WaitObservation> {
+  const { name } = worker.meta;
   switch (command.kind) {
     case "read": {
       const log = await deps.store.readHooksLog(name);
-      return observe(deps, { kind: "read", log, exit: await deps.store.readExit(name) });
+      const exit = await deps.store.readExit(name);
+      if (!command.statusLine) return observe(deps, { kind: "read", log, exit });
+      const statusLine = await deps.files.readText(join(deps.store.paths(name).events, STATUS_LINE_FILE));
+      return observe(deps, { kind: "read", log, exit, statusLine });
     }
+    case "send":
+      try {
+        // The same turn goes on: the turn schema (a guarded --structured turn's) stays as it is.
+        const sent = await deliverTurn(deps, worker, command.prompt);
+        return observe(deps, { kind: "sent", baseline: sent.baseline, error: null });
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return observe(deps, { kind: "sent", baseline: null, error: message });
+      }
     case "read-transcript": {
       const size = await deps.records.size(command.source);
       const fresh = command.wantText && size !== null && size !== command.knownSize;

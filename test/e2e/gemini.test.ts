@@ -58,11 +58,13 @@ describe("a gemini worker's life", () => {
     expect(json(read.stdout)).toMatchObject({ isError: true });
   });
 
-  test("the quota box (Keep trying / Stop, no hook): umbel chooses Stop → provider-error, worker usable", async () => {
+  // Issue 13: a usage limit is its own outcome, limited (120), no longer a provider-error (122).
+  test("the quota box (Keep trying / Stop, no hook): umbel chooses Stop → limited (daily), worker usable", async () => {
     const { outcome, code } = await turn("gm", "fake:quota", ["--timeout", "20s"]);
-    expect(outcome.reason).toBe("provider-error");
+    expect(outcome.reason).toBe("limited");
     expect(String(outcome.evidence.message)).toContain("exhausted your daily quota");
-    expect(code).toBe(122);
+    expect(outcome.evidence.limit).toMatchObject({ window: "daily", resetsAt: null });
+    expect(code).toBe(120);
     expect((await turn("gm", "fake:reply still here")).outcome.reason).toBe("stop");
     expect((await sb.umbel(["read", "gm"])).stdout).toBe("still here\n");
   });

@@ -67,7 +67,8 @@ describe("umbel -p", () => {
       num_turns: 1,
       stop_reason: "end_turn",
       terminal_reason: "completed",
-      total_cost_usd: null,
+      // claude's statusline cost (issue 13): the fake prices its 10 in / 5 out at 5 / 25 µ$ a token
+      total_cost_usd: 0.000175,
       // the fake writes usage {input_tokens: 10, output_tokens: 5} on each assistant line
       usage: { input_tokens: 10, output_tokens: 5 },
     });

@@ -264,6 +264,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
         launch: `${root}/bin/launch.sh`,
         hook: `${root}/bin/hook.sh`,
         plugin: `${root}/bin/opencode-plugin.js`,
+        statusLine: `${root}/bin/statusline.sh`,
       }),
       processStart: async (pid) => processes.get(pid) ?? null,
       selfCommand: () => null,

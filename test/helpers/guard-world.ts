@@ -2,8 +2,37 @@ import { recordStructuredCall } from "../../src/operations/structured-call.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "./fake-deps.ts";
 
-/** What the fake model does with one prompt: its answer, and StructuredOutput calls first. */
-export type FakeTurn = { answer?: string; calls?: Record<string, unknown>[]; never?: true };
+/**
+ * What the fake model does with one prompt: its answer, and StructuredOutput calls first; `limit`:
+ * a subscription usage limit instead (claude 2.1.332: the transcript's usage_limit_reached line,
+ * then StopFailure rate_limit).
+ */
+export type FakeTurn = { answer?: string; calls?: Record<string, unknown>[]; never?: true; limit?: true };
+
+/** The limit claude's transcript names (limits.md §1.4, trimmed), for the turn of `promptId`. */
+export const LIMIT_TEXT = "You've hit your 5-hour limit · resets 12:04pm (UTC) · out of usage credits";
+const LIMIT_RESET = 1796126678;
+
+function limitLines(promptId: string, prompt: string): string {
+  const human = {
+    type: "user",
+    promptId,
+    origin: { kind: "human" },
+    message: { role: "user", content: prompt },
+  };
+  const limit = {
+    type: "assistant",
+    message: { id: `e-${promptId}`, role: "assistant", content: [{ type: "text", text: LIMIT_TEXT }] },
+    apiError: "usage_limit_reached",
+    apiErrorParams: { rate_limit_info: { resetsAt: LIMIT_RESET, rateLimitType: "five_hour" } },
+    error: "rate_limit",
+    isApiErrorMessage: true,
+    apiErrorStatus: 429,
+  };
+  return `${JSON.stringify(human)}\n${JSON.stringify(limit)}\n`;
+}
+
+const TRANSCRIPT = "/t/s.jsonl";
 
 const ev = (name: string, extra: object = {}) => ({ hook_event_name: name, session_id: "S", ...extra });
 
@@ -21,7 +50,7 @@ export function guardWorld(
   addWorker(world, name, { screen: IDLE });
   const meta = world.sessions.get(name)?.meta;
   if (meta && options.structured) meta.structured = true;
-  world.hook(name, ev("SessionStart", { transcript_path: "/t/s.jsonl" }));
+  world.hook(name, ev("SessionStart", { transcript_path: TRANSCRIPT }));
   const prompts: string[] = [];
   world.tmux.onKeys = (target, keys) => {
     const pane = world.tmux.panes.get(target);
@@ -41,6 +70,19 @@ export function guardWorld(
     if (plan.never) return;
     world.clock.at(world.clock.now() + (options.answerMs ?? 500), () => {
       void (async () => {
+        if (plan.limit) {
+          world.files.set(TRANSCRIPT, (world.files.get(TRANSCRIPT) ?? "") + limitLines(promptId, prompt));
+          pane.screen = IDLE;
+          world.hook(
+            name,
+            ev("StopFailure", {
+              prompt_id: promptId,
+              error: "rate_limit",
+              last_assistant_message: LIMIT_TEXT,
+            }),
+          );
+          return;
+        }
         for (const call of plan.calls ?? []) await recordStructuredCall(world.deps, name, call);
         pane.screen = IDLE;
         world.hook(

@@ -24,6 +24,13 @@ export type World = {
   readonly pane?: readonly (readonly [number, PaneSeen])[];
   /** The transcript's whole text from each time on. */
   readonly transcript?: readonly (readonly [number, string])[];
+  /** claude's statusline JSON from each time on (a cost budget reads it). */
+  readonly statusLine?: readonly (readonly [number, string])[];
+  /**
+   * A prompt umbel sends (--on-limit continue): the events it brings, each `afterMs` after the send,
+   * or null when the send fails. The baseline is the log's line count at the send.
+   */
+  readonly onSend?: (prompt: string, at: number) => readonly (readonly [number, object])[] | null;
   /** From this time on, tmux never answers. */
   readonly tmuxHangsFrom?: number;
   readonly abortAt?: number;
@@ -56,6 +63,10 @@ function hung(world: World, t: number): boolean {
 
 export type WaitRun = {
   readonly reason: string;
+  /** The baseline the outcome names (a continuation prompt moves it). */
+  readonly baseline: number;
+  /** Prompts the machine sent, with the time. */
+  readonly sent: readonly (readonly [number, string])[];
   readonly evidence: Record<string, unknown>;
   readonly at: number;
   readonly trace: readonly Trace[];
@@ -63,7 +74,9 @@ export type WaitRun = {
 };
 
 /** Runs the wait machine against the world from its config's startedAt, to its `done`. */
-export function runWait(config: WaitConfig, world: World, maxSteps = 100_000): WaitRun {
+export function runWait(config: WaitConfig, given: World, maxSteps = 100_000): WaitRun {
+  const world = { ...given, events: [...(given.events ?? [])] };
+  const sent: [number, string][] = [];
   let now = config.startedAt;
   let state = startWait(config);
   const trace: Trace[] = [];
@@ -76,7 +89,30 @@ export function runWait(config: WaitConfig, world: World, maxSteps = 100_000): W
     state = step.state;
     const c: WaitCommand = step.next;
     trace.push({ at: now, command: c.kind });
-    if (c.kind === "done") return { reason: c.reason, evidence: { ...c.evidence }, at: now, trace, keys };
+    if (c.kind === "done")
+      return {
+        reason: c.reason,
+        evidence: { ...c.evidence },
+        at: now,
+        trace,
+        keys,
+        baseline: state.config.baseline,
+        sent,
+      };
+    if (c.kind === "send") {
+      now += 5;
+      sent.push([now, c.prompt]);
+      const brings = world.onSend?.(c.prompt, now) ?? null;
+      const baseline = world.events.filter(([at]) => at <= now).length;
+      if (brings !== null) for (const [after, payload] of brings) world.events.push([now + after, payload]);
+      world.events.sort((a, b) => a[0] - b[0]);
+      seen = stamp({
+        kind: "sent",
+        baseline: brings === null ? null : baseline,
+        error: brings === null ? "not taken" : null,
+      });
+      continue;
+    }
     seen = performWait(
       c,
       world,
@@ -90,7 +126,7 @@ export function runWait(config: WaitConfig, world: World, maxSteps = 100_000): W
 }
 
 function performWait(
-  c: Exclude<WaitCommand, { kind: "done" }>,
+  c: Exclude<WaitCommand, { kind: "done" | "send" }>,
   world: World,
   clock: () => number,
   set: (t: number) => void,
@@ -110,7 +146,9 @@ function performWait(
     case "read": {
       set(now + 1);
       const exit = world.exit && world.exit[0] <= now ? world.exit[1] : null;
-      return stamp({ kind: "read", log: logAt(world, now), exit });
+      if (!c.statusLine) return stamp({ kind: "read", log: logAt(world, now), exit });
+      const statusLine = valueAt<string | null>(world.statusLine, now, null);
+      return stamp({ kind: "read", log: logAt(world, now), exit, statusLine });
     }
     case "read-transcript": {
       set(now + 1);

@@ -21,9 +21,12 @@ const CONCURRENCY = 3;
 // A test waits for its pair, which may queue behind others (the file takes ~1-1.5 min in all).
 setDefaultTimeout(150_000);
 
-/** Keys umbel fills with null by design: not in the interactive transcript (docs/cli-reference.md). */
+/**
+ * Keys umbel fills with null by design: not in the interactive transcript (docs/cli-reference.md).
+ * total_cost_usd is claude's own statusline cost now (issue 13): compared by type, as the TUI's
+ * requests (system prompt, tools) differ from -p's.
+ */
 const NULL_IN_UMBEL = [
-  "total_cost_usd",
   "fast_mode_state",
   "fast_mode_disabled_reason",
   "subagent_stats",
@@ -157,6 +160,10 @@ const CASES = {
   "--json-schema retries": {
     args: [Array(5).fill(BAD_CALL).join(" "), "--json-schema", SCHEMA, "--output-format", "json"],
   },
+  "--max-budget-usd json": {
+    args: ["parity budget", "--max-budget-usd", "0.0000001", "--output-format", "json"],
+  },
+  "--max-budget-usd text": { args: ["parity budget text", "--max-budget-usd", "0.0000001"] },
 } satisfies Record<string, Case>;
 
 describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", () => {
@@ -331,6 +338,7 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     "--json-schema invalid then valid",
     "--json-schema no call",
     "--json-schema retries",
+    "--max-budget-usd json",
   ])("%s: equal result, keys and exit code", async (label) => {
     const { claude: c, umbel: u } = await pair(label);
     compareResults(parse(c), parse(u));
@@ -374,6 +382,13 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     expect(retries.errors).toEqual([
       "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /answer: must be string",
     ]);
+  });
+
+  test("--max-budget-usd in text mode: claude's line on stdout, exit 1", async () => {
+    const { claude: c, umbel: u } = await pair("--max-budget-usd text");
+    expect(u.stdout).toBe(c.stdout);
+    expect(u.stdout).toBe("Error: Exceeded USD budget (1e-7)");
+    expect(u.code).toBe(c.code);
   });
 
   test("--max-turns in text mode: claude's line on stdout, exit 1", async () => {

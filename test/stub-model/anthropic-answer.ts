@@ -11,6 +11,7 @@ import {
   type WireMessage,
 } from "./anthropic-wire.ts";
 import { type DialectContext, type DialectRequest, hangUntilStopped } from "./dialect.ts";
+import { anthropicLimitHeaders } from "./limits.ts";
 import { streamFrames } from "./sse-response.ts";
 import type { StubBlock, StubReply } from "./types.ts";
 
@@ -37,6 +38,14 @@ export function answerReply(
       record.answered = `error ${reply.status}`;
       const payload = renderErrorBody(reply.status, reply.message ?? `stub error ${reply.status}`, id);
       return Response.json(payload, { status: reply.status, headers: { ...headers, ...reply.headers } });
+    }
+    case "limit": {
+      record.answered = "limit";
+      const payload = renderErrorBody(429, "rate limited", id);
+      return Response.json(payload, {
+        status: 429,
+        headers: { ...headers, ...anthropicLimitHeaders(reply) },
+      });
     }
     case "hang":
       record.answered = "hang";

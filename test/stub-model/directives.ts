@@ -1,6 +1,7 @@
 // Keyword directives a test can put in a prompt to choose the reply without scripting the stub,
 // e.g. when the prompt is typed into a TUI through umbel. See README.md for the list.
 import { renderPromptEcho } from "./digest.ts";
+import { limit } from "./limits.ts";
 import {
   agent,
   bash,
@@ -24,6 +25,7 @@ export interface Directive {
 
 const NAMES = [
   "error",
+  "limit",
   "bash",
   "write",
   "slow",
@@ -52,6 +54,15 @@ export function parseDirective(prompt: string): Directive | null {
       const times = second === undefined ? undefined : toInt(second, 1);
       const reply: StubReply = { kind: "error", status };
       return times === undefined ? { name, reply } : { name, reply, times };
+    }
+    case "limit": {
+      // stub:limit <seconds> [window] [times]: a window name, or a number alone as the times.
+      const words = rest.split(/\s+/).filter((w) => w !== "");
+      const seconds = toInt(words[0], 3600);
+      const named = words[1] !== undefined && !/^\d+$/.test(words[1]) ? words[1] : undefined;
+      const count = words[named === undefined ? 1 : 2];
+      const times = count === undefined ? undefined : toInt(count, 1);
+      return { name, reply: limit(seconds, named, times ?? 1), ...(times === undefined ? {} : { times }) };
     }
     case "bash":
       return { name, reply: bash(rest || "echo stub") };

@@ -22,6 +22,7 @@ import {
   renderGeminiError,
   renderGeminiJson,
 } from "./gemini-wire.ts";
+import { geminiLimitMessage } from "./limits.ts";
 import { text } from "./replies.ts";
 import { streamFrames } from "./sse-response.ts";
 import type { StubBlock, StubReply } from "./types.ts";
@@ -102,6 +103,9 @@ function answerGemini(
         status: reply.status,
         ...(reply.headers ? { headers: reply.headers } : {}),
       });
+    case "limit":
+      record.answered = "limit";
+      return Response.json(renderGeminiError(429, geminiLimitMessage(reply)), { status: 429 });
     case "hang":
       record.answered = "hang";
       return hangUntilStopped(request, context);

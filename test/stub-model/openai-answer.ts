@@ -1,5 +1,6 @@
 // Turns a chosen reply into the Responses API answer: SSE or JSON, error, broken stream or hang.
 import { type DialectContext, type DialectRequest, hangUntilStopped } from "./dialect.ts";
+import { openaiLimit } from "./limits.ts";
 import type { ResponsesBody } from "./openai-request.ts";
 import {
   type BrokenStream,
@@ -34,6 +35,11 @@ export function answerResponses(
       record.answered = `error ${reply.status}`;
       const payload = renderErrorBody(reply.status, reply.message ?? `stub error ${reply.status}`);
       return Response.json(payload, { status: reply.status, headers: { ...headers, ...reply.headers } });
+    }
+    case "limit": {
+      record.answered = "limit";
+      const limit = openaiLimit(reply);
+      return Response.json(limit.body, { status: 429, headers: { ...headers, ...limit.headers } });
     }
     case "hang":
       record.answered = "hang";

@@ -51,8 +51,14 @@ export function createScript(initialDefault?: StubReply): Script {
     if (turn.trigger !== "prompt") return undefined;
     const directive = parseDirective(turn.prompt);
     if (directive === null) return undefined;
-    if (directive.reply.kind !== "error" || directive.times === undefined) return directive.reply;
-    const key = `${turn.messageCount}\u0000${turn.prompt}`;
+    const counted = directive.reply.kind === "error" || directive.reply.kind === "limit";
+    if (!counted || directive.times === undefined) return directive.reply;
+    // claude merges its auto-continuation into the limited prompt's message, so a limit counts per
+    // first line of the prompt (the directive's line), an error per retry of one request body.
+    const key =
+      directive.reply.kind === "limit"
+        ? `limit\u0000${turn.prompt.split("\n")[0]}`
+        : `${turn.messageCount}\u0000${turn.prompt}`;
     const hits = directiveHits.get(key) ?? 0;
     if (hits >= directive.times) return undefined;
     directiveHits.set(key, hits + 1);

@@ -4,6 +4,7 @@
 import { anthropicDialect } from "./anthropic.ts";
 import type { Dialect } from "./dialect.ts";
 import { geminiDialect } from "./gemini.ts";
+import { templateHeaders } from "./limits.ts";
 import { openaiChatDialect } from "./openai-chat.ts";
 import { openaiDialect } from "./openai-responses.ts";
 import { createScript } from "./script.ts";
@@ -22,6 +23,12 @@ export interface StubModel {
   setDefault(reply: StubReply | undefined): void;
   /** How many scripted replies have not been used yet. */
   queued(): number;
+  /**
+   * Headers added to every answer of a model request that has no such header of its own (e.g. the
+   * usage-window headers a subscriber's claude puts in its statusline); `{now+N}` is unix seconds N
+   * from each answer. undefined removes them.
+   */
+  setHeaders(headers: Readonly<Record<string, string>> | undefined): void;
   /** Resolves with the first logged request (past or future) that matches, or rejects at the deadline. */
   waitForRequest(match: (request: StubRequest) => boolean, timeoutMs?: number): Promise<StubRequest>;
   /** Clears the log (numbering restarts at 0), the queue, tool continuations and directive counters. */
@@ -45,6 +52,7 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
   const waiters = new Set<(request: StubRequest) => void>();
   const started = performance.now();
   let seq = 0;
+  let extraHeaders: Readonly<Record<string, string>> | undefined;
 
   const server = Bun.serve({
     hostname: options.hostname ?? "127.0.0.1",
@@ -81,7 +89,8 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
       );
       // The dialect classifies synchronously, so waiters see a hanging request too.
       for (const notify of waiters) notify(record);
-      return response;
+      const extra = extraHeaders;
+      return extra === undefined ? response : withHeaders(await response, templateHeaders(extra));
     },
   });
 
@@ -94,6 +103,9 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
     script: (...replies) => script.enqueue(replies),
     setDefault: (reply) => script.setDefault(reply),
     queued: () => script.queued(),
+    setHeaders: (headers) => {
+      extraHeaders = headers;
+    },
     waitForRequest(match, timeoutMs = 10_000) {
       const seen = requests.find((request) => request.answered !== undefined && match(request));
       if (seen) return Promise.resolve(seen);
@@ -126,6 +138,13 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
       await server.stop(true);
     },
   };
+}
+
+/** The response with `extra` headers added where it has none of its own (its body untouched). */
+function withHeaders(response: Response, extra: Record<string, string>): Response {
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(extra)) if (!headers.has(name)) headers.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function parseBody(raw: string): unknown {

@@ -30,6 +30,8 @@ export type StubReply =
   | ({ kind: "message"; blocks: StubBlock[]; then?: StubReply } & StubPacing)
   | { kind: "error"; status: number; times?: number; message?: string; headers?: Record<string, string> }
   | { kind: "malformed"; times?: number }
+  /** A subscription usage limit, in each dialect's terms (limits.ts); the window resets in `seconds`. */
+  | { kind: "limit"; seconds: number; window?: string; times?: number }
   | { kind: "cut"; times?: number }
   | { kind: "hang" };
 

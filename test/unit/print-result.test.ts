@@ -74,11 +74,14 @@ const KEYS: Record<PrintEnding["kind"], string[]> = {
   "api-error": [...BASE, "api_error_status", "api_error_type", "result"],
   "max-turns": [...BASE, "errors"],
   "structured-retries": [...BASE, "errors"],
+  // claude -p 2.1.332 --max-budget-usd (measured on the stub): the max-turns shape.
+  budget: [...BASE, "errors"],
   failure: [...BASE, "errors"],
 };
 
-function result(ending: PrintEnding, stream = false) {
+function result(ending: PrintEnding, stream = false, costUsd: number | null = null) {
   return buildResult({
+    costUsd,
     ending,
     summary,
     sessionId: "s",
@@ -128,6 +131,23 @@ describe("buildResult", () => {
       { subtype: "error_during_execution", is_error: true, terminal_reason: "rejected" },
     ],
     [
+      { kind: "budget", unit: "usd", limit: 1e-7 },
+      {
+        subtype: "error_max_budget_usd",
+        is_error: true,
+        errors: ["Reached maximum budget ($1e-7)"],
+        terminal_reason: "budget_exhausted",
+      },
+    ],
+    [
+      { kind: "budget", unit: "tokens", limit: 500 },
+      {
+        subtype: "error_max_tokens",
+        errors: ["Reached maximum tokens (500)"],
+        terminal_reason: "budget_exhausted",
+      },
+    ],
+    [
       { kind: "failure", reason: "timeout", message: "timed out after 1s" },
       {
         subtype: "error_during_execution",
@@ -173,6 +193,62 @@ describe("buildResult", () => {
   });
 });
 
+describe("usage limits and cost", () => {
+  test("a limit is claude -p's usage_limit_reached API error (api_error only for a limit), umbel says limited", () => {
+    const r = buildResult({
+      ending: { kind: "api-error", text: "You've hit your 5-hour limit" },
+      summary: {
+        ...summary,
+        apiError: { status: 429, type: "rate_limit_error", error: "usage_limit_reached" },
+      },
+      sessionId: "s",
+      durationMs: 1,
+      uuid: "u",
+      resultIndex: 0,
+      stream: false,
+      runModelUsage: {},
+      costUsd: 0,
+      umbel: { worker: "w", provider: "claude", outcome: "limited", exitCode: 1 },
+    });
+    expect(
+      Object.keys(r)
+        .filter((k) => k !== "umbel")
+        .sort(),
+    ).toEqual([...KEYS["api-error"], "api_error"].sort());
+    expect(r).toMatchObject({ api_error: "usage_limit_reached", api_error_status: 429, total_cost_usd: 0 });
+    expect(Object.keys(result({ kind: "api-error", text: "API Error: 500" }))).not.toContain("api_error");
+  });
+
+  test("the cost the provider records fills total_cost_usd", () => {
+    expect(result({ kind: "success", text: "x" }, false, 0.0123).total_cost_usd).toBe(0.0123);
+  });
+
+  test.each<[Outcome, PrintEnding]>([
+    [
+      outcome("limited", 120, {
+        message: "You've hit your limit",
+        limit: { window: "five_hour", resetsAt: null, message: "x" },
+      }),
+      { kind: "api-error", text: "You've hit your limit" },
+    ],
+    [
+      outcome("limited", 120, { budget: { unit: "tokens", limit: 10, used: 12 } }),
+      { kind: "budget", unit: "tokens", limit: 10 },
+    ],
+  ])("limited → %j", (o, ending) => {
+    expect(decideEnding(o, "", null)).toEqual(ending);
+    expect(endingExitCode(ending, o)).toBe(1);
+  });
+
+  test("a spent --max-budget-usd wins over a turn that ended by itself (claude -p checks after the turn)", () => {
+    expect(decideEnding(outcome("stop", 0), "done", null, { unit: "usd", limit: 0.01 })).toEqual({
+      kind: "budget",
+      unit: "usd",
+      limit: 0.01,
+    });
+  });
+});
+
 describe("decideEnding / endingExitCode", () => {
   test.each<[Outcome, number | null, PrintEnding["kind"], number]>([
     [outcome("stop", 0), null, "success", 0],
@@ -214,6 +290,32 @@ describe("decideEnding / endingExitCode", () => {
     const checks = outcome("rejected", 121, { detail: "the accept check `x` exited with code 1" });
     expect(decideEnding(checks, "", null)).toMatchObject({ kind: "failure", reason: "rejected" });
     expect(endingExitCode(decideEnding(checks, "", null), checks)).toBe(121);
+  });
+
+  test("a guarded prompt stopped by a usage limit is claude -p's usage limit, never rejected; its attempts ride along", () => {
+    const attempts = [{ attempt: 1, baseline: 1, at: 3, passed: false, checks: [] }];
+    const limit = { window: "five_hour", resetsAt: null, message: "You've hit your limit" };
+    const limited = outcome("limited", 120, { message: "You've hit your limit", limit, attempts });
+    const ending = decideEnding(limited, "", null);
+    expect(ending).toEqual({ kind: "api-error", text: "You've hit your limit" });
+    expect(endingExitCode(ending, limited)).toBe(1);
+    const r = buildResult({
+      costUsd: 0,
+      ending,
+      summary,
+      sessionId: "s",
+      durationMs: 1,
+      uuid: "u",
+      resultIndex: 0,
+      stream: false,
+      runModelUsage: {},
+      umbel: { worker: "w", provider: "claude", outcome: "limited", exitCode: 1, limit, attempts },
+    });
+    expect(r).toMatchObject({
+      api_error: "usage_limit_reached",
+      total_cost_usd: 0,
+      umbel: { outcome: "limited", limit: { window: "five_hour" }, attempts: [{ attempt: 1 }] },
+    });
   });
 
   test("an API error's text is the error message", () => {

@@ -233,6 +233,7 @@ describe("the JSON Schema and the run input", () => {
       "accept",
       "maxAttempts",
       "acceptTimeout",
+      "maxTokens",
     ]);
     expect(schema.properties.steps.items.additionalProperties).toBe(false);
   });

@@ -1,3 +1,4 @@
+import type { BillingRoute } from "../billing.ts";
 import type { StructuredServer } from "../guard/tool.ts";
 
 /**
@@ -60,4 +61,6 @@ export type HomePlan = {
   readonly entries: readonly HomeEntry[];
   /** What kill removes (never following links). */
   readonly removeOnKill: readonly string[];
+  /** The billing route the home's settings select (gemini's auth method), when they decide it. */
+  readonly billing?: BillingRoute;
 };

@@ -1,4 +1,5 @@
 import type { StructuredServer } from "../guard/tool.ts";
+import type { OnLimit } from "../limits.ts";
 import type { PermissionMode } from "../schemas.ts";
 
 /** What the engine asks of a provider's launch: its input, its plan, and the options it refuses. */
@@ -30,6 +31,10 @@ export type LaunchInput = {
   /** umbel's StructuredOutput server (spawn --structured), allowed without a permission prompt. */
   readonly structuredServer?: StructuredServer | undefined;
   readonly isRoot: boolean;
+  /** At a usage limit: stop (turn the CLI's own continuation off) or continue (leave it on). */
+  readonly onLimit?: OnLimit | undefined;
+  /** A command that keeps the CLI's statusline JSON (claude's statusLine; it reads the JSON on stdin). */
+  readonly statusLineCommand?: string | undefined;
 };
 
 /** The launch options a provider may not support, checked before any I/O. */
@@ -41,6 +46,10 @@ export type LaunchOptions = {
   readonly launchFlags?: readonly LaunchFlag[] | undefined;
   /** claude's `mcpServers` map from --mcp-config (a provider may refuse servers it cannot run). */
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
+  /** The caller's settings text (claude): a setting that switches billing or hooks off is refused. */
+  readonly settings?: string | undefined;
+  /** The names passed with --env (and the config file): a variable that is a mode switch is refused. */
+  readonly envNames?: readonly string[] | undefined;
 };
 
 /** Every optional launch flag claude's TUI takes; other providers list the ones they honour. */

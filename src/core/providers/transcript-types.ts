@@ -4,7 +4,9 @@
  */
 
 /** One message of claude's `--output-format stream-json` (an assistant or a user/tool-result line). */
-export type StreamMessage = { readonly type: "assistant" | "user" } & Readonly<Record<string, unknown>>;
+export type StreamMessage = { readonly type: "assistant" | "user" | "rate_limit_event" } & Readonly<
+  Record<string, unknown>
+>;
 
 /** What a turn's transcript says, in the terms of claude -p's result object. */
 export type TurnSummary = {
@@ -20,8 +22,16 @@ export type TurnSummary = {
   /** The prompt line → the first assistant line / the first API request line. */
   readonly ttftMs: number | null;
   readonly timeToRequestMs: number | null;
-  /** The API error that ended the turn (its text is the answer). */
-  readonly apiError: { readonly status: number | null; readonly type: string | null } | null;
+  /**
+   * The API error that ended the turn (its text is the answer); `error` is claude's own name for it
+   * where it gives one (`usage_limit_reached`), `rateLimitInfo` its `rate_limit_info`.
+   */
+  readonly apiError: {
+    readonly status: number | null;
+    readonly type: string | null;
+    readonly error?: string | null;
+    readonly rateLimitInfo?: Readonly<Record<string, unknown>> | null;
+  } | null;
   readonly permissionDenials: readonly Readonly<Record<string, unknown>>[];
   /** The provider wrote its end-of-turn marker (claude: system/turn_duration). */
   readonly complete: boolean;

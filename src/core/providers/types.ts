@@ -1,5 +1,8 @@
 import type { AnswerMeanings, PromptOption } from "../answer.ts";
+import type { BillingEnv } from "../billing.ts";
+import type { ProviderLimits } from "../limits.ts";
 import type { ProviderId } from "../schemas.ts";
+import type { Telemetry, TelemetryRecords } from "../telemetry.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
 import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
@@ -150,6 +153,20 @@ export type ProviderCommon = {
   readonly policy?: PolicySpec;
   /** Which hook events end a turn, for `spawn --notify` (optional: without them it is refused). */
   readonly notifyRules?: readonly NotifyRule[];
+  /**
+   * How the CLI records a turn a subscription usage limit stopped, and whether it continues by
+   * itself after the reset (docs/limits.md). None: a limit is an ordinary provider-error.
+   */
+  readonly limits?: ProviderLimits;
+  /** Tokens, turns, context, model, cost and windows from its own records; none: status shows null. */
+  readTelemetry?(records: TelemetryRecords): Telemetry;
+  /** Where the CLI records the session's cost (claude: its statusline JSON); none: no cost budget. */
+  readonly costRecord?: string;
+  /**
+   * The variables that move a worker off its subscription when they reach it, and where to (`status`
+   * reports the route from them). Default: every explicitOnlyEnv name is an API key.
+   */
+  readonly billingEnv?: BillingEnv;
 };
 
 /**

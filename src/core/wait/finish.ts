@@ -11,6 +11,8 @@ import type { Decided, Step, WaitObservation, WaitState } from "./types.ts";
  */
 const EVIDENCE_MS = 1500;
 const EVIDENCE_POLL_MS = 50;
+/** While a limit's box may still open over an idle screen: look this often. */
+const BOX_POLL_MS = 200;
 /**
  * A timeout's screen may cost this much past the deadline (a healthy tmux answers in ~5 ms; a hung
  * one must not stretch the deadline: the outcome goes without its screen instead).
@@ -29,12 +31,14 @@ type Stalling = Extract<WaitState, { phase: "stall" }>;
 /** A clean stop needs no screen; everything else is reported with the screen that shows it. */
 export function beginEvidence(s: Watching, now: number, decided: Decided): Step {
   if (decided.reason === "stop") return { state: s, next: { kind: "done", ...decided } };
+  const boxAfter = limitedByProvider(decided) ? (s.config.provider.limits?.boxAfterMs ?? 0) : 0;
   const state: Evidence = {
     phase: "evidence",
     config: s.config,
     watch: s.watch,
     decided,
-    until: now + EVIDENCE_MS,
+    until: now + Math.max(EVIDENCE_MS, boxAfter + EVIDENCE_MS),
+    ...(boxAfter > 0 ? { boxUntil: now + boxAfter } : {}),
     bound: Math.max(s.config.deadline, now + EVIDENCE_GRACE_MS),
     screen: null,
     needExit: decided.reason === "dead" && s.watch.exit === null,
@@ -46,15 +50,27 @@ export function stepEvidence(s: Evidence, o: WaitObservation): Step {
   switch (o.kind) {
     case "screen": {
       const state = { ...s, screen: o.screen };
-      const shows = o.screen !== null && accepts(s.decided, s.config.provider.classifyScreen(o.screen));
+      const seen = o.screen === null ? null : s.config.provider.classifyScreen(o.screen);
+      // claude (2.1.332) opens /rate-limit-options after a limit it will not continue by itself: its
+      // "Stop and wait for limit to reset" closes the menu and leaves the worker usable.
+      if (s.decided.reason === "limited" && seen?.kind === "error" && seen.keys && !s.dismissed)
+        return {
+          state: { ...state, dismissed: true },
+          next: { kind: "keys", keys: [...seen.keys], bound: s.bound },
+        };
+      // An idle screen is not final while the limit's box may still open (unless it was closed).
+      const boxDue = s.boxUntil !== undefined && !s.dismissed && o.now < s.boxUntil;
+      const shows = seen !== null && accepts(s.decided, seen) && !boxDue;
       if (shows || !waitsForScreen(s.decided) || o.now >= s.until || o.now >= s.bound || o.aborted)
         return conclude(state);
-      return { state, next: { kind: "sleep", ms: EVIDENCE_POLL_MS, wake: false } };
+      return { state, next: { kind: "sleep", ms: boxDue ? BOX_POLL_MS : EVIDENCE_POLL_MS, wake: false } };
     }
     case "tick":
       return { state: s, next: captureFor(s) };
     case "read":
       return conclude({ ...s, watch: { ...s.watch, exit: o.exit }, needExit: false });
+    case "keys":
+      return { state: s, next: { kind: "sleep", ms: EVIDENCE_POLL_MS, wake: false } };
     default:
       return conclude(s);
   }
@@ -66,15 +82,21 @@ function captureFor(s: Evidence): Step["next"] {
     : { kind: "capture", bound: s.bound, orRecorded: true };
 }
 
-/** input and provider-error wait (briefly) for the screen to catch up with the hook. */
+/** input, provider-error and limited wait (briefly) for the screen to catch up with the hook. */
 function waitsForScreen(decided: Decided): boolean {
-  return decided.reason === "input" || decided.reason === "provider-error";
+  return decided.reason === "input" || decided.reason === "provider-error" || limitedByProvider(decided);
 }
 
 function accepts(decided: Decided, screen: ScreenState): boolean {
   if (decided.reason === "input") return screen.kind === "input";
   if (decided.reason === "provider-error") return screen.kind !== "busy";
+  if (limitedByProvider(decided)) return screen.kind === "ready";
   return true;
+}
+
+/** A provider's limit (not a budget, whose own phase already waited for the screen). */
+function limitedByProvider(decided: Decided): boolean {
+  return decided.reason === "limited" && decided.evidence.budget === undefined;
 }
 
 function conclude(s: Evidence): Step {

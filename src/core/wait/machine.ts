@@ -1,3 +1,4 @@
+import { stepBudget } from "./budget.ts";
 import { stepEvidence, stepStall } from "./finish.ts";
 import type { Step, WaitConfig, WaitObservation, WaitState } from "./types.ts";
 import { initialWatch, stepWatch } from "./watch.ts";
@@ -16,5 +17,7 @@ export function stepWait(state: WaitState, observation: WaitObservation): Step {
       return stepEvidence(state, observation);
     case "stall":
       return stepStall(state, observation);
+    case "budget":
+      return stepBudget(state, observation);
   }
 }

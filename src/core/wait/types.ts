@@ -1,3 +1,4 @@
+import type { BudgetSpent, OnLimit, UsageLimit } from "../limits.ts";
 import type { ExitRecord, OutcomeEvidence } from "../outcome.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
@@ -24,12 +25,24 @@ export type WaitConfig = {
   readonly stallMs?: number | undefined;
   /** meta.json says the worker was killed: probe tmux at every wake. */
   readonly killed: boolean;
+  /** At a usage limit: end limited (default), or wait through the reset (docs/limits.md). */
+  readonly onLimit?: OnLimit | undefined;
+  /** Stop the turn (the provider's interrupt) once it uses more than this: limited with the budget. */
+  readonly budget?: WaitBudget | undefined;
+};
+
+export type WaitBudget = {
+  /** Tokens of the turn (input + output + cache), from the provider's turn tracker. */
+  readonly maxTokens?: number | undefined;
+  /** USD since `costBaseUsd`, from the provider's telemetry (claude's statusline cost). */
+  readonly maxCostUsd?: number | undefined;
+  readonly costBaseUsd?: number | undefined;
 };
 
 /** What the driver does next. `bound` is when a tmux call is abandoned (a hung tmux). */
 export type WaitCommand =
-  /** The events log and the wrapper's exit record. */
-  | { readonly kind: "read" }
+  /** The events log and the wrapper's exit record (and the statusline JSON, for a cost budget). */
+  | { readonly kind: "read"; readonly statusLine?: boolean }
   /** The transcript's size, and its text when `wantText` and the size is not `knownSize`. */
   | {
       readonly kind: "read-transcript";
@@ -43,9 +56,16 @@ export type WaitCommand =
   | { readonly kind: "keys"; readonly keys: readonly string[]; readonly bound: number }
   /** `wake`: a file event in the worker's events folder ends the sleep early. */
   | { readonly kind: "sleep"; readonly ms: number; readonly wake: boolean; readonly progress?: WaitProgress }
+  /** --on-limit continue (codex, gemini): send this prompt as `send` does; `sent` answers. */
+  | { readonly kind: "send"; readonly prompt: string }
   | { readonly kind: "done"; readonly reason: OutcomeReason; readonly evidence: OutcomeEvidence };
 
-export type WaitProgress = { readonly elapsedMs: number; readonly turn: TurnState["status"] };
+export type WaitProgress = {
+  readonly elapsedMs: number;
+  readonly turn: TurnState["status"];
+  /** Waiting through a usage limit (--on-limit continue): the limit and its reset. */
+  readonly limited?: UsageLimit;
+};
 
 /** How the tmux pane looked: `unknown` when tmux failed or did not answer (never read as dead). */
 export type PaneSeen = "alive" | "dead" | "gone" | "unknown";
@@ -53,12 +73,19 @@ export type PaneSeen = "alive" | "dead" | "gone" | "unknown";
 /** What the driver saw, stamped with the clock and the abort signal. */
 export type WaitObservation = { readonly now: number; readonly aborted: boolean } & (
   | { readonly kind: "tick" }
-  | { readonly kind: "read"; readonly log: string; readonly exit: ExitRecord | null }
+  | {
+      readonly kind: "read";
+      readonly log: string;
+      readonly exit: ExitRecord | null;
+      readonly statusLine?: string | null;
+    }
   | { readonly kind: "transcript"; readonly size: number | null; readonly text: string | null }
   | { readonly kind: "pane"; readonly pane: PaneSeen }
   /** null: tmux failed, did not answer by the bound, or the session is gone. */
   | { readonly kind: "screen"; readonly screen: string | null }
   | { readonly kind: "keys" }
+  /** The continuation prompt was taken (its baseline) or not (`error`). */
+  | { readonly kind: "sent"; readonly baseline: number | null; readonly error: string | null }
 );
 
 export type Step = { readonly state: WaitState; readonly next: WaitCommand };
@@ -77,7 +104,15 @@ export type Watch = {
     /** What the provider read in the transcript, for `endFor` (the turn's prompt id). */
     readonly end: TurnSignal | null;
     readonly endFor: string | null;
+    /** The usage limit the transcript names for the turn (Provider.limits). */
+    readonly limit: UsageLimit | null;
+    /** The turn's tokens so far (a token budget only). */
+    readonly tokens: number | null;
   };
+  /** The session's cost as the provider last recorded it (a cost budget only). */
+  readonly costUsd: number | null;
+  /** Usage limits met by this turn (--on-limit continue), kept across a continuation prompt. */
+  readonly limited: LimitMemory;
   readonly pane: { readonly dead: boolean; readonly gone: boolean; readonly checkedAt: number };
   /** When screen, events or transcript last changed (the idle timeout). */
   readonly activity: { readonly at: number; readonly fingerprint: string };
@@ -97,6 +132,16 @@ export type Watch = {
   readonly screen: string | null;
 };
 
+export type LimitMemory = {
+  /** Distinct limit failures seen (each is one hit); the turn went on after all but the last. */
+  readonly hits: number;
+  /** Which failure is being waited through (a new one is a new hit): its turn and event. */
+  readonly key: string | null;
+  /** Continuation prompts umbel sent (codex, gemini). */
+  readonly prompts: number;
+  readonly last: UsageLimit | null;
+};
+
 export type Decided = { readonly reason: OutcomeReason; readonly evidence: OutcomeEvidence };
 
 export type WaitState =
@@ -111,6 +156,20 @@ export type WaitState =
       readonly bound: number;
       readonly screen: string | null;
       readonly needExit: boolean;
+      /** The keys of a box that stands in the way were pressed (claude's /rate-limit-options menu). */
+      readonly dismissed?: boolean;
+      /** A limit's box may still come (ProviderLimits.boxAfterMs): an idle screen is final only after this. */
+      readonly boxUntil?: number;
+    }
+  /** A budget spent: interrupt keys pressed, the turn's end (hook or idle screen) awaited. */
+  | {
+      readonly phase: "budget";
+      readonly config: WaitConfig;
+      readonly watch: Watch;
+      readonly spent: BudgetSpent;
+      readonly seen: number;
+      readonly until: number | null;
+      readonly screen: string | null;
     }
   /** A retry stall: screen kept, interrupt keys pressed, the provider's end-of-turn hook awaited. */
   | {

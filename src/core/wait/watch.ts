@@ -1,8 +1,11 @@
 import { parseEvents } from "../events.ts";
 import { decideOutcome } from "../outcome.ts";
 import type { ScreenState } from "../providers/types.ts";
-import { applyTranscriptEnd, assessTurn, findRecordSource } from "../turn.ts";
+import { applyTranscriptEnd, assessTurn, findRecordSource, withLimit } from "../turn.ts";
+import { beginBudget, spentBudget } from "./budget.ts";
 import { beginEvidence, beginStall } from "./finish.ts";
+import { afterContinuation, continued, isLimited, waitThroughLimit } from "./limited.ts";
+import { costOf, readTranscriptFacts, wantsTranscriptText } from "./transcript.ts";
 import type { Step, WaitObservation, WaitState, Watch } from "./types.ts";
 
 /** Safety-net poll: tmux liveness (an external kill writes no file), the screen, the idle fingerprint. */
@@ -35,7 +38,9 @@ export function initialWatch(startedAt: number): Watch {
     exit: null,
     hooked: { status: "none" },
     turn: { status: "none" },
-    transcript: { size: null, end: null, endFor: null },
+    transcript: { size: null, end: null, endFor: null, limit: null, tokens: null },
+    costUsd: null,
+    limited: { hits: 0, key: null, last: null, prompts: 0 },
     pane: { dead: false, gone: false, checkedAt: Number.NEGATIVE_INFINITY },
     activity: { at: startedAt, fingerprint: "" },
     input: { index: -1, seenAt: 0, answered: false },
@@ -54,20 +59,21 @@ export function stepWatch(s: Watching, o: WaitObservation): Step {
   switch (o.kind) {
     case "tick":
       if (o.aborted) return done(s, "aborted");
-      return { state: { ...s, watch: { ...s.watch, probed: false } }, next: { kind: "read" } };
+      return {
+        state: { ...s, watch: { ...s.watch, probed: false } },
+        next: config.budget?.maxCostUsd === undefined ? { kind: "read" } : { kind: "read", statusLine: true },
+      };
     case "read":
       return afterRead(s, o);
     case "transcript":
-      return corrected(s, o.now, {
-        size: o.size,
-        end:
-          o.size === null
-            ? null
-            : o.text !== null
-              ? (config.provider.transcriptTurnEnd?.(o.text, promptOf(s.watch)) ?? null)
-              : s.watch.transcript.end,
-        endFor: o.text !== null || o.size === null ? promptOf(s.watch) : s.watch.transcript.endFor,
-      });
+      return corrected(
+        s,
+        o.now,
+        readTranscriptFacts(config, s.watch.transcript, promptOf(s.watch), o.size, o.text),
+      );
+    case "sent":
+      if (o.aborted) return done(s, "aborted");
+      return afterContinuation(s, o.now, o.baseline, o.error, initialWatch(o.now));
     case "pane": {
       const pane = { dead: o.pane === "dead", gone: o.pane === "gone", checkedAt: o.now };
       const next: Watching = { ...s, watch: { ...s.watch, pane, probed: true } };
@@ -85,9 +91,10 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
   const { provider, baseline } = s.config;
   const events = parseEvents(provider, o.log);
   const hooked = assessTurn(provider, events, baseline);
-  const watch: Watch = { ...s.watch, events, logLength: o.log.length, exit: o.exit, hooked };
+  const costUsd = o.statusLine === undefined ? s.watch.costUsd : costOf(provider, o.statusLine);
+  const watch: Watch = { ...s.watch, events, logLength: o.log.length, exit: o.exit, hooked, costUsd };
   const source = findRecordSource(provider, events);
-  const wantText = provider.transcriptTurnEnd !== undefined && hooked.status !== "none";
+  const wantText = wantsTranscriptText(s.config, hooked);
   // The size alone feeds the idle fingerprint and the stall rule's progress.
   const wantSize = s.config.idleTimeoutMs !== null || provider.assessStall !== undefined;
   const next = { ...s, watch };
@@ -106,8 +113,14 @@ function corrected(s: Watching, now: number, transcript: Watch["transcript"]): S
   const { provider } = s.config;
   const { hooked } = s.watch;
   const ended = provider.transcriptTurnEnd && hooked.status !== "none" ? transcript.end : null;
-  let turn = applyTranscriptEnd(hooked, ended);
+  let turn = withLimit(applyTranscriptEnd(hooked, ended), transcript.limit);
   let stopSeenAt = s.watch.stopSeenAt;
+  // claude's StopFailure comes with a limit's own words before its transcript line may have landed.
+  const limitDue =
+    turn.status === "failure" &&
+    !turn.limit &&
+    provider.limits?.mayBe?.({ error: turn.error, message: turn.message }) === true;
+  if (limitDue) stopSeenAt ??= now;
   const holding =
     turn === hooked &&
     hooked.status === "stop" &&
@@ -115,10 +128,12 @@ function corrected(s: Watching, now: number, transcript: Watch["transcript"]): S
     ended === null &&
     provider.transcriptTurnEnd !== undefined;
   if (holding) stopSeenAt ??= now;
-  if (holding && now - (stopSeenAt ?? now) < TRANSCRIPT_SETTLE_MS)
+  // A turn going on again (claude continuing after a limit) is not held: poll at the normal pace.
+  if (!holding && !limitDue && turn.status === "running" && !turn.sawStop) stopSeenAt = null;
+  if ((holding || limitDue) && now - (stopSeenAt ?? now) < TRANSCRIPT_SETTLE_MS)
     turn = {
       status: "running",
-      promptId: hooked.promptId,
+      promptId: turn.status === "none" ? null : turn.promptId,
       submittedAt: null,
       outstanding: [],
       sawStop: true,
@@ -205,6 +220,9 @@ function checkStall(s: Watching, now: number, screen: ScreenState | null): Step 
 function decide(s: Watching, now: number): Step {
   const { config, watch } = s;
   const { turn } = watch;
+  const spent = spentBudget(s);
+  if (spent) return beginBudget(s, now, spent);
+  if (isLimited(turn) && config.onLimit === "continue") return waitThroughLimit(s, now, turn);
   const decided = decideOutcome({
     turn,
     inputAnswered: turn.status === "input" && watch.input.answered,
@@ -218,7 +236,13 @@ function decide(s: Watching, now: number): Step {
     idleTimeoutMs: config.idleTimeoutMs,
     readyForMs: watch.composer.since === null ? null : now - watch.composer.since,
   });
-  if (decided) return beginEvidence(s, now, decided);
+  if (decided) {
+    // A turn continued through usage limits says so (and names the last one).
+    const { hits, last } = watch.limited;
+    if (hits === 0 || last === null || decided.reason === "limited") return beginEvidence(s, now, decided);
+    const evidence = { ...decided.evidence, ...continued(hits), limit: decided.evidence.limit ?? last };
+    return beginEvidence(s, now, { ...decided, evidence });
+  }
   let input = watch.input;
   if (turn.status === "input" && turn.at !== input.index) input = { ...input, index: turn.at, seenAt: now };
   const drawing = turn.status === "input" && now - input.seenAt < PROMPT_DRAW.forMs;

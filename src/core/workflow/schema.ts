@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AcceptCommands, AcceptTimeout, JsonSchemaValue, MaxAttempts } from "../guard/fields.ts";
-import { Duration, Prompt, SpawnInput } from "../schemas.ts";
+import { Duration, MaxTokens, Prompt, SpawnInput } from "../schemas.ts";
 
 /**
  * The workflow file (`umbel run workflow.yaml`). Keys are camelCase, exactly as in the spawn schema
@@ -90,6 +90,7 @@ export const WorkflowStep = z
       ),
     maxAttempts: MaxAttempts.optional(),
     acceptTimeout: AcceptTimeout.optional(),
+    maxTokens: MaxTokens.optional(),
   })
   .strict()
   .describe("One prompt sent to one worker; the step ends when the turn ends (and its guardrails hold)");

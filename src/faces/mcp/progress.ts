@@ -53,8 +53,10 @@ export function waitProgress(
   if (!report) return undefined;
   let sentAt = Number.NEGATIVE_INFINITY;
   let sent: string | null = null;
-  return ({ elapsedMs, turn, attempt, maxAttempts, phase }) => {
-    const what = phase && phase !== "turn" ? PHASE_LABEL[phase] : TURN_LABEL[turn];
+  return ({ elapsedMs, turn, limited, attempt, maxAttempts, phase }) => {
+    // Waiting through a usage limit (--on-limit continue) is a phase of its own.
+    const what =
+      phase && phase !== "turn" ? PHASE_LABEL[phase] : limited ? limitedLabel(limited) : TURN_LABEL[turn];
     const state = attempt === undefined ? what : `attempt ${attempt}/${maxAttempts} · ${what}`;
     if (state === sent && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
     sentAt = elapsedMs;
@@ -65,4 +67,9 @@ export function waitProgress(
       message: `${state} · ${formatDuration(elapsedMs)} of ${formatDuration(timeoutMs)}`,
     });
   };
+}
+
+function limitedLabel(limit: NonNullable<GuardProgress["limited"]>): string {
+  const window = limit.window ? ` (${limit.window})` : "";
+  return `limited${window}, waiting for the reset${limit.resetsAt ? ` at ${limit.resetsAt}` : ""}`;
 }

@@ -30,6 +30,9 @@ const SPECS: Record<string, Spec> = {
   "--system-prompt": { key: "systemPrompt", kind: "value" },
   "--append-system-prompt": { key: "appendSystemPrompt", kind: "value" },
   "--max-turns": { key: "maxTurns", kind: "value" },
+  "--max-budget-usd": { key: "maxBudgetUsd", kind: "value" },
+  "--max-tokens": { key: "maxTokens", kind: "value" },
+  "--on-limit": { key: "onLimit", kind: "value" },
   "-c": { key: "continue", kind: "flag" },
   "--continue": { key: "continue", kind: "flag" },
   "-r": { key: "resume", kind: "value" },
@@ -58,7 +61,6 @@ const NOT_MIRRORED = new Set([
   "--fallback-model",
   "--fork-session",
   "--include-partial-messages",
-  "--max-budget-usd",
   "--no-session-persistence",
   "--permission-prompt-tool",
   "--replay-user-messages",
@@ -66,6 +68,12 @@ const NOT_MIRRORED = new Set([
   "--strict-mcp-config",
   "--tools",
 ]);
+
+/** claude -p flags umbel refuses on purpose, with the reason (docs/limits.md, "Billing"). */
+const REFUSED: Record<string, string> = {
+  "--bare":
+    "umbel -p refuses claude's --bare: it turns hooks off (umbel sees a turn end only through them) and signs in only with an API key, so it would bill the API instead of your subscription",
+};
 
 export type PrintArgs = {
   /** Raw input for PrintInput, minus the prompt (stdin is read later). */
@@ -97,6 +105,8 @@ export function parsePrintArgs(argv: readonly string[]): PrintArgs {
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = SPECS[flag];
     if (!spec) {
+      const refused = REFUSED[flag];
+      if (refused) throw new UsageError(refused, { flag });
       if (NOT_MIRRORED.has(flag))
         throw new UsageError(`umbel -p does not support claude's ${flag}`, { flag });
       throw new UsageError(`unknown option '${quoteArg(flag)}' (see umbel -p --help)`, { flag });
@@ -138,15 +148,20 @@ function shape(values: Record<string, string[]>, flags: Set<string>): Omit<Print
     "name",
     "jsonSchema",
     "acceptTimeout",
+    "onLimit",
   ]) {
     const value = last(key);
     if (value !== undefined) raw[key] = value;
   }
-  for (const key of ["maxTurns", "maxAttempts"]) {
+  for (const key of ["maxTurns", "maxAttempts", "maxTokens"]) {
     const value = last(key);
     if (value !== undefined) raw[key] = /^\d+$/.test(value) ? Number(value) : value;
   }
   if (values.accept) raw.accept = values.accept;
+  const budget = last("maxBudgetUsd");
+  // A number as claude reads it (1e-7 included); anything else goes on as text for zod to refuse.
+  if (budget !== undefined)
+    raw.maxBudgetUsd = budget.trim() !== "" && Number.isFinite(Number(budget)) ? Number(budget) : budget;
   for (const key of ["allowedTools", "disallowedTools"]) {
     const list = values[key];
     if (list) raw[key] = list.flatMap(splitList);

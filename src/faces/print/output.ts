@@ -1,4 +1,4 @@
-import { maxTurnsText, type PrintEnding } from "../../core/print-result.ts";
+import { budgetText, maxTurnsText, type PrintEnding } from "../../core/print-result.ts";
 
 export type PrintOutput = {
   /** The system/init message that opens a turn. */
@@ -14,7 +14,8 @@ export type PrintOutput = {
  * stdout as claude -p writes it:
  * - text: the answer and a newline (with --json-schema, the object's JSON); an API error's text the
  *   same way; max turns as `Error: Reached max turns (N)` and structured output's retries as
- *   `Error: Failed to provide …`, with no newline; nothing for umbel's own failures (stderr says it);
+ *   `Error: Failed to provide …`, a spent budget as `Error: Exceeded USD budget (N)`, with no
+ *   newline; nothing for umbel's own failures (stderr says it);
  * - json: the result object; with --verbose, one array of every message ending with the result;
  * - stream-json: one message per line as it happens (requires --verbose, as in claude).
  */
@@ -45,6 +46,7 @@ export function createOutput(
       else if (ending.kind === "max-turns") out(maxTurnsText(ending.maxTurns));
       // claude -p prints its structured-output error on stdout, with no newline (as max turns).
       else if (ending.kind === "structured-retries") out(`Error: ${ending.message}`);
+      else if (ending.kind === "budget") out(budgetText(ending));
     },
     end: () => {},
   };

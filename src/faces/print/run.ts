@@ -15,7 +15,9 @@ import { combineSummaries } from "../../core/print-summary.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
+import { tokensOfUsage } from "../../core/telemetry.ts";
 import { findSessionId } from "../../core/turn.ts";
+import { startingCost } from "../../operations/cost.ts";
 import { resolveSchema } from "../../operations/guard-plan.ts";
 import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
@@ -73,6 +75,10 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
     const { meta, provider } = await loadWorker(io.deps, worker.name);
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;
+    // total_cost_usd and --max-budget-usd count from here (a warm worker has spent before).
+    const wantCost = input.outputFormat !== "text" || input.maxBudgetUsd !== undefined;
+    const costBase = wantCost ? await startingCost(io.deps, provider, worker.name) : null;
+    let runCost: number | null = costBase === null ? null : 0;
     for (const [index, prompt] of prompts.entries()) {
       const turnStarted = index === 0 ? started : io.deps.clock.now();
       const workerName = worker.name;
@@ -103,6 +109,10 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
           accept: input.accept,
           maxAttempts: input.maxAttempts,
           acceptTimeout: input.acceptTimeout,
+          maxTokens: input.maxTokens,
+          maxBudgetUsd: input.maxBudgetUsd,
+          costBaseUsd: costBase,
+          wantCost,
         },
         // A tracker fed from the middle of a transcript may not have seen the session id yet.
         (message) =>
@@ -112,9 +122,17 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
         (text) => output.message(feedbackMessage(text, sessionId, io.deps.clock.now())),
       );
       const summary = combineSummaries(turn.summaries);
-      const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit);
+      // A turn that used no tokens (an API error, a limit) cost nothing, whatever else claude spent.
+      const used = tokensOfUsage(summary?.usage).total > 0;
+      if (turn.costUsd !== null && used) runCost = Math.max(0, turn.costUsd - (costBase ?? 0));
+      const costUsd = runCost;
+      const spent =
+        input.maxBudgetUsd !== undefined && costUsd !== null && costUsd >= input.maxBudgetUsd
+          ? { unit: "usd" as const, limit: input.maxBudgetUsd }
+          : null;
+      const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, spent);
       code = endingExitCode(ending, turn.outcome);
-      runModelUsage = addModelUsage(runModelUsage, summary?.modelUsage ?? {});
+      runModelUsage = withCost(addModelUsage(runModelUsage, summary?.modelUsage ?? {}), costUsd);
       const result = buildResult({
         ending,
         summary,
@@ -125,6 +143,7 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
         resultIndex: index,
         stream: input.outputFormat === "stream-json",
         runModelUsage,
+        costUsd,
         umbel: {
           ...extras(worker.name, input.provider, turn.outcome, ending, code),
           ...(turn.attempts ? { attempts: turn.attempts } : {}),
@@ -207,6 +226,7 @@ function reportDead(
       resultIndex: 0,
       stream: input.outputFormat === "stream-json",
       runModelUsage: {},
+      costUsd: null,
       umbel: extras(worker.name, input.provider, outcome, ending, EXIT.dead),
     }),
     ending,
@@ -217,13 +237,18 @@ function reportDead(
 }
 
 function extras(worker: string, provider: string, outcome: Outcome, ending: PrintEnding, exitCode: number) {
+  const limit = outcome.evidence.limit;
   return {
     worker,
     provider,
     outcome: ending.kind === "max-turns" ? ("max-turns" as const) : outcome.reason,
     exitCode,
     // What umbel saw when the turn did not end cleanly (the prompt, the screen, the exit record).
-    ...(ending.kind === "failure" || ending.kind === "api-error" ? { evidence: outcome.evidence } : {}),
+    ...(ending.kind === "failure" || ending.kind === "api-error" || ending.kind === "budget"
+      ? { evidence: outcome.evidence }
+      : {}),
+    // A usage limit's window and reset time, where the caller looks first.
+    ...(outcome.reason === "limited" && limit ? { limit } : {}),
   };
 }
 
@@ -238,6 +263,20 @@ function feedbackMessage(text: string, sessionId: string | null, now: number): R
     timestamp: new Date(now).toISOString(),
     isSynthetic: true,
   };
+}
+
+/**
+ * claude -p's modelUsage[].costUSD: the provider records the session's cost, not each model's, so it
+ * is filled only when one model ran (never split by a price table); else it stays null.
+ */
+function withCost(
+  usage: Record<string, Record<string, unknown>>,
+  costUsd: number | null,
+): Record<string, Record<string, unknown>> {
+  const models = Object.keys(usage);
+  const only = models[0];
+  if (costUsd === null || models.length !== 1 || only === undefined) return usage;
+  return { [only]: { ...usage[only], costUSD: costUsd } };
 }
 
 function lastString(

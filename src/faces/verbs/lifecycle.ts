@@ -79,7 +79,7 @@ export const sendVerb = defineVerb({
 export const waitVerb = defineVerb({
   name: "wait",
   description:
-    "Wait for the turn to end, enforcing its guardrails; exit code = outcome (0 stop, 121 rejected, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
+    "Wait for the turn to end, enforcing its guardrails; exit code = outcome (0 stop, 120 limited, 121 rejected, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
   input: WaitManyInput,
   output: WaitResult,
   run: (input, { deps, progress }: VerbContext<GuardProgress>) => waitForTurns(deps, input, progress),

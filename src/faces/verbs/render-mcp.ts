@@ -36,6 +36,14 @@ const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
   dead: (o) =>
     `the worker exited; umbel_logs / umbel_capture to see why, umbel_kill {name: "${o.name}", purge: true} to free the name`,
   aborted: () => "the wait was cancelled; the worker was not touched",
+  limited: (o) => {
+    const at = o.evidence.limit?.resetsAt;
+    if (o.evidence.budget)
+      return `the turn was stopped at its budget and the worker is usable; umbel_send {name: "${o.name}", prompt} to go on`;
+    return at
+      ? `the subscription's ${o.evidence.limit?.window ?? "usage"} limit resets at ${at}; send after that (or spawn with onLimit: "continue" to wait through it), or use another worker`
+      : `the subscription's usage limit gave no reset time; try again later, or use another worker`;
+  },
 };
 
 export function renderWait(o: Outcome): string {

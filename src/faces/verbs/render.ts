@@ -3,6 +3,7 @@ import type { ExitRecord, Outcome } from "../../core/outcome.ts";
 import { policyDecisionOf } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { StatusResult } from "../../core/worker-status.ts";
+import { renderUsageLines, renderWindows } from "./render-usage.ts";
 
 /** Pure renderers for the human (non --json) output of each verb; MCP's add next steps (render-mcp.ts). */
 
@@ -54,14 +55,23 @@ export function renderStatus(s: StatusResult): string {
     const dirty = s.worktree.dirty === null ? "gone" : s.worktree.dirty ? "uncommitted work" : "clean";
     lines.push(`worktree: ${s.worktree.path} (${s.worktree.branch}, ${dirty})`);
   }
+  lines.push(...renderUsageLines(s));
   return `${lines.join("\n")}\n`;
 }
 
 export function renderTable(rows: readonly StatusResult[]): string {
   if (rows.length === 0) return "";
+  // The subscription windows, when some worker's provider reports them (so a caller can stop at 95 %).
+  const windows = rows.some((r) => (r.telemetry?.windows.length ?? 0) > 0);
   const table = [
-    ["NAME", "STATE", "PROVIDER", "CWD"],
-    ...rows.map((r) => [r.name, stateLabel(r), r.provider, r.cwd]),
+    ["NAME", "STATE", "PROVIDER", ...(windows ? ["WINDOWS"] : []), "CWD"],
+    ...rows.map((r) => [
+      r.name,
+      stateLabel(r),
+      r.provider,
+      ...(windows ? [renderWindows(r.telemetry?.windows ?? []) || "-"] : []),
+      r.cwd,
+    ]),
   ];
   const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];
   return `${table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n")}\n`;

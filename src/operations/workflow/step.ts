@@ -61,6 +61,7 @@ export async function executeStep(args: {
       after: sent.baseline,
       ...(step.timeout === undefined ? {} : { timeout: step.timeout }),
       ...(step.idleTimeout === undefined ? {} : { idleTimeout: step.idleTimeout }),
+      ...(step.maxTokens === undefined ? {} : { maxTokens: step.maxTokens }),
     });
     if (outcome.reason !== "stop")
       return fail(outcome.reason, outcome.exitCode, describeFailure(outcome, ""), outcome.evidence);

@@ -18,6 +18,9 @@ export const CLAUDE_HOOK_EVENTS = [
   "SessionEnd",
 ] as const;
 
+/** The prompt claude injects when it continues a turn after a usage limit reset (2.1.332). */
+const AUTO_CONTINUE = /^Your claude\.ai usage limit has reset\. Continue the task/;
+
 /** Notification types that mean "a person has to answer something"; idle_prompt is not one. */
 const INPUT_NOTIFICATIONS = new Set(["permission_prompt", "agent_needs_input", "elicitation_dialog"]);
 
@@ -40,8 +43,12 @@ export function interpretEvent(event: HookEvent): TurnSignal {
       };
     case "UserPromptSubmit": {
       const prompt = str("prompt");
-      // Subagent reports and task notifications arrive as prompts too; they are not the caller's turn.
-      const human = !(prompt && /^<(agent-message|task-notification)\b/.test(prompt));
+      // Subagent reports and task notifications arrive as prompts too; they are not the caller's turn,
+      // nor is claude's own continuation after a usage limit resets (it continues the limited turn).
+      const human = !(
+        prompt &&
+        (/^<(agent-message|task-notification)\b/.test(prompt) || AUTO_CONTINUE.test(prompt))
+      );
       return { kind: "submitted", promptId: str("prompt_id"), prompt, human };
     }
     case "Stop":

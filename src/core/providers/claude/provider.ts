@@ -1,12 +1,15 @@
 import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
+import { CLAUDE_BILLING_ENV, refuseClaudeSwitches } from "./billing.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings, STRUCTURED_TOOL_NAME } from "./launch.ts";
+import { claudeLimits } from "./limits.ts";
 import { CLAUDE_POLICY } from "./policy.ts";
 import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
 import { trackClaudeTurn } from "./stream.ts";
+import { readClaudeTelemetry } from "./telemetry.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
 /**
@@ -38,6 +41,8 @@ export const claude: PlainProvider = {
   ],
   // An inherited key silently switches a subscription user to API billing.
   explicitOnlyEnv: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+  billingEnv: CLAUDE_BILLING_ENV,
+  checkLaunchOptions: refuseClaudeSwitches,
   // A subscription's long-lived token; not in envNames, so it is passed only when asked for.
   signInToken: { env: "CLAUDE_CODE_OAUTH_TOKEN", makeWith: "claude setup-token" },
   signInClues: claudeSignInClues,
@@ -60,6 +65,9 @@ export const claude: PlainProvider = {
     PostToolUse: { continue: false, stopReason: reason },
     PostToolUseFailure: { continue: false, stopReason: reason },
   }),
+  limits: claudeLimits,
+  readTelemetry: readClaudeTelemetry,
+  costRecord: "the statusLine JSON's cost.total_cost_usd",
 };
 
 /**
@@ -84,6 +92,12 @@ function planLaunch(input: LaunchInput): LaunchPlan {
   };
   const bypass = input.unattended === true || input.permissionMode === "bypassPermissions";
   if (bypass) own.skipDangerousModePermissionPrompt = true;
+  // 2.1.332 continues a limited turn by itself ~60 s after the reset unless this is false: umbel
+  // says which, always (--on-limit; the caller's settings cannot flip it behind umbel's back).
+  own.autoContinueAtUsageLimit = input.onLimit === "continue";
+  // The statusline JSON is claude's own record of cost, context and usage windows (status, -p).
+  if (input.statusLineCommand)
+    own.statusLine = { type: "command", command: input.statusLineCommand, padding: 0 };
   const argv: string[] = [input.bin];
   if (input.resumeSessionId) argv.push("--resume", input.resumeSessionId);
   else if (input.continueSession) argv.push("--continue");

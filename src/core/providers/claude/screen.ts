@@ -28,6 +28,8 @@ export function classifyScreen(screen: string): ScreenState {
   if (/Enter to continue/.test(screen) && /auto mode/i.test(screen) && /classifier|charge/.test(screen)) {
     return { kind: "dialog", dialog: "auto-mode-billing-notice", keys: ["Enter"] };
   }
+  const limitMenu = rateLimitMenu(screen);
+  if (limitMenu) return limitMenu;
   const permission = /Do you want to (proceed|create|make this edit|allow)[^\n]*/.exec(screen);
   if (permission && /Esc to cancel/.test(screen)) return { kind: "input", text: permissionBlock(screen) };
   // AskUserQuestion (2.1.332): `☐ <header>`, the question, `❯ 1. <option>` …, and this footer. Its
@@ -50,6 +52,25 @@ export function stillScreen(screen: string): string {
     .filter((l) => !/^\S\s+\S.*…/.test(l))
     .join("\n")
     .replace(/\d+/g, "#");
+}
+
+/**
+ * After a usage limit it will not continue by itself, claude 2.1.332 runs /rate-limit-options:
+ * "What do you want to do?" with `❯ 1. Stop and wait for limit to reset` (Max; Pro adds an upgrade
+ * option). Its digit closes the menu and nothing else happens (the other options wait, or upgrade).
+ */
+function rateLimitMenu(screen: string): ScreenState | null {
+  if (!screen.includes("What do you want to do?")) return null;
+  const option = /^\s*(?:❯\s*)?(\d)\.\s+Stop and wait for limit to reset/m.exec(screen);
+  if (!option?.[1]) return null;
+  const lines = screen.split("\n");
+  const top = lines.findLastIndex((l) => l.includes("What do you want to do?"));
+  const text = lines
+    .slice(top)
+    .map((l) => l.trim())
+    .filter((l) => l !== "")
+    .join("\n");
+  return { kind: "error", text, keys: [option[1]] };
 }
 
 function trusting(state: ScreenState): ScreenState {

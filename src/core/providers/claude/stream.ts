@@ -1,4 +1,4 @@
-import { parseJsonObject } from "../../json.ts";
+import { isRecord, parseJsonObject } from "../../json.ts";
 import { timeOfIso } from "../stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
@@ -54,7 +54,13 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
     }
     if (!started || e.isSidechain === true) return [];
     if (e.type === "system" && e.subtype === "turn_duration") complete = true;
-    if (e.type === "assistant") return [assistantLine(e)];
+    if (e.type === "assistant") {
+      const line = assistantLine(e);
+      // claude -p prints a rate_limit_event (the response's rate-limit headers) before a limit's line.
+      const info = apiError?.rateLimitInfo;
+      if (e.isApiErrorMessage === true && info) return [rateLimitEvent(info, e), line];
+      return [line];
+    }
     if (e.type === "user" && hasToolResult(e)) return [userLine(e)];
     return [];
   }
@@ -78,9 +84,12 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
     }
     const base = streamBase(e);
     if (e.isApiErrorMessage === true) {
+      const params = isRecord(e.apiErrorParams) ? e.apiErrorParams : null;
       apiError = {
         status: typeof e.apiErrorStatus === "number" ? e.apiErrorStatus : statusFromText(message.content),
         type: typeof e.apiErrorType === "string" ? e.apiErrorType : null,
+        error: typeof e.apiError === "string" ? e.apiError : null,
+        rateLimitInfo: params && isRecord(params.rate_limit_info) ? params.rate_limit_info : null,
       };
       return {
         type: "assistant",
@@ -90,6 +99,8 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
         error: e.error ?? null,
         is_api_error_message: true,
         api_error_status: apiError.status,
+        // A usage limit, as claude -p names it (2.1.332: only then are these keys there).
+        ...(apiError.error ? { api_error: apiError.error, api_error_params: params } : {}),
         api_error_type: apiError.type,
       };
     }
@@ -191,6 +202,16 @@ type MessageSeen = {
   stop: string | null;
   requestRef: string | null;
 };
+
+/** claude -p's `rate_limit_event` for a limit, from the transcript's `rate_limit_info` (no windows there). */
+function rateLimitEvent(info: Readonly<Record<string, unknown>>, e: Entry): StreamMessage {
+  return {
+    type: "rate_limit_event",
+    rate_limit_info: info,
+    uuid: `${String(e.uuid ?? "limit")}-rate-limit`,
+    session_id: typeof e.sessionId === "string" ? e.sessionId : null,
+  };
+}
 
 function parseLine(line: string): Entry | null {
   return parseJsonObject(line) as Entry | null;

@@ -11,10 +11,12 @@ import {
 import type { HomedProvider } from "../types.ts";
 import { CODEX_HOOK_WIRE, CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
+import { codexLimits } from "./limits.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
 import { CODEX_POLICY } from "./policy.ts";
 import { CODEX_ANSWERS, classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
 import { trackCodexTurn } from "./stream.ts";
+import { readCodexTelemetry } from "./telemetry.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
 /**
@@ -103,6 +105,8 @@ export const codex: HomedProvider = {
     unsupportedLaunchOption(options) ??
     refuseCodexMcpServers(options.mcpServers),
   transcriptTurnEnd: (transcript, promptId) => turnEndSignal(findCodexTurnEnd(transcript, promptId)),
+  limits: codexLimits,
+  readTelemetry: readCodexTelemetry,
 };
 
 /** The user's CODEX_HOME: `$CODEX_HOME`, else `~/.codex` (read from umbel's env, never passed on). */

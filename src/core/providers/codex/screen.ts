@@ -49,6 +49,8 @@ export function classifyCodexScreen(screen: string): ScreenState {
   if (screen.includes("Hooks need review"))
     return menu("hooks-review", lines, "Hooks need review", "Continue without trusting (hooks won't run)");
   if (screen.includes("Update available · ")) return menu("update", lines, "Update available · ", "Skip");
+  const switchModel = rateLimitPopup(lines);
+  if (switchModel) return switchModel;
   const approval = approvalBlock(lines);
   if (approval !== null) return { kind: "input", text: approval };
   if (/esc to interrupt/.test(screen)) return { kind: "busy" };
@@ -160,6 +162,23 @@ function menu(dialog: string, lines: readonly string[], title: string, target: s
     dialog,
     keys: [...Array.from({ length: Math.abs(delta) }, () => move), "Enter"],
   };
+}
+
+/**
+ * After a usage limit whose 429 carried `x-codex-primary-used-percent: 100`, codex 0.171.0 opens
+ * "Approaching rate limits / Switch to <model> for lower credit usage?" (limits.md §2.2; measured
+ * through umbel: it is drawn after the error line, and the composer takes nothing until it closes).
+ * umbel keeps the model (never switches it for the caller): the digit of "Keep current model".
+ */
+function rateLimitPopup(lines: readonly string[]): ScreenState | null {
+  const top = lines.findLastIndex((l) => l.includes("Approaching rate limits"));
+  if (top < 0) return null;
+  const below = lines.slice(top);
+  const keep = below
+    .map((line) => OPTION.exec(line))
+    .find((m) => m?.[3]?.startsWith("Keep current model") && !m[3].includes("never show again"));
+  if (!keep?.[2]) return null;
+  return { kind: "error", text: below.filter((l) => l.trim() !== "").join("\n"), keys: [keep[2]] };
 }
 
 function trusting(state: ScreenState): ScreenState {

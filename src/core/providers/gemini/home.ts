@@ -70,6 +70,8 @@ export type { HomeEntry };
 
 export type GeminiHomePlan = {
   readonly entries: readonly HomeEntry[];
+  /** The auth method the worker's settings.json names (`security.auth.selectedType`), or null. */
+  readonly selectedType: string | null;
 };
 
 /** `$GEMINI_CLI_HOME/.gemini` when the user has one, else `$HOME/.gemini`. */
@@ -91,7 +93,10 @@ export function planGeminiHome(input: GeminiHomeInput): GeminiHomePlan {
           path: `${dir}/${name}`,
           target: `${input.userDir}/${name}`,
         }));
+  const security = isRecord(settings.security) ? settings.security : {};
+  const auth = isRecord(security.auth) ? security.auth : {};
   return {
+    selectedType: typeof auth.selectedType === "string" ? auth.selectedType : null,
     entries: [
       { kind: "dir", path: input.home, mode: 0o700 },
       { kind: "dir", path: dir, mode: 0o700 },

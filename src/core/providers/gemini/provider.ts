@@ -1,3 +1,4 @@
+import type { BillingRoute } from "../../billing.ts";
 import { UsageError } from "../../errors.ts";
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
@@ -19,10 +20,12 @@ import {
   userGeminiDir,
 } from "./home.ts";
 import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
+import { geminiLimits } from "./limits.ts";
 import { GEMINI_POLICY } from "./policy.ts";
 import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
 import { trackGeminiTurn } from "./stream.ts";
+import { readGeminiTelemetry } from "./telemetry.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
 
 /**
@@ -127,6 +130,8 @@ export const gemini: HomedProvider = {
   answer: GEMINI_ANSWERS,
   policy: GEMINI_POLICY,
   notifyRules: GEMINI_NOTIFY_RULES,
+  limits: geminiLimits,
+  readTelemetry: readGeminiTelemetry,
 };
 
 /**
@@ -151,7 +156,23 @@ function planGeminiHomeEntries(
     launch: context.launch,
   });
   const links = plan.entries.flatMap((entry) => (entry.kind === "link" ? [entry.path] : []));
-  return { home, entries: plan.entries, removeOnKill: links };
+  const billing = geminiBilling(plan.selectedType);
+  return { home, entries: plan.entries, removeOnKill: links, ...(billing ? { billing } : {}) };
+}
+
+/** gemini bills by its auth method, not by which variables are set (0.61.0 `security.auth.selectedType`). */
+function geminiBilling(selectedType: string | null): BillingRoute | null {
+  const via = [`settings security.auth.selectedType ${selectedType}`];
+  if (selectedType === "oauth-personal" || selectedType === "login-with-google")
+    return { route: "subscription", via };
+  if (selectedType === "gemini-api-key") return { route: "api-key", via };
+  if (
+    selectedType === "vertex-ai" ||
+    selectedType === "compute-default-credentials" ||
+    selectedType === "cloud-shell"
+  )
+    return { route: "cloud", via };
+  return null;
 }
 
 /** After AfterAgent (a plain stop for answers, errors and Escapes alike), the transcript says which. */

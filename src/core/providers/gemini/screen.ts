@@ -44,7 +44,10 @@ export function classifyGeminiScreen(screen: string): GeminiScreenState {
   }
   if (menuOpen(raw)) {
     const stop = optionDigit(lines, "Stop");
-    if (stop !== null && optionDigit(lines, "Keep trying") !== null) {
+    // A Google sign-in's quota box offers "Switch to <model> / Upgrade / Stop" (limits.md §3.2): Stop
+    // too (a model switch or an upgrade is the user's call, never umbel's).
+    const retryBox = optionDigit(lines, "Keep trying") !== null || text.includes("Usage limit reached");
+    if (stop !== null && retryBox) {
       return { kind: "error", text: menuBlock(raw), keys: [stop] };
     }
     if (/Allow once/.test(text)) return { kind: "input", text: menuBlock(raw) };

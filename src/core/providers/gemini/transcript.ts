@@ -73,6 +73,21 @@ export function parseGeminiAnswer(transcript: string, turnKey: string | null): G
 
 export const CANCELLED = "Request cancelled.";
 
+/** The error line of a failed turn (`turnKey` as in parseGeminiAnswer): its text and gemini's timestamp. */
+export function findGeminiTurnError(
+  transcript: string,
+  turnKey: string | null,
+): { readonly text: string; readonly timestamp: string | null } | null {
+  const { raw } = replayGemini(transcript);
+  const own = findTurnLine(raw, turnKey);
+  const error = own === null ? undefined : turnMessages(raw, own).findLast((m) => m.type === "error");
+  if (!error) return null;
+  return {
+    text: textOf(error.content),
+    timestamp: typeof error.timestamp === "string" ? error.timestamp : null,
+  };
+}
+
 /** The turn's message lines after its prompt, up to the next prompt line, latest version of each id. */
 function turnMessages(raw: readonly Raw[], own: Raw): GeminiMessage[] {
   const after = raw.filter((entry) => entry.line > own.line);
