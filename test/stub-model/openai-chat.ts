@@ -5,6 +5,7 @@
 // Replies use the shared vocabulary (replies.ts); Claude Code's tool names map to opencode's
 // (Bash → bash, Write → write with `filePath`), so `stub:bash` and `stub:write` work unchanged.
 import { type Dialect, type DialectContext, type DialectRequest, hangUntilStopped } from "./dialect.ts";
+import { openaiLimit } from "./limits.ts";
 import { type ChatBody, type ClassifiedChat, classifyChat, readChatBody } from "./openai-chat-request.ts";
 import {
   type ChatWireMessage,
@@ -99,6 +100,13 @@ function answerChat(
         status: reply.status,
         headers: { ...headers, ...reply.headers },
       });
+    case "limit": {
+      // The Responses dialect's usage-limit 429 (an OpenAI-style body and headers). umbel reads no
+      // usage limit from opencode (no Provider.limits): not measured against the real opencode.
+      record.answered = "limit";
+      const limit = openaiLimit(reply);
+      return Response.json(limit.body, { status: 429, headers: { ...headers, ...limit.headers } });
+    }
     case "hang":
       record.answered = "hang";
       return hangUntilStopped(request, context);

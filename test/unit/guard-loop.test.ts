@@ -6,7 +6,7 @@ import { streamLogs } from "../../src/operations/logs.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { statusOf } from "../../src/operations/status.ts";
-import { guardWorld } from "../helpers/guard-world.ts";
+import { guardWorld, LIMIT_TEXT } from "../helpers/guard-world.ts";
 
 /** The guard loop (send → wait → checks → feedback → wait …) on in-memory ports and a virtual clock. */
 
@@ -237,5 +237,42 @@ describe("structured output", () => {
       "--json-schema is not a valid JSON Schema: data/type must be equal to one of the allowed values",
     );
     expect(world.prompts).toHaveLength(0);
+  });
+});
+
+describe("a usage limit inside a guarded turn", () => {
+  test("the first attempt is limited: the guard loop ends limited (120), no check runs, the guard stays open", async () => {
+    const world = guardWorld(() => ({ limit: true }));
+    world.onCheck = () => ({ exitCode: 1 });
+    const sent = await sendPrompt(world.deps, { name: "w1", prompt: "build it", accept: ["make check"] });
+    const outcome = await waitGuarded(world.deps, { name: "w1", after: sent.baseline });
+    expect(outcome).toMatchObject({
+      reason: "limited",
+      exitCode: 120,
+      evidence: { limit: { window: "five_hour", message: LIMIT_TEXT }, attempts: [] },
+    });
+    // A provider stop, not a failed check: nothing ran, no feedback was sent.
+    expect(world.checkRuns).toHaveLength(0);
+    expect(world.prompts).toHaveLength(1);
+    expect((await statusOf(world.deps, "w1")).guard).toEqual({ attempt: 1, maxAttempts: 3, phase: "turn" });
+  });
+
+  test("a feedback turn is limited: limited with the attempts so far, never rejected", async () => {
+    const world = guardWorld((_p, n) => (n === 1 ? { answer: "bad" } : { limit: true }), {
+      structured: true,
+    });
+    world.onCheck = () => ({ exitCode: 2, output: "FAIL" });
+    const sent = await sendPrompt(world.deps, {
+      name: "w1",
+      prompt: "count",
+      accept: ["check"],
+      maxAttempts: 2,
+    });
+    const outcome = await waitGuarded(world.deps, { name: "w1", after: sent.baseline });
+    expect(outcome.reason).toBe("limited");
+    expect(outcome.evidence.limit?.window).toBe("five_hour");
+    expect(outcome.evidence.attempts?.map((a) => [a.attempt, a.passed])).toEqual([[1, false]]);
+    expect(world.checkRuns).toHaveLength(1);
+    expect(world.prompts).toHaveLength(2);
   });
 });
