@@ -3,6 +3,7 @@ import { codexUsage, createCodexItems } from "../../src/core/dialects/codex.ts";
 import {
   apiErrorTexts,
   geminiErrorExit,
+  geminiEvents,
   geminiStats,
   geminiStreamStats,
 } from "../../src/core/dialects/gemini.ts";
@@ -144,7 +145,7 @@ describe("gemini -p's shapes", () => {
   });
 
   test("stream-json stats, API error texts and exit codes", () => {
-    expect(geminiStreamStats({ summary: summaryOf(), durationMs: 1234, toolCalls: 1 })).toEqual({
+    expect(geminiStreamStats({ summary: summaryOf(), durationMs: 1234, toolCalls: 1, model: "m1" })).toEqual({
       total_tokens: 2060,
       input_tokens: 2000,
       output_tokens: 50,
@@ -162,10 +163,47 @@ describe("gemini -p's shapes", () => {
   });
 });
 
+describe("what the dialects print of a call", () => {
+  test("codex: a relative file change is printed absolute, under the worker's folder", () => {
+    const tally = createTurnTally();
+    const items = createCodexItems({ provider: "codex", structured: false, cwd: () => "/w" });
+    const call = assistantLine({
+      ...base,
+      id: "r9",
+      block: { type: "tool_use", id: "p1", name: "apply_patch", input: { input: "*** Add File: a.txt\n+x" } },
+      stopReason: "tool_use",
+      uuid: "u9",
+    });
+    const [started] = tally.push(call).flatMap((step) => items.push(step));
+    expect(started).toEqual({
+      type: "item.started",
+      item: {
+        id: "item_0",
+        type: "file_change",
+        changes: [{ path: "/w/a.txt", kind: "add" }],
+        status: "in_progress",
+      },
+    });
+  });
+
+  test("gemini: a shell result's output is the command's, as gemini displays it; no usage lists the model", () => {
+    const tally = createTurnTally();
+    const out = "<untrusted_context>\nOutput: hi\nProcess Group PGID: 7\n</untrusted_context>";
+    const steps = turn("echo hi", out).flatMap((m) => tally.push(m));
+    const result = steps.find((s) => s.kind === "result");
+    expect(result && geminiEvents(result, "now")).toEqual([
+      { type: "tool_result", timestamp: at(250), tool_id: "c1", status: "success", output: "hi" },
+    ]);
+    expect(geminiStreamStats({ summary: null, durationMs: 0, toolCalls: 0, model: "m1" }).models).toEqual({
+      m1: { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 },
+    });
+  });
+});
+
 describe("codex exec's items", () => {
   test("a command starts and completes as one item; reasoning and the message follow; usage as codex counts it", () => {
     const tally = createTurnTally();
-    const items = createCodexItems({ provider: "codex", structured: false });
+    const items = createCodexItems({ provider: "codex", structured: false, cwd: () => "/w" });
     const events = turn().flatMap((m) => tally.push(m).flatMap((s) => items.push(s)));
     expect(events).toEqual([
       {
@@ -204,7 +242,7 @@ describe("codex exec's items", () => {
 
   test("--output-schema: no text item as it streams; the object's JSON is the final message", () => {
     const tally = createTurnTally();
-    const items = createCodexItems({ provider: "claude", structured: true });
+    const items = createCodexItems({ provider: "claude", structured: true, cwd: () => null });
     const kinds = turn()
       .flatMap((m) => tally.push(m).flatMap((s) => items.push(s)))
       .map((e) => (e.item as { type: string }).type);
@@ -246,6 +284,12 @@ describe("codex exec's items", () => {
     ["StructuredOutput", {}, { kind: "structured" }],
     ["mcp_umbel_structured_StructuredOutput", {}, { kind: "structured" }],
     ["Read", { file_path: "/w/a" }, { kind: "other" }],
+    // codex's TUI writes a file through its shell; codex exec reports that as a file change.
+    [
+      "exec_command",
+      { cmd: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: f.txt\n+hello\n*** End Patch\nEOF\n" },
+      { kind: "file", changes: [{ path: "f.txt", kind: "add" }] },
+    ],
   ] as const)("%s is %j", (name, input, kind) => {
     expect(toolKind(name, input)).toEqual(kind);
   });

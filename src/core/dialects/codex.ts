@@ -1,3 +1,4 @@
+import { isAbsolute, join } from "node:path";
 import type { TurnSummary } from "../providers/transcript-types.ts";
 import { commandResult, type ToolKind, toolKind } from "./tool-kind.ts";
 import type { TallyStep, ToolCall } from "./turn-tally.ts";
@@ -23,6 +24,8 @@ export function createCodexItems(options: {
   provider: string;
   /** --output-schema: the answer is the object's JSON, printed once at the end (not each text). */
   structured: boolean;
+  /** The worker's folder once known: codex prints a file change's path absolute. */
+  cwd: () => string | null;
 }): CodexItems {
   let next = 0;
   const ids = new Map<string, string>();
@@ -76,13 +79,18 @@ export function createCodexItems(options: {
           status,
         };
       }
-      case "file":
+      case "file": {
+        const cwd = options.cwd();
+        const changes = kind.changes.map((c) =>
+          cwd === null || isAbsolute(c.path) ? c : { ...c, path: join(cwd, c.path) },
+        );
         return {
           id,
           type: "file_change",
-          changes: kind.changes,
+          changes,
           status: !r ? "in_progress" : r.isError ? "failed" : "completed",
         };
+      }
       case "web":
         return { id, type: "web_search", query: kind.query, action: { type: "search", query: kind.query } };
       default: {

@@ -1,4 +1,5 @@
 import type { TurnSummary } from "../providers/transcript-types.ts";
+import { commandResult, toolKind } from "./tool-kind.ts";
 import type { TallyStep, ToolCall } from "./turn-tally.ts";
 
 /**
@@ -36,7 +37,7 @@ export function geminiEvents(step: TallyStep, now: string): Json[] {
           timestamp,
           tool_id: step.call.id,
           status: r.isError ? "error" : "success",
-          output: r.text,
+          output: displayOf(step.call, r.text, r.isError),
           ...(r.isError ? { error: { type: "TOOL_EXECUTION_ERROR", message: r.text } } : {}),
         },
       ];
@@ -44,6 +45,14 @@ export function geminiEvents(step: TallyStep, now: string): Json[] {
     case "thinking":
       return [];
   }
+}
+
+/**
+ * gemini prints a tool's display text, which a transcript does not keep; a shell call's output is
+ * cut out of what the model saw (gemini's `Output: …` block, codex's, claude's), the rest is as is.
+ */
+function displayOf(call: ToolCall, text: string, isError: boolean): string {
+  return toolKind(call.name, call.input).kind === "command" ? commandResult(text, isError).output : text;
 }
 
 type Counts = {
@@ -159,8 +168,12 @@ export function geminiStreamStats(a: {
   summary: TurnSummary | null;
   durationMs: number;
   toolCalls: number;
+  /** The model the run asked for: gemini lists it with zeros when no request was answered. */
+  model: string | null;
 }): Json {
   const counts = countsOf(a.summary);
+  if (Object.keys(counts).length === 0 && a.model !== null)
+    counts[a.model] = { prompt: 0, input: 0, cached: 0, candidates: 0, thoughts: 0, total: 0 };
   const totals = { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 };
   const models: Json = {};
   for (const [model, c] of Object.entries(counts)) {

@@ -34,7 +34,12 @@ const WEB_TOOLS = new Set(["WebSearch", "google_web_search", "web_search", "webs
 export function toolKind(name: string, input: unknown): ToolKind {
   const args = isRecord(input) ? input : {};
   if (isStructuredTool(name)) return { kind: "structured" };
-  if (COMMAND_TOOLS.has(name)) return { kind: "command", command: commandOf(args) };
+  if (COMMAND_TOOLS.has(name)) {
+    const command = commandOf(args);
+    // codex's TUI writes files with exec_command `apply_patch <<'EOF' …`; codex exec calls that a file change.
+    if (/^apply_patch\b/.test(command)) return { kind: "file", changes: patchChanges(command) };
+    return { kind: "command", command };
+  }
   if (name === "apply_patch")
     return { kind: "file", changes: patchChanges(String(args.input ?? args.patch ?? "")) };
   const path = str(args.file_path) ?? str(args.filePath) ?? str(args.notebook_path) ?? str(args.path);

@@ -24,11 +24,17 @@ export function codexRenderer(
   io: Io,
 ): CodexRenderer {
   const tally = createTurnTally();
-  const items = createCodexItems({ provider: options.provider, structured: options.structured });
+  let cwd: string | null = null;
+  const items = createCodexItems({
+    provider: options.provider,
+    structured: options.structured,
+    cwd: () => cwd,
+  });
   const line = (value: unknown) => io.out(`${JSON.stringify(value)}\n`);
   let last = "";
   return {
     init(info) {
+      cwd = info.cwd;
       if (options.json) {
         line({ type: "thread.started", thread_id: info.sessionId });
         line({ type: "turn.started" });

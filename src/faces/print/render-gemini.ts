@@ -27,8 +27,10 @@ export function geminiRenderer(input: PrintInput, io: Io, now: () => string): Re
   const tally = createTurnTally();
   const line = (value: unknown) => io.out(`${JSON.stringify(value)}\n`);
   const stream = format === "stream-json";
+  let model: string | null = null;
   return {
     init(info) {
+      model = info.model;
       if (!stream) return;
       line({ type: "init", timestamp: now(), session_id: info.sessionId, model: info.model });
       line({ type: "message", timestamp: now(), role: "user", content: info.prompt });
@@ -61,6 +63,7 @@ export function geminiRenderer(input: PrintInput, io: Io, now: () => string): Re
           summary: r.summary,
           durationMs: r.durationMs,
           toolCalls: tally.calls().filter((c) => c.result).length,
+          model,
         });
         const failed = error
           ? { error: { type: error.kind === "api" ? "unknown" : error.type, message: error.stream } }
