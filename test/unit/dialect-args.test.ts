@@ -88,6 +88,7 @@ describe("gemini -p's flags", () => {
     expect(parseGeminiArgs(["-p"]).prompt).toBe("");
     expect(parseGeminiArgs(["-p", "-m", "x"]).prompt).toBe("");
     expect(parseGeminiArgs(["--prompt=inline"]).prompt).toBe("inline");
+    expect(parseGeminiArgs(["-p", "first", "-p"]).prompt).toBe("first");
     expect(parseGeminiArgs(["-h"]).help).toBe(true);
   });
 

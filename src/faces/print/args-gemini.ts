@@ -88,7 +88,8 @@ export function parseGeminiArgs(argv: readonly string[]): GeminiArgs {
     cli: "umbel -p --dialect gemini",
     help: "umbel -p --dialect gemini --help",
   });
-  const flagPrompt = lastValue(args, "prompt") ?? "";
+  // `umbel -p --dialect gemini -p hi`: the print switch is a -p with no value of its own.
+  const flagPrompt = args.values.prompt?.filter((v) => v !== "").at(-1) ?? "";
   if (flagPrompt !== "" && args.positionals.length > 0)
     throw new UsageError("Cannot use both a positional prompt and the --prompt (-p) flag together");
   const raw: Record<string, unknown> = { ...umbelRaw(args), ...geminiRaw(args) };
