@@ -15,8 +15,6 @@ import HELP from "./help.md" with { type: "text" };
 import { parseInput } from "./parse-input.ts";
 import { claudeRenderer } from "./render-claude.ts";
 
-export type { PrintIo } from "./flow.ts";
-
 /**
  * `umbel -p [PROMPT]`: a vendor's non-interactive mode through the interactive TUI, in the dialect
  * `--dialect` (or UMBEL_DIALECT) names: claude -p (the default, below), gemini -p (gemini.ts) or
