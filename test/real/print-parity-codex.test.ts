@@ -37,6 +37,7 @@ const CASES = {
   },
   "stdin and an argument": { args: ["--json", "parity argv"], stdin: "parity stdin" },
   "-m": { args: ["--json", "-m", "parity-model", "parity model"] },
+  "-C": { args: ["--json", "-C", "$DIR/sub", "parity cd"] },
   "--bogus": { args: ["--bogus", "x"] },
 } satisfies Record<string, Case>;
 
@@ -104,6 +105,7 @@ describe.skipIf(codex === null)("umbel exec against codex exec on the same stub"
 
   async function runPair(label: string, c: Case): Promise<Pair> {
     const dirs = { codex: dir(`${label}-codex`), umbel: dir(`${label}-umbel`) };
+    for (const d of Object.values(dirs)) mkdirSync(join(d, "sub"));
     const args = (at: string) => c.args.map((a) => a.replace("$DIR", at).replace("$SCHEMA", schema));
     return {
       codex: await viaCodex(args(dirs.codex), dirs.codex, c.stdin),
@@ -144,6 +146,7 @@ describe.skipIf(codex === null)("umbel exec against codex exec on the same stub"
     "reasoning",
     "--output-schema",
     "-m",
+    "-C",
   ] as const)("%s: the same events and items, key by key", async (label) => {
     const { codex: c, umbel: u } = await pair(label);
     const [mine, real] = [jsonLines(u.stdout), withoutStubNotices(jsonLines(c.stdout))];
@@ -203,11 +206,14 @@ describe.skipIf(codex === null)("umbel exec against codex exec on the same stub"
     expect(last(u)?.text).toBe(last(c)?.text);
   });
 
-  test("the flags reached the model alike: stdin in its block after the argument, the model", async () => {
-    await Promise.all([pair("stdin and an argument"), pair("-m")]);
+  test("the flags reached the model alike: stdin in its block after the argument, the model, -C's folder", async () => {
+    await Promise.all([pair("stdin and an argument"), pair("-m"), pair("-C")]);
     expect(requestsFor("parity argv\n\n<stdin>\nparity stdin\n</stdin>")).toHaveLength(2);
     const models = requestsFor("parity model").map((r) => r.model);
     expect(models).toEqual(["parity-model", "parity-model"]);
+    const { dirs } = await pair("-C");
+    const cwds = requestsFor("parity cd").map((r) => /<cwd>([^<]*)<\/cwd>/.exec(r.main?.injected ?? "")?.[1]);
+    expect(cwds.sort()).toEqual([join(dirs.codex, "sub"), join(dirs.umbel, "sub")].sort());
   });
 
   test("exec resume --last continues the folder's last conversation; resume ID the thread printed", async () => {
