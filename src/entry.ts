@@ -61,14 +61,16 @@ async function dispatch(argv: readonly string[], io: MainIo): Promise<number> {
     });
   }
   const deps = createDeps(io.env, { cwd: io.cwd, signal: io.signal });
-  if (route.face === "print") {
+  if (route.face === "print" || route.face === "exec") {
     const { runPrint } = await import("./faces/print/run.ts");
-    return runPrint(argv, {
+    // `umbel exec …` is codex exec's dialect of -p.
+    return runPrint(route.face === "exec" ? route.rest : argv, {
       deps,
       out: io.out,
       err: io.err,
       readStdin: io.readStdin,
       stdinIsTty: io.stdinIsTty,
+      face: route.face,
     });
   }
   if (route.face === "run") {

@@ -225,7 +225,7 @@ export function budgetText(e: Extract<PrintEnding, { kind: "budget" }>): string 
 }
 
 /** claude -p's `errors` entry: "Reached maximum budget ($1e-7)" (the number as JS prints it). */
-function budgetError(e: Extract<PrintEnding, { kind: "budget" }>): string {
+export function budgetError(e: Extract<PrintEnding, { kind: "budget" }>): string {
   return e.unit === "usd" ? `Reached maximum budget ($${e.limit})` : `Reached maximum tokens (${e.limit})`;
 }
 

@@ -4,14 +4,15 @@ import { quoteArg } from "../core/quote.ts";
 
 /**
  * Which face an argv selects, before any face is loaded. A first word that is a command selects it,
- * whatever follows (`umbel kill w1 --print` is kill's unknown flag, never a turn). Otherwise -p or
- * --print before any `--` selects the print face: claude -p takes flags and its prompt before -p
- * (`umbel --model sonnet -p hi`).
+ * whatever follows (`umbel kill w1 --print` is kill's unknown flag, never a turn); `exec` is codex
+ * exec's dialect of the print face. Otherwise -p, --print or gemini's --prompt before any `--`
+ * selects the print face: claude -p takes flags and its prompt before -p (`umbel --model sonnet -p hi`).
  */
 export type Route =
   | { readonly face: "print" }
   | { readonly face: "help" }
   | { readonly face: "version" }
+  | { readonly face: "exec"; readonly rest: readonly string[] }
   | { readonly face: "run"; readonly rest: readonly string[] }
   | { readonly face: "mcp"; readonly rest: readonly string[] }
   | { readonly face: "structured"; readonly rest: readonly string[] }
@@ -41,7 +42,15 @@ const VERB_NAMES = [
 /** Commands the CLI face answers that are not verbs of the table (generated from it). */
 const CLI_ONLY = ["completion"] as const;
 
-export const COMMANDS: readonly string[] = [...VERB_NAMES, ...CLI_ONLY, "run", "mcp", "help", "version"];
+export const COMMANDS: readonly string[] = [
+  ...VERB_NAMES,
+  ...CLI_ONLY,
+  "exec",
+  "run",
+  "mcp",
+  "help",
+  "version",
+];
 
 const HELP = new Set(["help", "--help", "-h"]);
 const VERSION = new Set(["version", "--version", "-v"]);
@@ -51,6 +60,7 @@ export function routeArgv(argv: readonly string[]): Route {
   if (first === undefined) throw new UsageError("no command given (see umbel --help)");
   if (HELP.has(first)) return { face: "help" };
   if (VERSION.has(first)) return { face: "version" };
+  if (first === "exec") return { face: "exec", rest };
   if (first === "run") return { face: "run", rest };
   if (first === "mcp") return { face: "mcp", rest };
   // Hidden: a --structured worker's own StructuredOutput server, started by its CLI (never typed).
@@ -58,7 +68,8 @@ export function routeArgv(argv: readonly string[]): Route {
   if ((VERB_NAMES as readonly string[]).includes(first) || (CLI_ONLY as readonly string[]).includes(first))
     return { face: "verb", verb: first, rest };
   const options = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));
-  if (options.includes("-p") || options.includes("--print")) return { face: "print" };
+  if (options.some((a) => a === "-p" || a === "--print" || a === "--prompt" || a.startsWith("--prompt=")))
+    return { face: "print" };
   if (first.startsWith("-") && first !== "-")
     throw new UsageError(
       `unknown option ${quoteArg(first.split("=")[0] ?? first)}: give a command first, or -p (see umbel --help)`,

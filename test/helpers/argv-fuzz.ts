@@ -3,7 +3,8 @@ import { argsFromSchema, kebab } from "../../src/faces/cli/args.ts";
 import { VERBS } from "../../src/faces/verbs/table.ts";
 
 /**
- * The argv fuzz of issue 11, kept as a test: seeded cases over every verb, the print face, run, mcp
+ * The argv fuzz of issue 11, kept as a test: seeded cases over every verb, the print face (in its
+ * three dialects: claude -p's flags, gemini -p's, and `umbel exec`'s codex exec flags), run, mcp
  * and the top level, mixing valid and invalid flags and values, -p in odd places, `--`, unicode,
  * huge numbers and empty strings. `checkCase` is the oracle every case must pass.
  */
@@ -28,7 +29,7 @@ export type CaseResult = {
 const DOCUMENTED = new Set([0, 1, 2, 3, 4, 5, 121, 122, 123, 124, 125, 126, 127, 130]);
 
 /** The top-level words, as a user would type them; the oracle's own list (not faces/route.ts). */
-const COMMANDS = [...VERBS.filter((v) => v.cli).map((v) => v.name), "run", "mcp", "help", "version"];
+const COMMANDS = [...VERBS.filter((v) => v.cli).map((v) => v.name), "exec", "run", "mcp", "help", "version"];
 
 const NAMES = ["w1", "x", "a-b", "A", "bad name", "-a", "a".repeat(64), "..", "é", "", "w1\n"];
 const DURATIONS = ["90s", "1h30m", "0", "1.5", "168h", "168h1ms", "99999999h", "2147484s", "1e400s"];
@@ -111,6 +112,66 @@ const PRINT_FLAGS = [
   "--max-attempts",
   "--accept-timeout",
 ];
+/** gemini -p's flags (`umbel -p --dialect gemini`), a few it lacks, and umbel's own. */
+const GEMINI_FLAGS = [
+  "-p",
+  "--prompt",
+  "-m",
+  "-o",
+  "--output-format",
+  "-y",
+  "--approval-mode",
+  "--include-directories",
+  "--allowed-tools",
+  "-r",
+  "--skip-trust",
+  "--sandbox",
+  "--session-id",
+  "--max-turns",
+  "--provider",
+  "--cwd",
+  "--env",
+  "--timeout",
+  "--name",
+  "--json-schema",
+  "--accept",
+];
+const GEMINI_SWITCHES = ["-y", "--skip-trust", "--sandbox"];
+/** codex exec's flags (`umbel exec`), a few it lacks, and umbel's own. */
+const EXEC_FLAGS = [
+  "--json",
+  "-m",
+  "-C",
+  "--cd",
+  "-s",
+  "-o",
+  "--output-schema",
+  "--add-dir",
+  "--color",
+  "--skip-git-repo-check",
+  "--dangerously-bypass-approvals-and-sandbox",
+  "--full-auto",
+  "--approve-for-me",
+  "--last",
+  "-c",
+  "--ephemeral",
+  "--output-format",
+  "--provider",
+  "--env",
+  "--timeout",
+  "--name",
+  "--accept",
+  "--dialect",
+];
+const EXEC_SWITCHES = [
+  "--json",
+  "--skip-git-repo-check",
+  "--dangerously-bypass-approvals-and-sandbox",
+  "--full-auto",
+  "--approve-for-me",
+  "--last",
+  "--ephemeral",
+];
 const RUN_FLAGS = ["--dry-run", "--resume", "--max-parallel", "--schema", "--json", "--bogus"];
 
 /** mulberry32: a small seeded PRNG, so every run fuzzes the same cases. */
@@ -157,6 +218,10 @@ function valueFor(rnd: Random, field: string): string {
     return rnd.pick(NUMBERS);
   if (field === "name" || field === "resume") return rnd.pick(NAMES);
   if (field === "provider") return rnd.pick(["claude", "codex", "gemini", "opencode", "", "CLAUDE"]);
+  if (field === "approval-mode") return rnd.pick(["default", "auto_edit", "yolo", "plan", "manual", ""]);
+  if (field === "s" || field === "sandbox")
+    return rnd.pick(["read-only", "workspace-write", "danger-full-access", "open"]);
+  if (field === "dialect") return rnd.pick(["claude", "gemini", "codex", "x", ""]);
   return rnd.pick(WORDS);
 }
 
@@ -202,6 +267,40 @@ function printCase(rnd: Random): string[] {
   return argv;
 }
 
+/** Some flags of a dialect's list, each with a value unless it is a switch. */
+function dialectFlags(rnd: Random, flags: readonly string[], switches: readonly string[]): string[] {
+  const argv: string[] = [];
+  for (let i = rnd.int(4); i > 0; i--) {
+    const flag = rnd.pick(flags);
+    argv.push(flag);
+    if (!switches.includes(flag) && rnd.chance(0.9)) argv.push(valueFor(rnd, flag.replace(/^-+/, "")));
+  }
+  if (rnd.chance(0.3)) argv.push(...oddToken(rnd));
+  // As printCase: most cases carry a flaw, so few start a (recorded) launch.
+  if (rnd.chance(0.7)) argv.push(rnd.pick([...BOGUS, "--timeout=99999999h", "--provider=nope"]));
+  return argv;
+}
+
+/** `umbel -p --dialect gemini …`, or gemini's own `--prompt`, or UMBEL_DIALECT's spelling of it. */
+function geminiCase(rnd: Random): string[] {
+  const argv = dialectFlags(rnd, GEMINI_FLAGS, GEMINI_SWITCHES);
+  argv.splice(rnd.int(argv.length + 1), 0, rnd.pick(["-p", "--prompt"]));
+  argv.splice(rnd.int(argv.length + 1), 0, "--dialect", rnd.pick(["gemini", "gemini", "codex", "nope", ""]));
+  if (rnd.chance(0.6)) argv.push(rnd.pick(WORDS));
+  return argv;
+}
+
+/** `umbel exec …` (sometimes `exec resume …`). */
+function execCase(rnd: Random): string[] {
+  const argv = [
+    "exec",
+    ...(rnd.chance(0.15) ? ["resume"] : []),
+    ...dialectFlags(rnd, EXEC_FLAGS, EXEC_SWITCHES),
+  ];
+  if (rnd.chance(0.6)) argv.push(rnd.pick(WORDS));
+  return argv;
+}
+
 function otherCase(rnd: Random): string[] {
   const r = rnd.int(8);
   if (r === 0)
@@ -223,7 +322,16 @@ export function generateCases(seed: number, count: number): FuzzCase[] {
   const verbs = Object.keys(VERB_FLAGS);
   return Array.from({ length: count }, (): FuzzCase => {
     const r = rnd.next();
-    const argv = r < 0.62 ? verbCase(rnd, rnd.pick(verbs)) : r < 0.72 ? printCase(rnd) : otherCase(rnd);
+    const argv =
+      r < 0.62
+        ? verbCase(rnd, rnd.pick(verbs))
+        : r < 0.72
+          ? printCase(rnd)
+          : r < 0.77
+            ? execCase(rnd)
+            : r < 0.82
+              ? geminiCase(rnd)
+              : otherCase(rnd);
     const stdin = rnd.chance(0.2)
       ? null
       : rnd.pick(["", "hello\n", " \n\t\n", '{"type":"user","message":{"content":"hi"}}\n']);
@@ -234,10 +342,12 @@ export function generateCases(seed: number, count: number): FuzzCase[] {
 /** Whether the case may launch the agent CLI: a spawn, or the print face (the oracle's own rule). */
 export function mayLaunch(argv: readonly string[]): boolean {
   const first = argv[0];
-  if (first === "spawn") return true;
+  if (first === "spawn" || first === "exec") return true;
   if (first === undefined || COMMANDS.includes(first)) return false;
   const end = argv.indexOf("--");
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "-p" || a === "--print");
+  return (end === -1 ? argv : argv.slice(0, end)).some(
+    (a) => a === "-p" || a === "--print" || a === "--prompt" || a.startsWith("--prompt="),
+  );
 }
 
 /** The oracle: what must hold for every argv, valid or not. */

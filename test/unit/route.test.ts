@@ -27,6 +27,11 @@ describe("routeArgv", () => {
     [["run", "wf.yaml", "-p"], "run"],
     [["mcp", "--print"], "mcp"],
     [["__structured-output", "/state", "w1"], "structured"],
+    // codex exec's dialect is a command of its own; gemini's -p is also spelled --prompt.
+    [["exec", "hi"], "exec"],
+    [["exec", "--json", "-p", "x"], "exec"],
+    [["--prompt", "hi", "--dialect", "gemini"], "print"],
+    [["--dialect", "gemini", "--prompt=hi"], "print"],
   ] as const)("%j → %s", (argv, face) => {
     expect(routeArgv(argv).face).toBe(face);
   });
@@ -37,6 +42,7 @@ describe("routeArgv", () => {
     [["send", "w1", "--", "-p"], "send", ["w1", "--", "-p"]],
     [["spawn", "x", "--model", "-p"], "spawn", ["x", "--model", "-p"]],
     [["status"], "status", []],
+    [["send", "w1", "--prompt", "x"], "send", ["w1", "--prompt", "x"]],
   ])("%j runs the verb %s", (argv, verb, rest) => {
     expect(routeArgv(argv)).toEqual({ face: "verb", verb, rest });
   });
@@ -63,6 +69,15 @@ describe("routeArgv", () => {
 
   test("the command list is the verb table's plus the faces that are not verbs", () => {
     const verbs = VERBS.filter((v) => v.cli).map((v) => v.name);
-    expect([...COMMANDS].sort()).toEqual([...verbs, "completion", "run", "mcp", "help", "version"].sort());
+    expect([...COMMANDS].sort()).toEqual(
+      [...verbs, "completion", "exec", "run", "mcp", "help", "version"].sort(),
+    );
+  });
+
+  test("umbel exec takes its argv as is (its -p is codex's --profile, never the print switch)", () => {
+    expect(routeArgv(["exec", "resume", "--last", "-p", "x"])).toEqual({
+      face: "exec",
+      rest: ["resume", "--last", "-p", "x"],
+    });
   });
 });

@@ -21,6 +21,8 @@ export function renderHelp(version: string): string {
 
 Usage:
   umbel -p [PROMPT] [flags]          one turn, printed like claude -p (prompt from argv and/or stdin)
+  umbel -p --dialect gemini [flags]  … with gemini -p's flags and output (UMBEL_DIALECT sets the default)
+  umbel exec [PROMPT] [flags]        … with codex exec's flags and output (exec resume ID|--last too)
   umbel <command> [args] [--json]
 
 Commands:
