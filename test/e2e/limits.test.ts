@@ -147,6 +147,22 @@ describe("-p on a limit and with budgets", () => {
     expect(text.code).toBe(1);
   });
 
+  test("the gemini and codex dialects: a limit is their error, umbel.outcome limited with the window; --max-tokens is theirs too", async () => {
+    const g = await sb.umbel(["-p", "fake:limit 3600 seven_day", "--dialect", "gemini", "-o", "json"]);
+    expect(g.code).toBe(429 % 256); // gemini -p exits with an API error's HTTP status modulo 256
+    expect(json(g.stderr)).toMatchObject({
+      error: { type: "Error" },
+      umbel: { outcome: "limited", limit: { window: "seven_day" } },
+    });
+    const x = await sb.umbel(["exec", "--json", "fake:limit 3600"]);
+    expect(x.code).toBe(1);
+    const events = x.stdout.trim().split("\n").map(json);
+    expect(events.at(-1)).toMatchObject({ type: "turn.failed", umbel: { outcome: "limited" } });
+    const budget = await sb.umbel(["exec", "--max-tokens", "1", "fake:tools 8"]);
+    expect(budget.stderr).toContain("Reached maximum tokens (1)");
+    expect(budget.code).toBe(1);
+  });
+
   test("a cost budget on a provider that records no cost is a usage error naming it", async () => {
     const r = await sb.umbel(["-p", "hi", "--provider", "codex", "--max-budget-usd", "1"]);
     expect(r.stderr).toContain("Codex records none");
