@@ -1,3 +1,4 @@
+import { isStructuredTool } from "./dialects/tool-kind.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
 
 /**
@@ -9,8 +10,8 @@ export function combineSummaries(summaries: readonly TurnSummary[]): TurnSummary
   const [first, ...rest] = summaries;
   if (!first) return null;
   const last = rest.at(-1) ?? first;
-  if (rest.length === 0) return first;
-  return {
+  if (rest.length === 0) return withoutOwnInterrupts(first);
+  return withoutOwnInterrupts({
     ...last,
     assistantMessages: sum(summaries.map((s) => s.assistantMessages)),
     usage: summaries.map((s) => s.usage).reduce(addNumbers),
@@ -21,7 +22,19 @@ export function combineSummaries(summaries: readonly TurnSummary[]): TurnSummary
     ttftMs: first.ttftMs,
     timeToRequestMs: first.timeToRequestMs,
     permissionDenials: summaries.flatMap((s) => s.permissionDenials),
-  };
+  });
+}
+
+/**
+ * umbel's StructuredOutput is always allowed, so its tool use "rejected" in the transcript is umbel's
+ * own interrupt (after five invalid calls: the Escape can land while the fifth call is in flight;
+ * claude 2.1.332 records it as the user's rejection), never a permission denial claude -p would report.
+ */
+function withoutOwnInterrupts(summary: TurnSummary): TurnSummary {
+  const own = (d: Readonly<Record<string, unknown>>) =>
+    typeof d.tool_name === "string" && isStructuredTool(d.tool_name);
+  if (!summary.permissionDenials.some(own)) return summary;
+  return { ...summary, permissionDenials: summary.permissionDenials.filter((d) => !own(d)) };
 }
 
 function sumModelUsage(summaries: readonly TurnSummary[]): TurnSummary["modelUsage"] {

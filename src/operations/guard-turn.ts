@@ -46,15 +46,21 @@ export async function watchTurn(
     const keys = worker.provider.interruptKeys ?? ["Escape"];
     for (const key of keys) await deps.tmux.sendKeys(worker.meta.name, [key]).catch(() => undefined);
   };
+  // A wake while a count is running asks for one more once it ends: the fifth call is never missed.
+  let again = false;
+  const recount = async () => {
+    do {
+      again = false;
+      await count().catch(() => undefined);
+    } while (again && !halt.signal.aborted);
+    counting = null;
+  };
   const progress = (p: WaitProgress) => {
     report(p);
     // Each wake of the wait (a StructuredOutput call writes into events/ and wakes it) counts again.
-    if (record.jsonSchema && counting === null)
-      counting = count()
-        .catch(() => undefined)
-        .finally(() => {
-          counting = null;
-        });
+    if (!record.jsonSchema) return;
+    if (counting === null) counting = recount();
+    else again = true;
   };
   const outcome = await runner.wait(turn, deps, {
     timeoutMs: Math.max(0, deadline - deps.clock.now()),

@@ -341,8 +341,11 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     "--max-budget-usd json",
   ])("%s: equal result, keys and exit code", async (label) => {
     const { claude: c, umbel: u } = await pair(label);
-    compareResults(parse(c), parse(u));
-    expect(u.code).toBe(c.code);
+    // A mismatch shows both outputs: a CI log is often all there is to read.
+    withBoth(c, u, () => {
+      compareResults(parse(c), parse(u));
+      expect(u.code).toBe(c.code);
+    });
   });
 
   test("the flags' effects reached the model through both", async () => {
@@ -419,6 +422,15 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     expect(dead.code).toBe(125);
   });
 });
+
+function withBoth(c: Run, u: Run, check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    const show = (r: Run) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+    throw new Error(`${String(error)}\n--- claude -p: ${show(c)}\n--- umbel -p: ${show(u)}`);
+  }
+}
 
 function compareResults(c: Json, u: Json): void {
   const { umbel, ...ours } = u;

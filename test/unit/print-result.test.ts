@@ -356,3 +356,13 @@ test("a guarded prompt's turns are one result: messages, usage and API time summ
     ttftMs: 30,
   });
 });
+
+test("umbel's StructuredOutput is never a permission denial: its tool use rejected by umbel's own interrupt (five invalid calls) is not counted", () => {
+  const denial = (tool_name: string) => ({ tool_name, tool_use_id: `t-${tool_name}`, tool_input: {} });
+  const interrupted = {
+    ...summary,
+    permissionDenials: [denial("mcp__umbel_structured__StructuredOutput"), denial("Write")],
+  };
+  expect(combineSummaries([interrupted])?.permissionDenials).toEqual([denial("Write")]);
+  expect(combineSummaries([summary, interrupted])?.permissionDenials).toEqual([denial("Write")]);
+});
