@@ -1,5 +1,7 @@
 import { AbortedError, SpawnFailedError } from "../core/errors.ts";
+import { MAX_INVALID_CALLS } from "../core/guard/decide.ts";
 import { compileSchema, schemaMismatchText } from "../core/guard/json-schema.ts";
+import { structuredOf } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
 
 /** The file the server writes once the worker's CLI has connected to it (spawn waits for it). */
@@ -54,4 +56,29 @@ export async function recordStructuredCall(
   }
   await deps.guards.appendStructured(name, { baseline: turn.baseline, ok: true, object });
   return { ok: true, text: ACCEPTED };
+}
+
+/**
+ * How long the call that exhausts the retries (the fifth invalid one) waits before it is answered.
+ * claude -p ends its request at that call; through the TUI umbel interrupts the worker then
+ * (guard-turn.ts), and an answer given at once let the model make one more request before the
+ * interrupt landed (measured under load: num_turns 7 where claude -p has 6). The CLI cancels the call
+ * on the interrupt; the bound only keeps a CLI that never does from waiting long.
+ */
+export const EXHAUSTED_HOLD_MS = 5_000;
+
+/** The tool's answer to one call (the server's handler): recorded, then given, held if it was the last. */
+export async function answerStructuredCall(
+  deps: Deps,
+  name: string,
+  object: Record<string, unknown>,
+  cancelled: AbortSignal,
+): Promise<{ ok: boolean; text: string }> {
+  const answer = await recordStructuredCall(deps, name, object);
+  if (answer.ok) return answer;
+  const turn = await deps.guards.readTurnSchema(name);
+  if (turn?.schema == null) return answer;
+  const { rejected } = structuredOf(await deps.guards.readStructured(name), turn.baseline);
+  if (rejected >= MAX_INVALID_CALLS) await deps.clock.sleep(EXHAUSTED_HOLD_MS, cancelled);
+  return answer;
 }

@@ -6,7 +6,7 @@ import { UsageError } from "../../core/errors.ts";
 import { STRUCTURED_SERVER_COMMAND, STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../../core/guard/tool.ts";
 import type { Deps } from "../../core/ports.ts";
 import { WorkerName } from "../../core/schemas.ts";
-import { markServerReady, recordStructuredCall } from "../../operations/structured-call.ts";
+import { answerStructuredCall, markServerReady } from "../../operations/structured-call.ts";
 
 /** claude -p's description of the tool (2.1.332), plus where the schema is. */
 const DESCRIPTION =
@@ -32,8 +32,8 @@ export async function runStructuredServer(
   server.registerTool(
     STRUCTURED_TOOL,
     { title: "Structured output", description: DESCRIPTION, inputSchema: z.looseObject({}) },
-    async (input: Record<string, unknown>): Promise<CallToolResult> => {
-      const { ok, text } = await recordStructuredCall(deps, name, input);
+    async (input: Record<string, unknown>, extra): Promise<CallToolResult> => {
+      const { ok, text } = await answerStructuredCall(deps, name, input, extra.signal);
       return { content: [{ type: "text", text }], ...(ok ? {} : { isError: true }) };
     },
   );
