@@ -88,6 +88,21 @@ export function guardrailScenarios(label: string, makeWorld: () => Promise<Guard
       expect(world.stub.mainRequests().some((r) => r.prompt?.startsWith("[umbel-accept]"))).toBe(true);
     });
 
+    test("five invalid calls: rejected at once (umbel interrupts, the fifth call's answer held), no sixth request; the worker takes the next prompt", async () => {
+      // Five different objects: gemini 0.61.0 stops a fifth identical call as a loop (measured).
+      const bad = [1, 2, 3, 4, 5].map((n) => `stub:tool StructuredOutput {"answer":${n}}`);
+      const before = world.stub.mainRequests().length;
+      const t = await turn(bad.join(" "), ["--json-schema", SCHEMA]);
+      expect(t.outcome).toMatchObject({ reason: "rejected", exitCode: 121 });
+      expect(String(t.outcome.evidence.detail)).toStartWith(
+        "Failed to provide valid structured output after 5 attempts",
+      );
+      // The prompt's request and one after each of the first four answers: the fifth was never answered in time.
+      expect(world.stub.mainRequests().length - before).toBe(5);
+      const next = await turn("stub:text still here", []);
+      expect(next.outcome).toMatchObject({ reason: "stop", evidence: { message: "still here" } });
+    });
+
     test("a check that never passes: rejected (121) after N, every attempt as evidence", async () => {
       const t = await turn("stub:text done", ["--accept", "echo not yet; exit 1", "--max-attempts", "2"]);
       expect(t.outcome).toMatchObject({ reason: "rejected", exitCode: 121 });
