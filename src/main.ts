@@ -1,6 +1,9 @@
 import pkg from "../package.json" with { type: "json" };
 import { runMain } from "./entry.ts";
 
+// Static imports are evaluated before this line: the trace's "modules loaded" (faces load lazily).
+const loadedAt = performance.now();
+
 /**
  * The process around one run of umbel (entry.ts holds the error boundary and picks the face): the
  * signals, the standard streams, and the one process.exit.
@@ -25,5 +28,6 @@ const code = await runMain(process.argv.slice(2), {
   stdinIsTty: process.stdin.isTTY === true,
   stdoutIsTty: process.stdout.isTTY === true,
   columns: process.stdout.columns,
+  loadedAt,
 });
 process.exit(code);

@@ -1,5 +1,5 @@
 import { clampTimerMs, parseDuration } from "../core/duration.ts";
-import type { Clock, Deps } from "../core/ports.ts";
+import type { Clock, Deps, TracePort } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
 import { createGit } from "./git.ts";
@@ -11,6 +11,8 @@ import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
 import { createRootCheck } from "./state-root.ts";
 import { createTmux, deriveSocket } from "./tmux.ts";
+import { NO_TRACE } from "./trace.ts";
+import { traceRecords, traceStore, traceWatch } from "./trace-ports.ts";
 import { watchDir } from "./watch.ts";
 
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
@@ -36,22 +38,24 @@ export const systemClock: Clock = {
 /** The real ports, built once by main.ts (and by tests that drive real tmux). */
 export function createDeps(
   env: Readonly<Record<string, string | undefined>>,
-  options: { cwd?: string; signal?: AbortSignal } = {},
+  options: { cwd?: string; signal?: AbortSignal; trace?: TracePort } = {},
 ): Deps {
+  const trace = options.trace ?? NO_TRACE;
   const root = resolveStateRoot(env);
   const uid = typeof process.getuid === "function" ? process.getuid() : null;
   // Checked lazily, once, by the first state access of any face (nothing else pays for it).
   const ready = createRootCheck(root, uid);
   return {
-    store: createStore(root, ready),
+    store: traced(createStore(root, ready), traceStore),
     tmux: createTmux({
       socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET),
       hostEnv: env,
       timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
+      trace,
     }),
     files: fileSystem,
-    watch: { dir: watchDir },
-    records: createRecords(),
+    watch: traced({ dir: watchDir }, traceWatch),
+    records: traced(createRecords(), traceRecords),
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
     runs: createRuns(root, ready),
     system: {
@@ -65,10 +69,16 @@ export function createDeps(
     host: createHost(env),
     git: createGit(env),
     clock: systemClock,
+    trace,
     env,
     cwd: options.cwd ?? process.cwd(),
     uid: uid ?? 1000,
     pid: process.pid,
     signal: options.signal,
   };
+
+  /** A port with the trace's eyes on it, or the port itself when tracing is off (no cost). */
+  function traced<P>(port: P, wrap: (port: P, trace: TracePort) => P): P {
+    return trace.on ? wrap(port, trace) : port;
+  }
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
-import type { NewSession, PaneInfo, TmuxPort } from "../core/ports.ts";
+import type { NewSession, PaneInfo, TmuxPort, TracePort } from "../core/ports.ts";
 import { type RunResult, runProcess } from "./process.ts";
 
 /**
@@ -15,6 +15,8 @@ export type TmuxOptions = {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs?: number;
   readonly bin?: string;
+  /** UMBEL_TRACE: each call's commands, target, status and duration. */
+  readonly trace?: TracePort;
 };
 
 /** The socket name for a state root: two roots never share a tmux server. */
@@ -45,6 +47,7 @@ export function createTmux(options: TmuxOptions): TmuxPort {
 
   async function raw(args: readonly string[], input?: string, bound = timeoutMs): Promise<RunResult> {
     const result = await runProcess([...base, ...args], { env, input, timeoutMs: bound });
+    if (options.trace?.on) options.trace.mark(describeCall(args, result));
     if (result.timedOut) {
       throw new TmuxTimeoutError(`tmux did not answer within ${bound} ms (tmux ${args[0]})`, {
         argv: args,
@@ -227,6 +230,15 @@ export async function readTmuxVersion(
   } catch {
     return null; // not installed: Bun.spawn throws ENOENT
   }
+}
+
+/** A trace line: `tmux load-buffer+set-option+new-session =w1 → 0, 12 ms`. */
+function describeCall(args: readonly string[], result: RunResult): string {
+  const commands = args.filter((_arg, i) => i === 0 || args[i - 1] === ";").join("+");
+  const t = args.indexOf("-t");
+  const target = t === -1 ? (args.includes("-s") ? args[args.indexOf("-s") + 1] : "") : args[t + 1];
+  const status = result.timedOut ? "timed out" : String(result.exitCode);
+  return `tmux ${commands}${target ? ` ${target}` : ""} → ${status}, ${result.durationMs} ms`;
 }
 
 /** `=name` matches the session name exactly (no prefix matching: "w1" must not hit "w10"). */

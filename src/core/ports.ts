@@ -249,6 +249,16 @@ export type GitPort = {
   deleteBranch(repo: string, branch: string): Promise<void>;
 };
 
+/**
+ * The `UMBEL_TRACE=1` / `--trace` timeline (adapters/trace.ts): one stderr line per mark, stamped
+ * with the milliseconds since the process started. Off, `mark` does nothing; callers that would
+ * build an expensive label check `on` first.
+ */
+export type TracePort = {
+  readonly on: boolean;
+  mark(what: string): void;
+};
+
 /** Everything an operation touches, passed in so tests can swap any piece. */
 export type Deps = {
   readonly store: StorePort;
@@ -262,6 +272,7 @@ export type Deps = {
   readonly host: HostPort;
   readonly git: GitPort;
   readonly clock: Clock;
+  readonly trace: TracePort;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly uid: number;

@@ -92,6 +92,7 @@ export async function deliver(
   const clear = worker.provider.clearInputKeys?.(screen) ?? ["C-u", "C-u", "C-u"];
   if (clear.length > 0) await deps.tmux.sendKeys(name, [...clear]);
   await deps.tmux.paste(name, text, `umbel-send-${deps.system.uuid().slice(0, 8)}`);
+  deps.trace.mark(`send ${name}: pasted ${text.length} chars; Enter in ${delivery.enterDelayMs} ms`);
   await deps.clock.sleep(delivery.enterDelayMs, deps.signal);
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
@@ -99,6 +100,7 @@ export async function deliver(
       await deps.tmux.sendKeys(name, ["Enter"]);
       const promptId = await awaitSubmit(deps, worker, baseline, waker, delivery.confirmWindowMs);
       if (promptId !== undefined) {
+        deps.trace.mark(`send ${name}: accepted after ${enters} Enter`);
         return { name, baseline, promptId, enters, elapsedMs: deps.clock.now() - started };
       }
       const now = worker.provider.classifyScreen((await deps.tmux.capture(name)) ?? "");

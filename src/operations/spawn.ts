@@ -30,6 +30,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   const started = deps.clock.now();
   const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input);
   try {
+    deps.trace.mark(`spawn ${input.name}: ${provider.id} started in tmux, waiting for ready`);
     const dialogsAnswered = await waitReady(deps, provider, input.name, {
       timeoutMs: input.startTimeout ?? DEFAULT_START_TIMEOUT_MS,
       untrusted,
@@ -41,6 +42,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       state: "ready",
       readyAt: new Date(deps.clock.now()).toISOString(),
     });
+    deps.trace.mark(`spawn ${input.name}: ready`);
     return {
       name: input.name,
       provider: provider.id,

@@ -56,8 +56,10 @@ export async function waitForTurn(
       const step = stepWait(state, seen);
       state = step.state;
       const command = step.next;
-      if (command.kind === "done")
+      if (command.kind === "done") {
+        deps.trace.mark(`wait ${name}: ${command.reason}`);
         return outcome(name, baseline, startedAt, deps.clock.now(), command.reason, command.evidence);
+      }
       if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
       seen = await perform(deps, name, waker, command);
     }

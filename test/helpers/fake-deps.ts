@@ -210,6 +210,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     git,
     clock,
+    trace: { on: false, mark: () => undefined },
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
     cwd: "/work",
     uid: 1000,
