@@ -5,7 +5,7 @@ import { StateError } from "../core/errors.ts";
 import { parseJson } from "../core/json.ts";
 import type { RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
-import { RunState } from "../core/workflow/state.ts";
+import type { RunState } from "../core/workflow/state.ts";
 import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 
 /** The workflow runs of a state root (see RunsPort); `ready` is the state root check (state-root.ts). */
@@ -55,6 +55,9 @@ async function openRunStore(
   ]);
   if (text === null || stateText === null)
     throw new RunNotFoundError(`no workflow run ${runId} (looked in ${dir})`, { runId, dir });
+  // Loaded here, not at the top: its schema brings the whole workflow schema, and every verb builds
+  // the runs port (deps.ts) while only a resume reads a state file.
+  const { RunState } = await import("../core/workflow/state.ts");
   const parsed = RunState.safeParse(parseJson(stateText));
   if (!parsed.success) throw new StateError(`state.json of run ${runId} is unreadable`, { runId, dir });
   return { store, state: parsed.data, text };
