@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../core/errors.ts";
@@ -26,7 +25,7 @@ export function createRuns(root: string, ready: () => Promise<void>): RunsPort {
 /** 20250101-120000-a1b2c3: sorts by start time (UTC), and the random part keeps runs apart. */
 function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
+  return `${stamp}-${crypto.randomUUID().slice(0, 6)}`;
 }
 
 function runDir(root: string, runId: string): string {

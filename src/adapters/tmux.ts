@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import type { NewSession, PaneInfo, TmuxPort, TracePort } from "../core/ports.ts";
 import { type RunResult, runProcess } from "./process.ts";
@@ -22,7 +21,7 @@ export type TmuxOptions = {
 /** The socket name for a state root: two roots never share a tmux server. */
 export function deriveSocket(stateRoot: string, override: string | undefined): string {
   if (override) return override;
-  return `umbel-${createHash("sha256").update(stateRoot).digest("hex").slice(0, 12)}`;
+  return `umbel-${new Bun.CryptoHasher("sha256").update(stateRoot).digest("hex").slice(0, 12)}`;
 }
 
 /** tmux clients get PATH, a UTF-8 locale and the socket directory; nothing else crosses. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../sha256.ts";
 import { planCodexMcpServers } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
@@ -194,7 +194,7 @@ export function codexHookTrustHash(input: HookTrustInput): string {
   const identity: Record<string, unknown> = { event_name: input.eventKey, hooks: [handler] };
   const matcherDropped = input.eventKey === "user_prompt_submit" || input.eventKey === "stop";
   if (input.matcher !== undefined && !matcherDropped) identity.matcher = input.matcher;
-  return `sha256:${createHash("sha256").update(canonicalJson(identity), "utf8").digest("hex")}`;
+  return `sha256:${sha256Hex(canonicalJson(identity))}`;
 }
 
 /** JSON with object keys sorted at every level and no whitespace (serde_json's compact form). */
