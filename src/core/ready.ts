@@ -21,6 +21,12 @@ const DIALOG_TRIES = 3;
 const DIALOG_MOVES = 12;
 /** tmux has no change notification: look this often (a hook event wakes the driver earlier). */
 const POLL_MS = 100;
+/**
+ * Ask tmux whether the pane lives this often, not at every poll: a CLI that exits is seen sooner
+ * through the wrapper's exit record (a file event), and every tmux call is a process start taken
+ * from a TUI that is booting on the same cores (two calls a poll were ~20 process starts a second).
+ */
+const PROBE_MS = 1000;
 /** The idle screen without the SessionStart hook this long: the hooks do not fire. */
 const HOOKLESS_READY_MS = 10_000;
 /** A pane the wrapper reported exited is marked dead by tmux within this (then its screen is final). */
@@ -76,6 +82,8 @@ export type ReadyState =
       readonly dialog: DialogSeen | null;
       readonly readySince: number | null;
       readonly screen: string | null;
+      /** When tmux last said the pane lives. */
+      readonly probedAt: number;
     }
   /** The CLI exited while starting: wait for tmux to mark the pane dead, then take its screen. */
   | {
@@ -89,7 +97,15 @@ export type ReadyState =
 export type ReadyStep = { readonly state: ReadyState; readonly next: ReadyCommand };
 
 export function startReady(config: ReadyConfig): ReadyState {
-  return { phase: "starting", config, answered: [], dialog: null, readySince: null, screen: "" };
+  return {
+    phase: "starting",
+    config,
+    answered: [],
+    dialog: null,
+    readySince: null,
+    screen: "",
+    probedAt: Number.NEGATIVE_INFINITY,
+  };
 }
 
 export function stepReady(state: ReadyState, o: ReadyObservation): ReadyStep {
@@ -108,10 +124,11 @@ function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
       return { state: s, next: { kind: "read-exit" } };
     case "exit":
       if (o.exit) return dying(s, o.exit.exitCode ?? null);
+      if (o.now - s.probedAt < PROBE_MS) return { state: s, next: { kind: "capture", scrollback: false } };
       return { state: s, next: { kind: "probe", tolerant: false } };
     case "pane":
       if (o.pane === null || o.pane.dead) return dying(s, o.pane?.deadStatus ?? null);
-      return { state: s, next: { kind: "capture", scrollback: false } };
+      return { state: { ...s, probedAt: o.now }, next: { kind: "capture", scrollback: false } };
     case "screen":
       return onScreen({ ...s, screen: o.screen }, o.now);
     case "keys":

@@ -14,9 +14,12 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const { name } = worker.meta;
   const live = await checkLiveness(deps, worker);
   if (worker.meta.state !== "killed") {
-    const screen = live.alive
-      ? await deps.tmux.capture(name).catch(() => null)
-      : await deadPaneScreen(deps, name, 0);
+    // A purge removes the tombstone the screen would go to: no capture (every -p turn ends here).
+    const screen = input.purge
+      ? null
+      : live.alive
+        ? await deps.tmux.capture(name).catch(() => null)
+        : await deadPaneScreen(deps, name, 0);
     if (screen !== null) await deps.store.writeLastScreen(name, screen);
     await deps.tmux.killSession(name);
     // The worker's own files in its provider's home (codex: its profile; gemini: the credential links).

@@ -161,12 +161,23 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
   };
   const waker = (): Waker => ({ next: (ms) => clock.advance(ms, true), close: () => undefined });
-  const tail = (): FileTail => ({
-    read: async () => [],
-    next: (ms) => clock.advance(ms, true),
-    poke: () => undefined,
-    close: () => undefined,
-  });
+  /** Follows a record kept in `files` (by path) from a byte offset: its complete lines, each once. */
+  const tail = (source: { path: string }, offset: number): FileTail => {
+    let position = offset;
+    return {
+      read: async () => {
+        const bytes = Buffer.from(files.get(source.path) ?? "");
+        const end = bytes.lastIndexOf(10) + 1;
+        if (end <= position) return [];
+        const lines = bytes.subarray(position, end).toString("utf8").split("\n").slice(0, -1);
+        position = end;
+        return lines;
+      },
+      next: (ms) => clock.advance(ms, true),
+      poke: () => undefined,
+      close: () => undefined,
+    };
+  };
   const runs: RunsPort = {
     newRunId: (now) => `run-${now}`,
     create: () => Promise.reject(new Error("workflow runs are not faked")),
