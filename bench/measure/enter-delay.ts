@@ -25,8 +25,17 @@ const sizes = { short: 20, line: 300, long: 4000, huge: 40_000 } as const;
 const delays = (process.argv[3] ?? "0,15,30,60,120").split(",").map(Number);
 
 try {
-  await spawnWorker(deps, { name: "w1", provider: "claude", env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_API_KEY" } } });
-  console.log("delay ms  " + Object.keys(sizes).map((s) => s.padStart(10)).join(""));
+  await spawnWorker(deps, {
+    name: "w1",
+    provider: "claude",
+    env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_API_KEY" } },
+  });
+  console.log(
+    "delay ms  " +
+      Object.keys(sizes)
+        .map((s) => s.padStart(10))
+        .join(""),
+  );
   for (const delay of delays) {
     const row: string[] = [];
     for (const [label, size] of Object.entries(sizes)) {

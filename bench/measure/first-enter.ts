@@ -27,7 +27,11 @@ try {
     let swallowed = 0;
     for (let i = 0; i < tries; i++) {
       const name = `f${delay}-${i}`;
-      await spawnWorker(deps, { name, provider: "claude", env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_API_KEY" } } });
+      await spawnWorker(deps, {
+        name,
+        provider: "claude",
+        env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_API_KEY" } },
+      });
       const baseline = countEvents(await deps.store.readHooksLog(name));
       await deps.tmux.sendKeys(name, ["C-u"]);
       await deps.tmux.paste(name, claude.preparePrompt(`first enter ${delay} ${i}`), `m-${name}`);
