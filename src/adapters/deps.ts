@@ -4,6 +4,7 @@ import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
 import { createGit } from "./git.ts";
 import { createHost } from "./host.ts";
+import { startDetached } from "./process.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRecords } from "./records.ts";
@@ -63,6 +64,7 @@ export function createDeps(
       uuid: () => crypto.randomUUID(),
       installAssets,
       processStart,
+      startDetached,
       // A compiled umbel runs its script from Bun's embedded filesystem; anything else is not a binary.
       selfCommand: () => (Bun.main.startsWith("/$bunfs/") ? [process.execPath] : null),
     },

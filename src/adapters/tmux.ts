@@ -204,6 +204,11 @@ export function createTmux(options: TmuxOptions): TmuxPort {
       await runOnSession(["kill-server"]);
     },
 
+    async renameSession(from: string, to: string): Promise<void> {
+      const result = await raw(["rename-session", "-t", exact(from), to]);
+      if (result.exitCode !== 0) throw tmuxFailure(["rename-session"], result);
+    },
+
     /** The only interactive call: the caller's terminal is handed to tmux. */
     async attach(name: string): Promise<number> {
       const child = Bun.spawn([...base, "attach-session", "-t", exact(name)], {

@@ -57,6 +57,8 @@ export type TmuxPort = {
   killServer(): Promise<void>;
   /** The one interactive call: the caller's terminal is handed to tmux. */
   attach(name: string): Promise<number>;
+  /** Renames a session (a claimed spare becoming `spawn NAME`'s worker). */
+  renameSession(from: string, to: string): Promise<void>;
 };
 
 export type WorkerPaths = {
@@ -101,6 +103,16 @@ export type StorePort = {
   readWorkerFile(name: string, file: string): Promise<string | null>;
   /** Writes it atomically (0600); null content removes it. */
   writeWorkerFile(name: string, file: string, content: string | null): Promise<void>;
+  /**
+   * HMAC-SHA256 of `text` (hex) with this state root's own key (`pool.key`, 0600, made on first
+   * use): the warm pool matches spawns by it, so no environment value is ever written.
+   */
+  keyedHash(text: string): Promise<string>;
+  /**
+   * The worker `from` becomes `to`: `to` is claimed (NameTakenError if taken), `from`'s directory
+   * moves there, and `from` is left as a link to it (its running hooks write through that path).
+   */
+  adopt(from: string, to: string): Promise<void>;
 };
 
 export type Lock = { release(): Promise<void> };
@@ -174,6 +186,11 @@ export type Assets = {
 
 /** What comes from the operating system: programs on PATH and randomness. */
 export type SystemPort = {
+  /**
+   * Starts a process that outlives this one (its own session, stdin closed, output appended to
+   * `log`): the warm pool's refill. `env` is its whole environment.
+   */
+  startDetached(argv: readonly string[], env: Readonly<Record<string, string>>, log: string): void;
   /** The absolute path of a program (PATH lookup relative to cwd), or null. */
   which(bin: string, where: { PATH: string; cwd: string }): string | null;
   uuid(): string;

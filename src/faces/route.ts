@@ -34,6 +34,7 @@ const VERB_NAMES = [
   "keys",
   "attach",
   "doctor",
+  "pool",
 ] as const;
 
 /** Commands the CLI face answers that are not verbs of the table (generated from it). */

@@ -35,6 +35,9 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const worktree = tree ? { worktree: await releaseWorktree(deps, tree, input.force === true) } : {};
   if (input.purge) {
     await deps.store.remove(name);
+    // A claimed spare's old name is a link to this directory (pool-claim.ts): it goes with it.
+    const alias = worker.meta.pool?.alias;
+    if (alias && alias !== name) await deps.store.remove(alias);
     return { name, state: "purged", wasAlive: live.alive, ...worktree };
   }
   return { name, state: "killed", wasAlive: live.alive, ...worktree };

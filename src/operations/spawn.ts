@@ -3,6 +3,7 @@ import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
+import type { PoolMeta } from "../core/pool.ts";
 import type { Deps } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
@@ -26,9 +27,9 @@ const PANE = { width: 160, height: 50 } as const;
  * Creates a worker and returns when its TUI is ready. Everything is validated before any I/O; any
  * failure after the name is claimed unwinds the tmux session, the buffer and the session directory.
  */
-export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnResult> {
+export async function spawnWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta): Promise<SpawnResult> {
   const started = deps.clock.now();
-  const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input);
+  const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input, pool);
   try {
     deps.trace.mark(`spawn ${input.name}: ${provider.id} started in tmux, waiting for ready`);
     const dialogsAnswered = await waitReady(deps, provider, input.name, {
@@ -78,7 +79,7 @@ export type LaunchedWorker = {
  * meta.json ("starting") and starts the CLI. A failure unwinds what it made; once it returns, the
  * caller owns `unwind` (the integration tests watch startup screens from here).
  */
-export async function launchWorker(deps: Deps, input: SpawnInput): Promise<LaunchedWorker> {
+export async function launchWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta): Promise<LaunchedWorker> {
   const provider = getProvider(input.provider);
   let cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
@@ -210,6 +211,8 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
             },
           }
         : {}),
+      // A warm pool's spare (core/pool.ts): claimable once ready, while pool.spare exists.
+      ...(pool ? { pool } : {}),
     };
     await deps.store.writeMeta(meta);
     await writeFleetFiles(deps, provider, input);
@@ -224,7 +227,16 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       name: input.name,
       cwd,
       ...PANE,
-      command: ["sh", assets.launch, deps.tmux.socket, bufferName, paths.events, ...plan.argv],
+      command: [
+        "sh",
+        assets.launch,
+        // A spare retires itself once idle this long (hooks/launch.sh keeps the timer).
+        ...(pool ? ["--retire-after", String(Math.ceil(pool.ttlMs / 1000))] : []),
+        deps.tmux.socket,
+        bufferName,
+        paths.events,
+        ...plan.argv,
+      ],
       bufferName,
       bufferContent: renderEnvScript(env),
     });
@@ -277,7 +289,7 @@ async function readMcpServers(
 }
 
 /** --add-dir folders, absolute (relative to the worker's cwd); a missing one is a usage error. */
-async function resolveAddDirs(
+export async function resolveAddDirs(
   deps: Deps,
   dirs: readonly string[] | undefined,
   cwd: string,
@@ -290,7 +302,7 @@ async function resolveAddDirs(
   return out;
 }
 
-async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
+export async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
   const path = cwd === undefined ? deps.cwd : isAbsolute(cwd) ? cwd : resolve(deps.cwd, cwd);
   return requireDirectory(deps, "--cwd", path, "cwd");
 }
@@ -309,7 +321,7 @@ async function untrustedFolder(deps: Deps, folders: readonly string[]): Promise<
   return folders.find((folder) => folder === "/" || folder === home) ?? null;
 }
 
-function resolveBinary(deps: Deps, provider: Provider): string {
+export function resolveBinary(deps: Deps, provider: Provider): string {
   const wanted = deps.env[provider.binEnv] || provider.defaultBin;
   const found = deps.system.which(wanted, { PATH: deps.env.PATH ?? "", cwd: deps.cwd });
   if (!found) {

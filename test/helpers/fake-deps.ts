@@ -8,6 +8,7 @@ import {
 import type { Meta } from "../../src/core/meta.ts";
 import type { ExitRecord } from "../../src/core/outcome.ts";
 import type { Deps, FilesPort, FileTail, RunsPort, StorePort, Waker } from "../../src/core/ports.ts";
+import { sha256Hex } from "../../src/core/sha256.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { createFakeGit, type FakeGit } from "./fake-git.ts";
 import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";
@@ -35,6 +36,8 @@ export type FakeWorld = {
   readonly files: Map<string, string>;
   readonly dirs: Set<string>;
   readonly processes: Map<number, string>;
+  readonly detached: { argv: string[]; env: Record<string, string> }[];
+  readonly aliases: Map<string, string>;
   /** Appends hook payloads to a worker's events log (as hooks/hook.sh does). */
   hook(name: string, ...payloads: object[]): void;
 };
@@ -55,6 +58,10 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   /** Live processes by pid → their start token (this process, 4242, is alive). */
   const processes = new Map<number, string>([[4242, "boot+42"]]);
   const locks = new Set<string>();
+  /** Processes started with startDetached (the pool's refills), in order. */
+  const detached: { argv: string[]; env: Record<string, string> }[] = [];
+  /** A claimed spare's old name → the worker it became (the link adopt leaves). */
+  const aliases = new Map<string, string>();
   const session = (name: string): FakeSession => {
     const s = sessions.get(name);
     if (!s) throw new WorkerNotFoundError(`no worker named ${name}`, { name });
@@ -131,6 +138,16 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       s.files ??= new Map();
       if (content === null) s.files.delete(file);
       else s.files.set(file, content);
+    },
+    async keyedHash(text) {
+      return sha256Hex(`fake pool key\n${text}`);
+    },
+    async adopt(from, to) {
+      if (sessions.has(to)) throw new NameTakenError(`a worker named ${to} already exists`, { name: to });
+      const s = session(from);
+      sessions.delete(from);
+      sessions.set(to, s);
+      aliases.set(from, to);
     },
   };
   const fileSystem: FilesPort = {
@@ -211,6 +228,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       }),
       processStart: async (pid) => processes.get(pid) ?? null,
       selfCommand: () => null,
+      startDetached: (argv, env) => void detached.push({ argv: [...argv], env: { ...env } }),
     },
     host: {
       platform: "linux",
@@ -237,6 +255,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     files,
     dirs,
     processes,
+    detached,
+    aliases,
     hook(name, ...payloads) {
       const s = session(name);
       s.hooksLog += payloads.map((p) => `${JSON.stringify(p)}\n`).join("");

@@ -94,6 +94,13 @@ export function createFakeTmux(socket = "umbel-test"): FakeTmux {
       await call("attach-session");
       return 0;
     },
+    async renameSession(from, to) {
+      await call(`rename-session ${from} ${to}`);
+      const pane = panes.get(from);
+      if (!pane) throw new Error(`can't find session: ${from}`);
+      panes.delete(from);
+      panes.set(to, pane);
+    },
   };
   async function call(what: string): Promise<void> {
     calls.push(what);

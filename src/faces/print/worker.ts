@@ -8,6 +8,7 @@ import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
 import { screenTail } from "../../core/screen.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
 import { killWorker } from "../../operations/kill.ts";
+import { claimSpare } from "../../operations/pool-claim.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
 import { statusOf } from "../../operations/status.ts";
 import { lastScreen, loadWorker } from "../../operations/worker.ts";
@@ -78,6 +79,10 @@ async function create(
   for (const key of [...LAUNCH_FLAGS, "cwd", "env"] as const) {
     if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
   }
+  // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps
+  // its pool name and goes at the end like any anonymous worker; --name N takes N).
+  const claimed = await claimSpare(deps, spawn, { rename: !anonymous });
+  if (claimed) return { kind: "ready", name: claimed.name, anonymous };
   await spawnWorker(deps, spawn); // on failure spawn unwinds what it made
   return { kind: "ready", name, anonymous };
 }
