@@ -6,6 +6,7 @@ import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
+import { createBootSlots } from "./boot-slots.ts";
 import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 import { takeLock } from "./lock-file.ts";
 import { createPoolStore } from "./pool-store.ts";
@@ -55,6 +56,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     paths,
     claim,
     ...createPoolStore(root, dir, claim, ready),
+    ...createBootSlots(root, ready),
 
     async writeMeta(meta: Meta): Promise<void> {
       await ready();

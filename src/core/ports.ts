@@ -113,6 +113,13 @@ export type StorePort = {
    * moves there, and `from` is left as a link to it (its running hooks write through that path).
    */
   adopt(from: string, to: string): Promise<void>;
+  /** Where the boot slots are (a waiter watches it: a spawn that is done removes its slot's file). */
+  readonly bootSlotsDir: string;
+  /**
+   * One of `slots` boot slots of `group` (a provider), across every umbel process of this state
+   * root, or null while all are held (UMBEL_MAX_STARTING: spawns boot in waves).
+   */
+  bootSlot(group: string, slots: number): Promise<Lock | null>;
 };
 
 export type Lock = { release(): Promise<void> };

@@ -4,7 +4,7 @@ import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
 import type { PoolMeta } from "../core/pool.ts";
-import type { Deps } from "../core/ports.ts";
+import type { Deps, Lock } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
@@ -15,6 +15,7 @@ import { signInAdvice } from "../core/sign-in.ts";
 import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
+import { holdBootSlot } from "./boot-slot.ts";
 import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "./fleet-files.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
 import { loadUserConfig } from "./user-config.ts";
@@ -29,7 +30,8 @@ const PANE = { width: 160, height: 50 } as const;
  */
 export async function spawnWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta): Promise<SpawnResult> {
   const started = deps.clock.now();
-  const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input, pool);
+  const launched = await launchWorker(deps, input, { pool, bootSlot: true });
+  const { meta, provider, untrusted, signInAdvice: advice, unwind } = launched;
   try {
     deps.trace.mark(`spawn ${input.name}: ${provider.id} started in tmux, waiting for ready`);
     const dialogsAnswered = await waitReady(deps, provider, input.name, {
@@ -59,6 +61,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta
   } catch (error) {
     await unwind();
     throw error;
+  } finally {
+    await launched.bootSlot?.release();
   }
 }
 
@@ -72,6 +76,8 @@ export type LaunchedWorker = {
   readonly signInAdvice: string;
   /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
   unwind(): Promise<void>;
+  /** The boot slot taken for it (UMBEL_MAX_STARTING), when asked for: the caller frees it once ready. */
+  readonly bootSlot: Lock | null;
 };
 
 /**
@@ -79,7 +85,12 @@ export type LaunchedWorker = {
  * meta.json ("starting") and starts the CLI. A failure unwinds what it made; once it returns, the
  * caller owns `unwind` (the integration tests watch startup screens from here).
  */
-export async function launchWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta): Promise<LaunchedWorker> {
+export async function launchWorker(
+  deps: Deps,
+  input: SpawnInput,
+  extra: { pool?: PoolMeta | undefined; bootSlot?: boolean } = {},
+): Promise<LaunchedWorker> {
+  const { pool } = extra;
   const provider = getProvider(input.provider);
   let cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
@@ -113,7 +124,15 @@ export async function launchWorker(deps: Deps, input: SpawnInput, pool?: PoolMet
     umbel: {},
   });
 
-  await deps.store.claim(input.name);
+  // Everything is valid: wait for a boot slot (spawns of one provider start in waves).
+  const timeoutMs = input.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
+  const bootSlot = extra.bootSlot ? await holdBootSlot(deps, provider.id, input.name, timeoutMs) : null;
+  try {
+    await deps.store.claim(input.name);
+  } catch (error) {
+    await bootSlot?.release();
+    throw error;
+  }
   const bufferName = `umbel-env-${input.name}-${deps.system.uuid().slice(0, 8)}`;
   const homeMade: string[] = [];
   let worktreeMade = false;
@@ -121,6 +140,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput, pool?: PoolMet
     await unwindSession(deps, input.name, bufferName);
     await deps.home.remove(homeMade);
     if (worktree && worktreeMade) await unmakeWorktree(deps, worktree);
+    await bootSlot?.release();
   };
   try {
     if (worktree) {
@@ -251,6 +271,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput, pool?: PoolMet
         configFile: userConfig.file ?? userConfig.home,
       }),
       unwind,
+      bootSlot,
     };
   } catch (error) {
     await unwind();

@@ -139,6 +139,16 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       if (content === null) s.files.delete(file);
       else s.files.set(file, content);
     },
+    bootSlotsDir: `${ROOT}/starting`,
+    async bootSlot(group, slots) {
+      for (let i = 0; i < slots; i++) {
+        const id = `starting/${group}-${i}`;
+        if (locks.has(id)) continue;
+        locks.add(id);
+        return { release: async () => void locks.delete(id) };
+      }
+      return null;
+    },
     async keyedHash(text) {
       return sha256Hex(`fake pool key\n${text}`);
     },
