@@ -1,8 +1,7 @@
-import { resolve } from "node:path";
 import { EXIT, UsageError } from "../../core/errors.ts";
 import type { Outcome } from "../../core/outcome.ts";
-import type { Deps, FilesPort } from "../../core/ports.ts";
-import { checkPrintInput, PrintInput, parseStreamInput } from "../../core/print-input.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { PrintInput } from "../../core/print-input.ts";
 import {
   addModelUsage,
   buildInit,
@@ -11,15 +10,11 @@ import {
   endingExitCode,
   type PrintEnding,
 } from "../../core/print-result.ts";
-import { getProvider } from "../../core/providers/registry.ts";
-import { quoteArg } from "../../core/quote.ts";
-import { isJsonObjectText } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/turn.ts";
-import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
-import { formatIssues } from "../cli/args.ts";
 import { parsePrintArgs } from "./args.ts";
+import { beginPrint } from "./begin.ts";
 import HELP from "./help.md" with { type: "text" };
 import { createOutput, type PrintOutput } from "./output.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
@@ -37,19 +32,6 @@ export type PrintIo = {
  * with --input-format stream-json) is a turn on one worker; an anonymous worker is purged on every
  * exit path (SIGINT included: the signal aborts the operations and the finally below runs).
  */
-/**
- * stream-json's assistant messages and --max-turns come from following the transcript turn by turn
- * (Provider.trackTurn); a provider without it (codex, gemini) gets text and json only.
- */
-function refuseUntracked(input: PrintInput): void {
-  const provider = getProvider(input.provider);
-  if (provider.trackTurn) return;
-  if (input.outputFormat === "stream-json")
-    throw new UsageError(`--output-format stream-json is not supported with --provider ${provider.id}`);
-  if (input.maxTurns !== undefined)
-    throw new UsageError(`--max-turns is not supported with --provider ${provider.id}`);
-}
-
 export async function runPrint(argv: readonly string[], io: PrintIo): Promise<number> {
   const args = parsePrintArgs(argv);
   if (args.help) {
@@ -59,14 +41,13 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
   // `umbel --model -p hi`: the face was chosen for a -p that an option took as its value.
   if (!args.print)
     throw new UsageError("no -p/--print flag: an option took it as its value (see umbel -p --help)");
-  const input = await readInput(args, io);
-  refuseUntracked(input);
-  const prompts = input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt];
+  // stdin, and with a producer still writing it, an anonymous worker starting meanwhile (begin.ts).
+  const begun = await beginPrint(args, io);
+  const { input, prompts, started } = begun;
   const output = createOutput(input.outputFormat, input.verbose, io.out);
-  const started = io.deps.clock.now();
-  let worker: PrintWorker | null = null;
+  let worker: PrintWorker | null = begun.worker;
   try {
-    worker = await acquireWorker(io.deps, input, io.err);
+    worker ??= await acquireWorker(io.deps, input, io.err);
     if (worker.kind === "dead") return reportDead(io, input, output, worker, started);
     const { meta, provider } = await loadWorker(io.deps, worker.name);
     let runModelUsage: Record<string, Record<string, unknown>> = {};
@@ -127,37 +108,6 @@ export async function runPrint(argv: readonly string[], io: PrintIo): Promise<nu
   } finally {
     await releaseWorker(io.deps, worker);
   }
-}
-
-async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): Promise<PrintInput> {
-  const stdin = io.stdinIsTty ? "" : await io.readStdin();
-  const streamInput = args.raw.inputFormat === "stream-json";
-  if (streamInput && args.argvPrompt !== "")
-    throw new UsageError("a prompt argument cannot be combined with --input-format stream-json");
-  const prompt = streamInput
-    ? stdin
-    : [args.argvPrompt, stdin.replace(/\n$/, "")].filter((p) => p !== "").join("\n");
-  const raw: Record<string, unknown> = { ...args.raw, prompt };
-  if (args.settings !== undefined)
-    raw.settings = await readSettings(io.deps.files, args.settings, args.raw.cwd, io.deps.cwd);
-  const parsed = PrintInput.safeParse(raw);
-  if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
-  checkPrintInput(parsed.data);
-  return parsed.data;
-}
-
-/** claude's --settings: JSON text, or else a file path (resolved where the worker runs). */
-async function readSettings(files: FilesPort, value: string, cwd: unknown, here: string): Promise<string> {
-  const { path, text } = await readJsonOrFile(
-    files,
-    value,
-    typeof cwd === "string" ? resolve(here, cwd) : here,
-  );
-  if (path === null) return value;
-  if (text === null) throw new UsageError(`Settings file not found: ${quoteArg(path, 200)}`, { path });
-  if (!isJsonObjectText(text))
-    throw new UsageError(`--settings ${quoteArg(path, 200)}: not a JSON object`, { path });
-  return text;
 }
 
 function reportDead(
