@@ -137,22 +137,29 @@ export function createTmux(options: TmuxOptions): TmuxPort {
     },
 
     async paneInfo(name: string): Promise<PaneInfo | null> {
+      const out = await runOnSession(["display-message", "-p", "-t", pane(name), PANE_FORMAT]);
+      return out === null ? null : parsePaneInfo(name, out.trim());
+    },
+
+    /** display-message's line, then capture-pane's screen, from one client. */
+    async look(name: string): Promise<{ pane: PaneInfo | null; screen: string | null }> {
+      const target = pane(name);
       const out = await runOnSession([
         "display-message",
         "-p",
         "-t",
-        pane(name),
-        "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_pid}",
+        target,
+        PANE_FORMAT,
+        ";",
+        "capture-pane",
+        "-p",
+        "-t",
+        target,
       ]);
-      if (out === null) return null;
-      const [session, dead, status, pid] = out.trim().split(" ");
-      // tmux 3.3 answers a missing target with empty formats and status 0 when other sessions exist.
-      if (session !== name) return null;
-      return {
-        dead: dead === "1",
-        deadStatus: status && /^\d+$/.test(status) ? Number(status) : null,
-        pid: pid && /^\d+$/.test(pid) ? Number(pid) : null,
-      };
+      if (out === null) return { pane: null, screen: null };
+      const newline = out.indexOf("\n");
+      const info = parsePaneInfo(name, newline === -1 ? out : out.slice(0, newline));
+      return { pane: info, screen: info === null || newline === -1 ? null : out.slice(newline + 1) };
     },
 
     /** Bracketed paste from stdin through a one-shot buffer (`-d` deletes it after the paste). */
@@ -234,6 +241,19 @@ export async function readTmuxVersion(
   } catch {
     return null; // not installed: Bun.spawn throws ENOENT
   }
+}
+
+const PANE_FORMAT = "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_pid}";
+
+function parsePaneInfo(name: string, line: string): PaneInfo | null {
+  const [session, dead, status, pid] = line.split(" ");
+  // tmux 3.3 answers a missing target with empty formats and status 0 when other sessions exist.
+  if (session !== name) return null;
+  return {
+    dead: dead === "1",
+    deadStatus: status && /^\d+$/.test(status) ? Number(status) : null,
+    pid: pid && /^\d+$/.test(pid) ? Number(pid) : null,
+  };
 }
 
 /** A trace line: `tmux load-buffer+set-option+new-session =w1 → 0, 12 ms`. */

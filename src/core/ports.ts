@@ -48,6 +48,8 @@ export type TmuxPort = {
   deleteBuffer(bufferName: string): Promise<void>;
   capture(name: string, options?: CaptureOptions): Promise<string | null>;
   paneInfo(name: string): Promise<PaneInfo | null>;
+  /** paneInfo and capture in one tmux call (half the process starts of a wait's look). */
+  look(name: string): Promise<{ pane: PaneInfo | null; screen: string | null }>;
   /** Bracketed paste through a one-shot buffer. */
   paste(name: string, text: string, bufferName: string): Promise<boolean>;
   sendKeys(name: string, keys: readonly string[]): Promise<boolean>;

@@ -56,6 +56,15 @@ export function createFakeTmux(socket = "umbel-test"): FakeTmux {
       await call("capture-pane");
       return panes.get(name)?.screen ?? null;
     },
+    async look(name) {
+      await call("display-message+capture-pane");
+      const pane = panes.get(name);
+      if (!pane) return { pane: null, screen: null };
+      return {
+        pane: { dead: pane.dead, deadStatus: pane.deadStatus, pid: pane.dead ? null : pane.pid },
+        screen: pane.screen,
+      };
+    },
     async paneInfo(name): Promise<PaneInfo | null> {
       await call("display-message");
       const pane = panes.get(name);

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { WaitConfig } from "../../src/core/wait/types.ts";
+import { waitForTurn } from "../../src/operations/wait.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
+import { addWorker, createFakeWorld } from "../helpers/fake-deps.ts";
 import { runWait } from "../helpers/machine-world.ts";
 
 /**
@@ -84,5 +86,21 @@ describe("a quiet turn", () => {
       screens: [[0, BUSY]],
     });
     expect(count(run.trace, "probe")).toBeGreaterThanOrEqual(55);
+  });
+});
+
+describe("a look", () => {
+  test("is one tmux call: the pane and its screen together", async () => {
+    const world = createFakeWorld();
+    addWorker(world, "w1", { screen: BUSY });
+    world.hook("w1", START, SUBMIT);
+    world.clock.at(world.clock.now() + 3500, () =>
+      world.hook("w1", ev("Stop", { prompt_id: "p1", last_assistant_message: "done" })),
+    );
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1 });
+    expect(outcome.reason).toBe("stop");
+    const looks = world.tmux.calls.filter((c) => c === "display-message+capture-pane").length;
+    expect(looks).toBeGreaterThanOrEqual(1);
+    expect(world.tmux.calls.filter((c) => c === "capture-pane" || c === "display-message")).toEqual([]);
   });
 });
