@@ -28,6 +28,7 @@ export async function spawnOrClaim(deps: Deps, input: SpawnInput): Promise<Spawn
   const started = deps.clock.now();
   const claimed = await claimSpare(deps, input, { rename: true });
   if (!claimed) return spawnWorker(deps, input);
+  claimed.refill();
   return {
     name: claimed.name,
     provider: claimed.meta.provider,
@@ -39,11 +40,19 @@ export async function spawnOrClaim(deps: Deps, input: SpawnInput): Promise<Spawn
   };
 }
 
-export type ClaimedSpare = { readonly name: string; readonly meta: Meta };
+export type ClaimedSpare = {
+  readonly name: string;
+  readonly meta: Meta;
+  /**
+   * Starts the detached refill. The caller picks when: a -p starts it once its turn is over, since a
+   * TUI booting beside the turn took the turn's CPU (2 cores: the pooled turn went from ×0.5 to ×1.5).
+   */
+  refill(): void;
+};
 
 /**
- * Claims a ready spare made for this very spawn (same spawn key) and starts a detached refill; null
- * when there is none (the caller starts a worker itself). The claim is atomic across processes: the
+ * Claims a ready spare made for this very spawn (same spawn key); null when there is none (the
+ * caller starts a worker itself). The caller then starts the refill (ClaimedSpare.refill). The claim is atomic across processes: the
  * spare's claim lock (the one its retire timer takes too) around removing its pool.spare marker.
  * `rename`: the spare becomes `input.name` (spawn NAME); else it keeps its own name (an anonymous -p).
  */
@@ -70,9 +79,13 @@ export async function claimSpare(
       await rename(deps, spare, input.name);
     }
     await deps.store.writeMeta(claimed);
+    const size = meta.pool;
     // The spare's cwd is the spawn's, resolved: the refill may start elsewhere.
-    startRefill(deps, { ...input, cwd: meta.cwd }, meta.pool);
-    return { name: claimed.name, meta: claimed };
+    return {
+      name: claimed.name,
+      meta: claimed,
+      refill: () => startRefill(deps, { ...input, cwd: meta.cwd }, size),
+    };
   }
   return null;
 }

@@ -68,6 +68,9 @@ describe("claiming a spare", () => {
     expect(claimed?.name).toMatch(/^pool-/);
     expect(claimed?.meta.pool?.state).toBe("claimed");
     expect(w.sessions.get(claimed?.name ?? "")?.files?.get(SPARE_MARKER)).toBeUndefined();
+    // The caller starts the refill when it suits it (-p: once its turn is over).
+    expect(w.detached).toHaveLength(0);
+    claimed?.refill();
     expect(w.detached).toHaveLength(1);
     const refill = w.detached[0];
     expect(refill?.argv.slice(0, 4)).toEqual(["/opt/umbel", "pool", "warm", "1"]);
@@ -115,6 +118,7 @@ describe("claiming a spare", () => {
     const w = world();
     const [spare] = (await warm(w, { count: 1 })).made;
     const r = await spawnOrClaim(w.deps, { name: "reviewer", provider: "claude" });
+    expect(w.detached).toHaveLength(1);
     expect(r).toMatchObject({ name: "reviewer", state: "ready", dialogsAnswered: [] });
     expect(w.tmux.panes.has("reviewer")).toBe(true);
     expect(w.tmux.panes.has(spare ?? "")).toBe(false);

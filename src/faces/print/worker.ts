@@ -14,7 +14,8 @@ import { statusOf } from "../../operations/status.ts";
 import { lastScreen, loadWorker } from "../../operations/worker.ts";
 
 export type PrintWorker =
-  | { kind: "ready"; name: string; anonymous: boolean }
+  /** `refill`: a claimed spare's, started once the turn is over (operations/pool-claim.ts). */
+  | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void }
   /** A named worker that died: reported with its evidence, never silently respawned. */
   | { kind: "dead"; name: string; state: string; exit: ExitRecord | null; screen: string };
 
@@ -64,8 +65,12 @@ export async function acquireWorker(
 
 /** An anonymous worker is removed on every exit path; a named one is kept (warm). */
 export async function releaseWorker(deps: Deps, worker: PrintWorker | null): Promise<void> {
-  if (worker?.kind !== "ready" || !worker.anonymous) return;
-  await killWorker({ ...deps, signal: undefined }, { name: worker.name, purge: true }).catch(() => undefined);
+  if (worker?.kind !== "ready") return;
+  if (worker.anonymous)
+    await killWorker({ ...deps, signal: undefined }, { name: worker.name, purge: true }).catch(
+      () => undefined,
+    );
+  worker.refill?.();
 }
 
 async function create(
@@ -82,7 +87,7 @@ async function create(
   // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps
   // its pool name and goes at the end like any anonymous worker; --name N takes N).
   const claimed = await claimSpare(deps, spawn, { rename: !anonymous });
-  if (claimed) return { kind: "ready", name: claimed.name, anonymous };
+  if (claimed) return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill };
   await spawnWorker(deps, spawn); // on failure spawn unwinds what it made
   return { kind: "ready", name, anonymous };
 }
