@@ -46,7 +46,10 @@ try {
     `status   1 worker ${ms(one.status).padStart(8)}   ${workers} workers ${ms(status50).padStart(8)}  (status with no name: the fleet)`,
   );
 
-  const idle = await run(sb, ["--version"]);
+  // A wait whose turn has already ended: what one wait's start-up and reads cost, without waiting.
+  await run(sb, ["send", "w0", "fake:reply done"]);
+  await run(sb, ["wait", "w0"]);
+  const idle = await run(sb, ["wait", "w0"]);
   for (const mode of ["one wait --all", `${workers} waits`] as const) {
     await Promise.all(names.map((name) => run(sb, ["send", name, `fake:slow ${turnSeconds * 1000}`])));
     const started = performance.now();
@@ -57,7 +60,7 @@ try {
     const wall = performance.now() - started;
     const cpu = waits.reduce((sum, w) => sum + w.cpuMs, 0);
     const failed = waits.filter((w) => w.code !== 0).length;
-    // The waits' own start-up (~one `--version` each) is not waiting.
+    // The waits' own start-up (one finished wait each) is not waiting.
     const waiting = cpu - waits.length * idle.cpuMs;
     console.log(
       `${workers} × 1 turn of ${turnSeconds} s, ${mode.padEnd(14)} wall ${(wall / 1000).toFixed(1)} s  umbel CPU ${ms(cpu)} (${ms(waiting)} while waiting: ${((waiting / wall) * 100).toFixed(1)}% of one core)${failed ? `  failed ${failed}` : ""}`,
