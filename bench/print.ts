@@ -127,6 +127,8 @@ for (const id of providers) {
       const vendor = b.vendor(`bench round ${i}`);
       r.vendor.push(await timed(vendor.argv, vendor.env, b.cwd));
       if (id === "claude") r.floor.push(await floor(b, i));
+      // Cold means no spare to claim: the last round's refill goes first.
+      await run([UMBEL, "pool", "drain"], b.env, b.cwd);
       r.cold.push(await timed(umbel(`bench cold ${i}`), b.env, b.cwd));
       await run([UMBEL, "pool", "warm", "1", ...b.umbelFlags], b.env, b.cwd);
       await poolSettled(b);
