@@ -139,3 +139,22 @@ describe("the cold path (in memory)", () => {
     expect(run.commands.filter((c) => c === "capture").length).toBeGreaterThanOrEqual(15);
   });
 });
+
+describe("readiness right after SessionStart", () => {
+  test("the hook fires before the composer is drawn: once it has, the screen is looked at every 20 ms", () => {
+    const claude = getProvider("claude");
+    const run = runReady(
+      { provider: claude, name: "w1", deadline: 60_000, timeoutMs: 60_000, untrusted: null },
+      {
+        screens: [
+          [0, BUSY],
+          [930, IDLE],
+        ],
+        events: [[905, { hook_event_name: "SessionStart", session_id: "S", transcript_path: TRANSCRIPT }]],
+      },
+    );
+    expect(run.result).toBe("ready");
+    // Not the next 100 ms poll (~1010): within ~20 ms of the composer.
+    expect(run.at).toBeLessThan(970);
+  });
+});
