@@ -21,8 +21,11 @@ events=${log%/*}
 session=${events%/*}
 tmp="$log.$$.tmp"
 { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null
-# Inside a JSON string a quote is escaped, so only the payload's own key matches.
-event=$(sed -n 's/.*"hook_event_name":"\([A-Za-z]*\)".*/\1/p' "$tmp" 2>/dev/null)
+# Inside a JSON string a quote is escaped, so only the payload's own key matches. Read only where
+# needed before the append (a policy), else after it: a waiter wakes on the append, 3 ms sooner
+# (measured: hook start → line 5.6 → 2.2 ms; the sed is a process start).
+read_event() { event=$(sed -n 's/.*"hook_event_name":"\([A-Za-z]*\)".*/\1/p' "$tmp" 2>/dev/null); }
+event=
 answer=
 
 # The tool call's main argument (command, file_path, …): leftmost key of the first kind present,
@@ -83,7 +86,7 @@ matches() {
 
 # A tab, without a subshell (this runs for every event of every worker).
 tab='	'
-if [ -n "$event" ] && [ -f "$session/policy.tsv" ] && grep -q "^[a-z]*$tab$event$tab" "$session/policy.tsv"; then
+if [ -f "$session/policy.tsv" ] && read_event && [ -n "$event" ] && grep -q "^[a-z]*$tab$event$tab" "$session/policy.tsv"; then
   read_call
   while IFS="$tab" read -r verdict rule_event rule_tool kind glob marker reply; do
     [ "$rule_event" = "$event" ] && [ "$rule_tool" = "$tool" ] || continue
@@ -98,6 +101,7 @@ if [ -n "$event" ] && [ -f "$session/policy.tsv" ] && grep -q "^[a-z]*$tab$event
 fi
 
 cat "$tmp" >> "$log" 2>/dev/null
+[ -n "$event" ] || read_event
 halt="$events/halt-$event.json"
 if [ -n "$event" ] && [ -f "$halt" ]; then
   cat "$halt" 2>/dev/null

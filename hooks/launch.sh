@@ -1,9 +1,15 @@
 #!/bin/sh
 # umbel worker wrapper. Runs in the worker's tmux pane as
-#   sh launch.sh <tmux-socket> <env-buffer> <events-dir> <cli> [args...]
+#   sh launch.sh [--retire-after <seconds>] <tmux-socket> <env-buffer> <events-dir> <cli> [args...]
 # The worker's environment arrives in a tmux buffer (loaded from umbel's stdin), never on a command
 # line: read it, delete it, drop everything the pane inherited, run the CLI, and record how it ended
 # in <events-dir>/exit.json ({"exitCode":N} or {"exitCode":N,"signal":"KILL"}), written atomically.
+# --retire-after: a spare of the warm pool (core/pool.ts), retired below once idle that long.
+retire_after=
+if [ "$1" = --retire-after ]; then
+  retire_after=$2
+  shift 2
+fi
 sock=$1
 buf=$2
 events=$3
@@ -33,6 +39,28 @@ done
 export TERM="$pane_term"
 # The wrapper's own tools, whatever PATH the worker gets.
 PATH=/usr/local/bin:/usr/bin:/bin
+
+# The warm pool's idle TTL, kept by the wrapper so that no umbel process stays alive for a spare:
+# once it is over, a spare still unclaimed (<session>/pool.spare) takes the claim lock umbel's own
+# claim takes (O_EXCL, a holder record umbel reads as alive while this shell runs), then its tmux
+# session goes (the CLI with it) and its directory. A claim removes pool.spare first, so a claimed
+# spare is never touched; a spare killed earlier takes this timer with it (the pane's hang-up).
+if [ -n "$retire_after" ]; then
+  (
+    sleep "$retire_after"
+    session_dir=${events%/*}
+    [ -f "$session_dir/pool.spare" ] || exit 0
+    (set -C && printf '{"pid":%s,"start":null}' "$$" > "$session_dir/claim.lock") 2>/dev/null || exit 0
+    if [ ! -f "$session_dir/pool.spare" ]; then
+      rm -f "$session_dir/claim.lock"
+      exit 0
+    fi
+    # The kill hangs up this pane's processes, this one included: deaf to it, it then removes the dir.
+    trap '' HUP
+    "$tmux_bin" -L "$sock" -f /dev/null kill-session -t "=${session_dir##*/}" 2>/dev/null
+    rm -rf "$session_dir"
+  ) </dev/null >/dev/null 2>&1 &
+fi
 
 # A caught signal is reset to its default in the child, so the CLI still gets INT/QUIT; the wrapper
 # survives them to record the status. HUP is NOT caught: when tmux closes the pane, the kernel

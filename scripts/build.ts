@@ -4,18 +4,14 @@
  */
 import { resolve } from "node:path";
 import { buildDefines, readBuildCommit } from "./build-info.ts";
+import { COMPILE_FLAGS } from "./compile-flags.ts";
 
 const repo = resolve(import.meta.dir, "..");
 const result = Bun.spawnSync(
   [
     process.execPath,
     "build",
-    "--compile",
-    // Not --minify: identifier mangling renames error classes, and their names are part of the
-    // JSON error contract (`class`). Syntax and whitespace minification are safe.
-    "--minify-syntax",
-    "--minify-whitespace",
-    "--sourcemap",
+    ...COMPILE_FLAGS,
     ...buildDefines(readBuildCommit(repo, process.env)),
     "src/main.ts",
     "--outfile",

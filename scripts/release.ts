@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { buildDefines, readBuildCommit } from "./build-info.ts";
 import { checkRelease } from "./check-release.ts";
 import { renderChecksums, sha256 } from "./checksums.ts";
+import { COMPILE_FLAGS } from "./compile-flags.ts";
 import { RELEASE_TARGETS, type ReleaseTarget, targetByName } from "./release-targets.ts";
 import { tarOneFile } from "./tar.ts";
 
@@ -61,12 +62,8 @@ function compile(target: ReleaseTarget, outfile: string, commit: string): void {
     [
       process.execPath,
       "build",
-      "--compile",
+      ...COMPILE_FLAGS,
       `--target=${target.bunTarget}`,
-      // As scripts/build.ts: identifiers stay (error class names are part of the JSON contract).
-      "--minify-syntax",
-      "--minify-whitespace",
-      "--sourcemap",
       ...buildDefines(commit),
       "src/main.ts",
       "--outfile",

@@ -1,5 +1,10 @@
+import { isatty } from "node:tty";
 import pkg from "../package.json" with { type: "json" };
+import { writeAllSync } from "./adapters/stdio.ts";
 import { runMain } from "./entry.ts";
+
+// Static imports are evaluated before this line: the trace's "modules loaded" (faces load lazily).
+const loadedAt = performance.now();
 
 /**
  * The process around one run of umbel (entry.ts holds the error boundary and picks the face): the
@@ -19,11 +24,14 @@ const code = await runMain(process.argv.slice(2), {
   cwd: process.cwd(),
   signal: controller.signal,
   version: pkg.version,
-  out: (text) => void process.stdout.write(text),
-  err: (text) => void process.stderr.write(text),
+  // Not process.stdout.write: its first call builds Bun's node:stream machinery (adapters/stdio.ts).
+  out: (text) => writeAllSync(1, text),
+  err: (text) => writeAllSync(2, text),
   readStdin: () => Bun.stdin.text(),
-  stdinIsTty: process.stdin.isTTY === true,
-  stdoutIsTty: process.stdout.isTTY === true,
-  columns: process.stdout.columns,
+  stdinIsTty: isatty(0),
+  stdoutIsTty: isatty(1),
+  // Only a terminal has a width; process.stdout itself is left unbuilt otherwise (~1 ms).
+  columns: isatty(1) ? process.stdout.columns : undefined,
+  loadedAt,
 });
 process.exit(code);

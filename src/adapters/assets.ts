@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import hookScript from "../../hooks/hook.sh" with { type: "text" };
 import launchScript from "../../hooks/launch.sh" with { type: "text" };
@@ -23,7 +22,7 @@ export async function installAssets(root: string): Promise<Assets> {
 }
 
 async function install(root: string, stem: string, content: string, ext = ".sh"): Promise<string> {
-  const hash = createHash("sha256").update(content).digest("hex").slice(0, 12);
+  const hash = new Bun.CryptoHasher("sha256").update(content).digest("hex").slice(0, 12);
   const path = join(root, "bin", `${stem}-${hash}${ext}`);
   if ((await readTextOrNull(path)) !== content) await writeFileAtomic(path, content, 0o600);
   return path;

@@ -1,11 +1,12 @@
 import { join } from "node:path";
 import { clampTimerMs, parseDuration } from "../core/duration.ts";
-import type { Clock, Deps } from "../core/ports.ts";
+import type { Clock, Deps, TracePort } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
 import { createGit } from "./git.ts";
 import { createGuardStore } from "./guard-store.ts";
 import { createHost } from "./host.ts";
+import { startDetached } from "./process.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRecords } from "./records.ts";
@@ -14,6 +15,8 @@ import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
 import { createRootCheck } from "./state-root.ts";
 import { createTmux, deriveSocket } from "./tmux.ts";
+import { NO_TRACE } from "./trace.ts";
+import { traceRecords, traceStore, traceWatch } from "./trace-ports.ts";
 import { watchDir } from "./watch.ts";
 
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
@@ -48,23 +51,25 @@ function selfArgv(): readonly string[] {
 /** The real ports, built once by main.ts (and by tests that drive real tmux). */
 export function createDeps(
   env: Readonly<Record<string, string | undefined>>,
-  options: { cwd?: string; signal?: AbortSignal } = {},
+  options: { cwd?: string; signal?: AbortSignal; trace?: TracePort } = {},
 ): Deps {
+  const trace = options.trace ?? NO_TRACE;
   const root = resolveStateRoot(env);
   const uid = typeof process.getuid === "function" ? process.getuid() : null;
   // Checked lazily, once, by the first state access of any face (nothing else pays for it).
   const ready = createRootCheck(root, uid);
-  const store = createStore(root, ready);
+  const store = traced(createStore(root, ready), traceStore);
   return {
     store,
     tmux: createTmux({
       socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET),
       hostEnv: env,
       timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
+      trace,
     }),
     files: fileSystem,
-    watch: { dir: watchDir },
-    records: createRecords(),
+    watch: traced({ dir: watchDir }, traceWatch),
+    records: traced(createRecords(), traceRecords),
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
     runs: createRuns(root, ready),
     guards: createGuardStore(store),
@@ -74,6 +79,7 @@ export function createDeps(
       uuid: () => crypto.randomUUID(),
       installAssets,
       processStart,
+      startDetached,
       // A compiled umbel runs its script from Bun's embedded filesystem; anything else is not a binary.
       selfCommand: () => (Bun.main.startsWith("/$bunfs/") ? [process.execPath] : null),
       selfArgv,
@@ -81,10 +87,16 @@ export function createDeps(
     host: createHost(env),
     git: createGit(env),
     clock: systemClock,
+    trace,
     env,
     cwd: options.cwd ?? process.cwd(),
     uid: uid ?? 1000,
     pid: process.pid,
     signal: options.signal,
   };
+
+  /** A port with the trace's eyes on it, or the port itself when tracing is off (no cost). */
+  function traced<P>(port: P, wrap: (port: P, trace: TracePort) => P): P {
+    return trace.on ? wrap(port, trace) : port;
+  }
 }

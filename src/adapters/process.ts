@@ -1,3 +1,4 @@
+import { closeSync, openSync } from "node:fs";
 import { clampTimerMs } from "../core/duration.ts";
 
 export type RunResult = {
@@ -116,4 +117,27 @@ async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>
     await reader.cancel().catch(() => undefined);
   }
   return text + decoder.decode();
+}
+
+/**
+ * Starts a process that outlives this one: its own session (a terminal's hang-up or Ctrl-C of this
+ * process does not reach it), stdin closed, output appended to `log` (0600). Not waited for.
+ */
+export function startDetached(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+  log: string,
+): void {
+  const fd = openSync(log, "a", 0o600);
+  try {
+    Bun.spawn([...argv], {
+      env: { ...env },
+      stdin: "ignore",
+      stdout: fd,
+      stderr: fd,
+      detached: true,
+    }).unref();
+  } finally {
+    closeSync(fd);
+  }
 }

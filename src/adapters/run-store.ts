@@ -1,11 +1,10 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../core/errors.ts";
 import { parseJson } from "../core/json.ts";
 import type { RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
-import { RunState } from "../core/workflow/state.ts";
+import type { RunState } from "../core/workflow/state.ts";
 import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 
 /** The workflow runs of a state root (see RunsPort); `ready` is the state root check (state-root.ts). */
@@ -26,7 +25,7 @@ export function createRuns(root: string, ready: () => Promise<void>): RunsPort {
 /** 20250101-120000-a1b2c3: sorts by start time (UTC), and the random part keeps runs apart. */
 function newRunId(now: number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  return `${stamp}-${randomBytes(3).toString("hex")}`;
+  return `${stamp}-${crypto.randomUUID().slice(0, 6)}`;
 }
 
 function runDir(root: string, runId: string): string {
@@ -55,6 +54,9 @@ async function openRunStore(
   ]);
   if (text === null || stateText === null)
     throw new RunNotFoundError(`no workflow run ${runId} (looked in ${dir})`, { runId, dir });
+  // Loaded here, not at the top: its schema brings the whole workflow schema, and every verb builds
+  // the runs port (deps.ts) while only a resume reads a state file.
+  const { RunState } = await import("../core/workflow/state.ts");
   const parsed = RunState.safeParse(parseJson(stateText));
   if (!parsed.success) throw new StateError(`state.json of run ${runId} is unreadable`, { runId, dir });
   return { store, state: parsed.data, text };

@@ -6,8 +6,10 @@ import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
+import { createBootSlots } from "./boot-slots.ts";
 import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 import { takeLock } from "./lock-file.ts";
+import { createPoolStore } from "./pool-store.ts";
 
 /**
  * The filesystem is the state store: $UMBEL_HOME (default ~/.umbel, 0700) holds
@@ -35,23 +37,26 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     lastScreen: join(dir(name), "last-screen.txt"),
   });
 
+  /** mkdir is atomic: of two spawns of one name, exactly one gets here without EEXIST. */
+  async function claim(name: string): Promise<void> {
+    await ready();
+    await onPath(sessions, "create", () => mkdir(sessions, { recursive: true, mode: 0o700 }));
+    try {
+      await mkdir(dir(name), { mode: 0o700 });
+    } catch (error) {
+      if (isExists(error)) throw new NameTakenError(`a worker named ${name} already exists`, { name });
+      throw asFileFault(error, dir(name), "create");
+    }
+    await onPath(paths(name).events, "create", () => mkdir(paths(name).events, { mode: 0o700 }));
+  }
+
   return {
     checkRoot: ready,
     root,
     paths,
-
-    /** mkdir is atomic: of two spawns of one name, exactly one gets here without EEXIST. */
-    async claim(name: string): Promise<void> {
-      await ready();
-      await onPath(sessions, "create", () => mkdir(sessions, { recursive: true, mode: 0o700 }));
-      try {
-        await mkdir(dir(name), { mode: 0o700 });
-      } catch (error) {
-        if (isExists(error)) throw new NameTakenError(`a worker named ${name} already exists`, { name });
-        throw asFileFault(error, dir(name), "create");
-      }
-      await onPath(paths(name).events, "create", () => mkdir(paths(name).events, { mode: 0o700 }));
-    },
+    claim,
+    ...createPoolStore(root, dir, claim, ready),
+    ...createBootSlots(root, ready),
 
     async writeMeta(meta: Meta): Promise<void> {
       await ready();
@@ -81,7 +86,11 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     async listNames(): Promise<string[]> {
       await ready();
       try {
-        return (await readdir(sessions)).filter((n) => !n.startsWith(".")).sort();
+        // A link is a claimed spare's old name (pool-store.ts adopt), not a worker of its own.
+        return (await readdir(sessions, { withFileTypes: true }))
+          .filter((e) => !e.name.startsWith(".") && !e.isSymbolicLink())
+          .map((e) => e.name)
+          .sort();
       } catch (error) {
         if (isNotFound(error)) return [];
         throw asFileFault(error, sessions, "list");

@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
-import type { NewSession, PaneInfo, TmuxPort } from "../core/ports.ts";
+import type { NewSession, PaneInfo, TmuxPort, TracePort } from "../core/ports.ts";
 import { type RunResult, runProcess } from "./process.ts";
 
 /**
@@ -15,12 +14,14 @@ export type TmuxOptions = {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs?: number;
   readonly bin?: string;
+  /** UMBEL_TRACE: each call's commands, target, status and duration. */
+  readonly trace?: TracePort;
 };
 
 /** The socket name for a state root: two roots never share a tmux server. */
 export function deriveSocket(stateRoot: string, override: string | undefined): string {
   if (override) return override;
-  return `umbel-${createHash("sha256").update(stateRoot).digest("hex").slice(0, 12)}`;
+  return `umbel-${new Bun.CryptoHasher("sha256").update(stateRoot).digest("hex").slice(0, 12)}`;
 }
 
 /** tmux clients get PATH, a UTF-8 locale and the socket directory; nothing else crosses. */
@@ -45,6 +46,7 @@ export function createTmux(options: TmuxOptions): TmuxPort {
 
   async function raw(args: readonly string[], input?: string, bound = timeoutMs): Promise<RunResult> {
     const result = await runProcess([...base, ...args], { env, input, timeoutMs: bound });
+    if (options.trace?.on) options.trace.mark(describeCall(args, result));
     if (result.timedOut) {
       throw new TmuxTimeoutError(`tmux did not answer within ${bound} ms (tmux ${args[0]})`, {
         argv: args,
@@ -135,22 +137,29 @@ export function createTmux(options: TmuxOptions): TmuxPort {
     },
 
     async paneInfo(name: string): Promise<PaneInfo | null> {
+      const out = await runOnSession(["display-message", "-p", "-t", pane(name), PANE_FORMAT]);
+      return out === null ? null : parsePaneInfo(name, out.trim());
+    },
+
+    /** display-message's line, then capture-pane's screen, from one client. */
+    async look(name: string): Promise<{ pane: PaneInfo | null; screen: string | null }> {
+      const target = pane(name);
       const out = await runOnSession([
         "display-message",
         "-p",
         "-t",
-        pane(name),
-        "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_pid}",
+        target,
+        PANE_FORMAT,
+        ";",
+        "capture-pane",
+        "-p",
+        "-t",
+        target,
       ]);
-      if (out === null) return null;
-      const [session, dead, status, pid] = out.trim().split(" ");
-      // tmux 3.3 answers a missing target with empty formats and status 0 when other sessions exist.
-      if (session !== name) return null;
-      return {
-        dead: dead === "1",
-        deadStatus: status && /^\d+$/.test(status) ? Number(status) : null,
-        pid: pid && /^\d+$/.test(pid) ? Number(pid) : null,
-      };
+      if (out === null) return { pane: null, screen: null };
+      const newline = out.indexOf("\n");
+      const info = parsePaneInfo(name, newline === -1 ? out : out.slice(0, newline));
+      return { pane: info, screen: info === null || newline === -1 ? null : out.slice(newline + 1) };
     },
 
     /** Bracketed paste from stdin through a one-shot buffer (`-d` deletes it after the paste). */
@@ -202,6 +211,11 @@ export function createTmux(options: TmuxOptions): TmuxPort {
       await runOnSession(["kill-server"]);
     },
 
+    async renameSession(from: string, to: string): Promise<void> {
+      const result = await raw(["rename-session", "-t", exact(from), to]);
+      if (result.exitCode !== 0) throw tmuxFailure(["rename-session"], result);
+    },
+
     /** The only interactive call: the caller's terminal is handed to tmux. */
     async attach(name: string): Promise<number> {
       const child = Bun.spawn([...base, "attach-session", "-t", exact(name)], {
@@ -227,6 +241,28 @@ export async function readTmuxVersion(
   } catch {
     return null; // not installed: Bun.spawn throws ENOENT
   }
+}
+
+const PANE_FORMAT = "#{session_name} #{pane_dead} #{pane_dead_status} #{pane_pid}";
+
+function parsePaneInfo(name: string, line: string): PaneInfo | null {
+  const [session, dead, status, pid] = line.split(" ");
+  // tmux 3.3 answers a missing target with empty formats and status 0 when other sessions exist.
+  if (session !== name) return null;
+  return {
+    dead: dead === "1",
+    deadStatus: status && /^\d+$/.test(status) ? Number(status) : null,
+    pid: pid && /^\d+$/.test(pid) ? Number(pid) : null,
+  };
+}
+
+/** A trace line: `tmux load-buffer+set-option+new-session =w1 → 0, 12 ms`. */
+function describeCall(args: readonly string[], result: RunResult): string {
+  const commands = args.filter((_arg, i) => i === 0 || args[i - 1] === ";").join("+");
+  const t = args.indexOf("-t");
+  const target = t === -1 ? (args.includes("-s") ? args[args.indexOf("-s") + 1] : "") : args[t + 1];
+  const status = result.timedOut ? "timed out" : String(result.exitCode);
+  return `tmux ${commands}${target ? ` ${target}` : ""} → ${status}, ${result.durationMs} ms`;
 }
 
 /** `=name` matches the session name exactly (no prefix matching: "w1" must not hit "w10"). */

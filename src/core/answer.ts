@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 import type { TurnState } from "./turn.ts";
 
 /**
@@ -103,7 +103,7 @@ function keyOf(option: PromptOption): string {
  */
 export function inputIdOf(turn: Extract<TurnState, { status: "input" }>): string {
   const key = `${turn.promptId ?? ""}\n${turn.at}\n${turn.text}`;
-  return `in-${createHash("sha256").update(key, "utf8").digest("hex").slice(0, 12)}`;
+  return `in-${sha256Hex(key).slice(0, 12)}`;
 }
 
 /**

@@ -49,6 +49,8 @@ export type TmuxPort = {
   deleteBuffer(bufferName: string): Promise<void>;
   capture(name: string, options?: CaptureOptions): Promise<string | null>;
   paneInfo(name: string): Promise<PaneInfo | null>;
+  /** paneInfo and capture in one tmux call (half the process starts of a wait's look). */
+  look(name: string): Promise<{ pane: PaneInfo | null; screen: string | null }>;
   /** Bracketed paste through a one-shot buffer. */
   paste(name: string, text: string, bufferName: string): Promise<boolean>;
   sendKeys(name: string, keys: readonly string[]): Promise<boolean>;
@@ -58,6 +60,8 @@ export type TmuxPort = {
   killServer(): Promise<void>;
   /** The one interactive call: the caller's terminal is handed to tmux. */
   attach(name: string): Promise<number>;
+  /** Renames a session (a claimed spare becoming `spawn NAME`'s worker). */
+  renameSession(from: string, to: string): Promise<void>;
 };
 
 export type WorkerPaths = {
@@ -102,6 +106,23 @@ export type StorePort = {
   readWorkerFile(name: string, file: string): Promise<string | null>;
   /** Writes it atomically (0600); null content removes it. */
   writeWorkerFile(name: string, file: string, content: string | null): Promise<void>;
+  /**
+   * HMAC-SHA256 of `text` (hex) with this state root's own key (`pool.key`, 0600, made on first
+   * use): the warm pool matches spawns by it, so no environment value is ever written.
+   */
+  keyedHash(text: string): Promise<string>;
+  /**
+   * The worker `from` becomes `to`: `to` is claimed (NameTakenError if taken), `from`'s directory
+   * moves there, and `from` is left as a link to it (its running hooks write through that path).
+   */
+  adopt(from: string, to: string): Promise<void>;
+  /** Where the boot slots are (a waiter watches it: a spawn that is done removes its slot's file). */
+  readonly bootSlotsDir: string;
+  /**
+   * One of `slots` boot slots of `group` (a provider), across every umbel process of this state
+   * root, or null while all are held (UMBEL_MAX_STARTING: spawns boot in waves).
+   */
+  bootSlot(group: string, slots: number): Promise<Lock | null>;
 };
 
 export type Lock = { release(): Promise<void> };
@@ -214,6 +235,11 @@ export type Assets = {
 
 /** What comes from the operating system: programs on PATH and randomness. */
 export type SystemPort = {
+  /**
+   * Starts a process that outlives this one (its own session, stdin closed, output appended to
+   * `log`): the warm pool's refill. `env` is its whole environment.
+   */
+  startDetached(argv: readonly string[], env: Readonly<Record<string, string>>, log: string): void;
   /** The absolute path of a program (PATH lookup relative to cwd), or null. */
   which(bin: string, where: { PATH: string; cwd: string }): string | null;
   uuid(): string;
@@ -291,6 +317,16 @@ export type GitPort = {
   deleteBranch(repo: string, branch: string): Promise<void>;
 };
 
+/**
+ * The `UMBEL_TRACE=1` / `--trace` timeline (adapters/trace.ts): one stderr line per mark, stamped
+ * with the milliseconds since the process started. Off, `mark` does nothing; callers that would
+ * build an expensive label check `on` first.
+ */
+export type TracePort = {
+  readonly on: boolean;
+  mark(what: string): void;
+};
+
 /** Everything an operation touches, passed in so tests can swap any piece. */
 export type Deps = {
   readonly store: StorePort;
@@ -306,6 +342,7 @@ export type Deps = {
   readonly host: HostPort;
   readonly git: GitPort;
   readonly clock: Clock;
+  readonly trace: TracePort;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
   readonly uid: number;

@@ -21,6 +21,18 @@ const DIALOG_TRIES = 3;
 const DIALOG_MOVES = 12;
 /** tmux has no change notification: look this often (a hook event wakes the driver earlier). */
 const POLL_MS = 100;
+/**
+ * claude 2.1.332 fires SessionStart 5-40 ms before it draws its composer (traced): once the hook has
+ * come, the screen is looked at this often (for a second at most) until it shows ready, not at the
+ * next 100 ms poll.
+ */
+const AFTER_HOOK = { pollMs: 20, forMs: 1000 } as const;
+/**
+ * Ask tmux whether the pane lives this often, not at every poll: a CLI that exits is seen sooner
+ * through the wrapper's exit record (a file event), and every tmux call is a process start taken
+ * from a TUI that is booting on the same cores (two calls a poll were ~20 process starts a second).
+ */
+const PROBE_MS = 1000;
 /** The idle screen without the SessionStart hook this long: the hooks do not fire. */
 const HOOKLESS_READY_MS = 10_000;
 /** A pane the wrapper reported exited is marked dead by tmux within this (then its screen is final). */
@@ -76,6 +88,10 @@ export type ReadyState =
       readonly dialog: DialogSeen | null;
       readonly readySince: number | null;
       readonly screen: string | null;
+      /** When tmux last said the pane lives. */
+      readonly probedAt: number;
+      /** When the SessionStart hook was first seen (the composer is about to be drawn). */
+      readonly hookedAt: number | null;
     }
   /** The CLI exited while starting: wait for tmux to mark the pane dead, then take its screen. */
   | {
@@ -89,7 +105,16 @@ export type ReadyState =
 export type ReadyStep = { readonly state: ReadyState; readonly next: ReadyCommand };
 
 export function startReady(config: ReadyConfig): ReadyState {
-  return { phase: "starting", config, answered: [], dialog: null, readySince: null, screen: "" };
+  return {
+    phase: "starting",
+    config,
+    answered: [],
+    dialog: null,
+    readySince: null,
+    screen: "",
+    probedAt: Number.NEGATIVE_INFINITY,
+    hookedAt: null,
+  };
 }
 
 export function stepReady(state: ReadyState, o: ReadyObservation): ReadyStep {
@@ -108,10 +133,11 @@ function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
       return { state: s, next: { kind: "read-exit" } };
     case "exit":
       if (o.exit) return dying(s, o.exit.exitCode ?? null);
+      if (o.now - s.probedAt < PROBE_MS) return { state: s, next: { kind: "capture", scrollback: false } };
       return { state: s, next: { kind: "probe", tolerant: false } };
     case "pane":
       if (o.pane === null || o.pane.dead) return dying(s, o.pane?.deadStatus ?? null);
-      return { state: s, next: { kind: "capture", scrollback: false } };
+      return { state: { ...s, probedAt: o.now }, next: { kind: "capture", scrollback: false } };
     case "screen":
       return onScreen({ ...s, screen: o.screen }, o.now);
     case "keys":
@@ -120,6 +146,9 @@ function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
       const started = parseEvents(provider, o.log).some(
         (e) => provider.interpretEvent(e).kind === "session-start",
       );
+      // Read while the screen is not ready yet: only to know whether the hook has come.
+      if (s.readySince === null)
+        return untilDeadline({ ...s, hookedAt: s.hookedAt ?? (started ? o.now : null) }, o.now);
       if (started) return { state: s, next: { kind: "ready", dialogsAnswered: s.answered } };
       if (o.now - (s.readySince ?? o.now) > HOOKLESS_READY_MS)
         return fail(
@@ -189,8 +218,13 @@ function onScreen(s: Starting, now: number): ReadyStep {
         return { state: ready, next: { kind: "ready", dialogsAnswered: s.answered } };
       return { state: ready, next: { kind: "read-log" } };
     }
-    default:
-      return untilDeadline({ ...s, readySince: null }, now);
+    default: {
+      const waiting: Starting = { ...s, readySince: null };
+      // Not drawn yet: has its SessionStart come (then the composer is tens of ms away)?
+      if (s.hookedAt === null && provider.sessionStartAtLaunch !== false)
+        return { state: waiting, next: { kind: "read-log" } };
+      return untilDeadline(waiting, now);
+    }
   }
 }
 
@@ -246,7 +280,8 @@ function untilDeadline(s: Starting, now: number): ReadyStep {
         screen: screenTail(s.screen),
       }),
     );
-  return { state: s, next: { kind: "sleep", ms: POLL_MS, wake: true } };
+  const fast = s.hookedAt !== null && now - s.hookedAt < AFTER_HOOK.forMs;
+  return { state: s, next: { kind: "sleep", ms: fast ? AFTER_HOOK.pollMs : POLL_MS, wake: true } };
 }
 
 function dying(s: Starting, exitCode: number | null): ReadyStep {

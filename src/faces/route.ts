@@ -37,6 +37,7 @@ const VERB_NAMES = [
   "keys",
   "attach",
   "doctor",
+  "pool",
 ] as const;
 
 /** Commands the CLI face answers that are not verbs of the table (generated from it). */
@@ -54,6 +55,17 @@ export const COMMANDS: readonly string[] = [
 
 const HELP = new Set(["help", "--help", "-h"]);
 const VERSION = new Set(["version", "--version", "-v"]);
+
+/**
+ * `--trace` anywhere before a `--` turns the UMBEL_TRACE timeline on (stderr) for this run; it is
+ * taken out before any face reads the argv, so every verb and face accepts it.
+ */
+export function takeTraceFlag(argv: readonly string[]): { argv: string[]; trace: boolean } {
+  const end = argv.indexOf("--") === -1 ? argv.length : argv.indexOf("--");
+  const before = argv.slice(0, end);
+  if (!before.includes("--trace")) return { argv: [...argv], trace: false };
+  return { argv: [...before.filter((arg) => arg !== "--trace"), ...argv.slice(end)], trace: true };
+}
 
 export function routeArgv(argv: readonly string[]): Route {
   const [first, ...rest] = argv;

@@ -19,6 +19,7 @@ export async function waitReady(
   const deadline = deps.clock.now() + timeoutMs;
   let state = startReady({ provider, name, deadline, timeoutMs, untrusted, signInAdvice });
   const waker = deps.watch.dir(deps.store.paths(name).events);
+  const looked: Looked = { screen: undefined };
   try {
     let seen = observe(deps, { kind: "tick" });
     for (;;) {
@@ -26,7 +27,7 @@ export async function waitReady(
       state = step.state;
       if (step.next.kind === "ready") return [...step.next.dialogsAnswered];
       if (step.next.kind === "fail") throw step.next.error;
-      seen = await performReady(deps, name, waker, step.next);
+      seen = await performReady(deps, name, waker, step.next, looked);
     }
   } catch (error) {
     if (error instanceof UmbelError) throw error;
@@ -46,25 +47,33 @@ function observe(deps: Deps, seen: ReadySeen): ReadyObservation {
   return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as ReadyObservation;
 }
 
+/** The screen the last probe's tmux call brought along, for the capture right after it. */
+type Looked = { screen: string | null | undefined };
+
 async function performReady(
   deps: Deps,
   name: string,
   waker: Waker,
   command: Exclude<ReadyCommand, { kind: "ready" | "fail" }>,
+  looked: Looked,
 ): Promise<ReadyObservation> {
+  const brought = looked.screen;
+  looked.screen = undefined;
   switch (command.kind) {
     case "read-exit":
       return observe(deps, { kind: "exit", exit: await deps.store.readExit(name) });
     case "read-log":
       return observe(deps, { kind: "log", log: await deps.store.readHooksLog(name) });
     case "probe": {
-      const pane = deps.tmux.paneInfo(name);
-      return observe(deps, {
-        kind: "pane",
-        pane: command.tolerant ? await pane.catch(() => null) : await pane,
-      });
+      // The pane and its screen in one tmux call: the capture that follows takes the screen.
+      const look = deps.tmux.look(name);
+      const seen = command.tolerant ? await look.catch(() => ({ pane: null, screen: null })) : await look;
+      looked.screen = seen.screen;
+      return observe(deps, { kind: "pane", pane: seen.pane });
     }
     case "capture": {
+      if (!command.scrollback && brought !== undefined)
+        return observe(deps, { kind: "screen", screen: brought });
       if (!command.scrollback)
         return observe(deps, { kind: "screen", screen: await deps.tmux.capture(name) });
       const screen = await deps.tmux.capture(name, { lines: DEAD_SCROLLBACK }).catch(() => null);

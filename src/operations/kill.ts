@@ -14,9 +14,12 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const { name } = worker.meta;
   const live = await checkLiveness(deps, worker);
   if (worker.meta.state !== "killed") {
-    const screen = live.alive
-      ? await deps.tmux.capture(name).catch(() => null)
-      : await deadPaneScreen(deps, name, 0);
+    // A purge removes the tombstone the screen would go to: no capture (every -p turn ends here).
+    const screen = input.purge
+      ? null
+      : live.alive
+        ? await deps.tmux.capture(name).catch(() => null)
+        : await deadPaneScreen(deps, name, 0);
     if (screen !== null) await deps.store.writeLastScreen(name, screen);
     await deps.tmux.killSession(name);
     // The worker's own files in its provider's home (codex: its profile; gemini: the credential links).
@@ -32,6 +35,9 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const worktree = tree ? { worktree: await releaseWorktree(deps, tree, input.force === true) } : {};
   if (input.purge) {
     await deps.store.remove(name);
+    // A claimed spare's old name is a link to this directory (pool-claim.ts): it goes with it.
+    const alias = worker.meta.pool?.alias;
+    if (alias && alias !== name) await deps.store.remove(alias);
     return { name, state: "purged", wasAlive: live.alive, ...worktree };
   }
   return { name, state: "killed", wasAlive: live.alive, ...worktree };

@@ -106,14 +106,24 @@ export async function followTurn(
     halt.signal,
     ...(guard ? [guard.halt] : []),
   ]);
-  const follow = { armed: false, halted: false, drainUntil: null as null | (() => boolean) };
+  const follow = {
+    armed: false,
+    halted: false,
+    drainUntil: null as null | (() => boolean),
+    /** The text of the last assistant line followed (the drain's end: see below). */
+    lastText: "",
+  };
 
   const mode = worker.provider.maxTurnsHalt ?? "interrupt";
   const interruptKeys = [...(worker.provider.interruptKeys ?? ["Escape"])];
   let interruptedAt = 0;
 
   async function pump(t: FileTail, tr: TurnTracker): Promise<void> {
-    for (const line of await t.read()) for (const message of tr.push(line)) onMessage(message);
+    for (const line of await t.read())
+      for (const message of tr.push(line)) {
+        onMessage(message);
+        if (message.type === "assistant") follow.lastText = assistantText(message) ?? follow.lastText;
+      }
     const max = input.maxTurns;
     if (max === undefined) return;
     const s = tr.summary();
@@ -149,7 +159,7 @@ export async function followTurn(
     }
   })();
 
-  let outcome: Outcome;
+  let outcome: Outcome | undefined;
   let statusLine: StatusLineAtEnd | null = null;
   try {
     outcome = await waitForTurn(
@@ -167,12 +177,21 @@ export async function followTurn(
     // The statusline as the turn ended: claude rewrites it ~0.4 s after its Stop (measured).
     if (input.wantCost) statusLine = { text: await readStatusLine(deps, name), at: deps.clock.now() };
   } finally {
-    // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise.
+    // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise. A
+    // stop whose hook gave the answer is drained once the transcript holds that answer: claude
+    // 2.1.332 writes the answer before Stop, then runs its stop hooks and writes its bookkeeping
+    // lines and turn_duration 150-370 ms later (measured on the stub), which no -p output uses.
+    // (A provider whose transcript ends the turn, codex, is only "stop" once its end marker is in.)
     const until = deps.clock.now() + DRAIN_MS;
+    const hookAnswer = outcome?.reason === "stop" ? (outcome.evidence.message ?? null) : null;
     follow.drainUntil = () => {
       const s = tracker?.summary();
       const done = s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined);
-      return done || deps.clock.now() >= until || !(waitedForEnd(outcome) || guard?.halt.aborted);
+      const answered =
+        hookAnswer !== null &&
+        hookAnswer.trim() !== "" &&
+        follow.lastText.trimEnd().endsWith(hookAnswer.trimEnd());
+      return done || answered || deps.clock.now() >= until || !(waitedForEnd(outcome) || guard?.halt.aborted);
     };
     tail?.poke();
     await following.catch(() => undefined);
@@ -190,6 +209,16 @@ export async function followTurn(
 /** claude -p's own words for the stop (the CLI shows them; the model may see them too). */
 function haltReason(maxTurns: number): string {
   return `Reached maximum number of turns (${maxTurns})`;
+}
+
+/** The text blocks of a followed assistant line (claude -p's stream-json shape), or null when it has none. */
+function assistantText(message: StreamMessage): string | null {
+  const content = (message.message as { content?: unknown } | undefined)?.content;
+  if (!Array.isArray(content)) return null;
+  const texts = content.flatMap((block: { type?: unknown; text?: unknown }) =>
+    block?.type === "text" && typeof block.text === "string" ? [block.text] : [],
+  );
+  return texts.length > 0 ? texts.join("\n\n") : null;
 }
 
 /** Outcomes after which the transcript still gets the turn's last lines. */

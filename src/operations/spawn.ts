@@ -5,7 +5,8 @@ import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts"
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
-import type { Deps } from "../core/ports.ts";
+import type { PoolMeta } from "../core/pool.ts";
+import type { Deps, Lock } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
@@ -17,6 +18,7 @@ import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
 import { waitReady } from "./await-ready.ts";
+import { holdBootSlot } from "./boot-slot.ts";
 import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "./fleet-files.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
 import { awaitStructuredServer } from "./structured-call.ts";
@@ -30,11 +32,13 @@ const PANE = { width: 160, height: 50 } as const;
  * Creates a worker and returns when its TUI is ready. Everything is validated before any I/O; any
  * failure after the name is claimed unwinds the tmux session, the buffer and the session directory.
  */
-export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnResult> {
+export async function spawnWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta): Promise<SpawnResult> {
   const started = deps.clock.now();
-  const { meta, provider, untrusted, signInAdvice: advice, unwind } = await launchWorker(deps, input);
+  const launched = await launchWorker(deps, input, { pool, bootSlot: true });
+  const { meta, provider, untrusted, signInAdvice: advice, unwind } = launched;
   try {
     const timeoutMs = input.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
+    deps.trace.mark(`spawn ${input.name}: ${provider.id} started in tmux, waiting for ready`);
     const dialogsAnswered = await waitReady(deps, provider, input.name, {
       timeoutMs,
       untrusted,
@@ -47,6 +51,7 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
       state: "ready",
       readyAt: new Date(deps.clock.now()).toISOString(),
     });
+    deps.trace.mark(`spawn ${input.name}: ready`);
     return {
       name: input.name,
       provider: provider.id,
@@ -62,6 +67,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput): Promise<SpawnR
   } catch (error) {
     await unwind();
     throw error;
+  } finally {
+    await launched.bootSlot?.release();
   }
 }
 
@@ -75,6 +82,8 @@ export type LaunchedWorker = {
   readonly signInAdvice: string;
   /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
   unwind(): Promise<void>;
+  /** The boot slot taken for it (UMBEL_MAX_STARTING), when asked for: the caller frees it once ready. */
+  readonly bootSlot: Lock | null;
 };
 
 /**
@@ -82,7 +91,12 @@ export type LaunchedWorker = {
  * meta.json ("starting") and starts the CLI. A failure unwinds what it made; once it returns, the
  * caller owns `unwind` (the integration tests watch startup screens from here).
  */
-export async function launchWorker(deps: Deps, input: SpawnInput): Promise<LaunchedWorker> {
+export async function launchWorker(
+  deps: Deps,
+  input: SpawnInput,
+  extra: { pool?: PoolMeta | undefined; bootSlot?: boolean } = {},
+): Promise<LaunchedWorker> {
+  const { pool } = extra;
   const provider = getProvider(input.provider);
   let cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
@@ -123,7 +137,15 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
     umbel: {},
   });
 
-  await deps.store.claim(input.name);
+  // Everything is valid: wait for a boot slot (spawns of one provider start in waves).
+  const timeoutMs = input.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
+  const bootSlot = extra.bootSlot ? await holdBootSlot(deps, provider.id, input.name, timeoutMs) : null;
+  try {
+    await deps.store.claim(input.name);
+  } catch (error) {
+    await bootSlot?.release();
+    throw error;
+  }
   const bufferName = `umbel-env-${input.name}-${deps.system.uuid().slice(0, 8)}`;
   const homeMade: string[] = [];
   let worktreeMade = false;
@@ -131,6 +153,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
     await unwindSession(deps, input.name, bufferName);
     await deps.home.remove(homeMade);
     if (worktree && worktreeMade) await unmakeWorktree(deps, worktree);
+    await bootSlot?.release();
   };
   try {
     if (worktree) {
@@ -242,6 +265,8 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       ...(input.onLimit ? { onLimit: input.onLimit } : {}),
       // Names only: what reached the worker decides its route (status shows it).
       billing: homeBilling ?? billingFromEnv(billingEnvOf(provider), Object.keys(env)),
+      // A warm pool's spare (core/pool.ts): claimable once ready, while pool.spare exists.
+      ...(pool ? { pool } : {}),
     };
     await deps.store.writeMeta(meta);
     await writeFleetFiles(deps, provider, input);
@@ -249,7 +274,16 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
       name: input.name,
       cwd,
       ...PANE,
-      command: ["sh", assets.launch, deps.tmux.socket, bufferName, paths.events, ...plan.argv],
+      command: [
+        "sh",
+        assets.launch,
+        // A spare retires itself once idle this long (hooks/launch.sh keeps the timer).
+        ...(pool ? ["--retire-after", String(Math.ceil(pool.ttlMs / 1000))] : []),
+        deps.tmux.socket,
+        bufferName,
+        paths.events,
+        ...plan.argv,
+      ],
       bufferName,
       bufferContent: renderEnvScript(env),
     });
@@ -264,6 +298,7 @@ export async function launchWorker(deps: Deps, input: SpawnInput): Promise<Launc
         configFile: userConfig.file ?? userConfig.home,
       }),
       unwind,
+      bootSlot,
     };
   } catch (error) {
     await unwind();
@@ -303,7 +338,7 @@ async function readMcpServers(
 }
 
 /** --add-dir folders, absolute (relative to the worker's cwd); a missing one is a usage error. */
-async function resolveAddDirs(
+export async function resolveAddDirs(
   deps: Deps,
   dirs: readonly string[] | undefined,
   cwd: string,
@@ -316,7 +351,7 @@ async function resolveAddDirs(
   return out;
 }
 
-async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
+export async function resolveCwd(deps: Deps, cwd: string | undefined): Promise<string> {
   const path = cwd === undefined ? deps.cwd : isAbsolute(cwd) ? cwd : resolve(deps.cwd, cwd);
   return requireDirectory(deps, "--cwd", path, "cwd");
 }
@@ -335,7 +370,7 @@ async function untrustedFolder(deps: Deps, folders: readonly string[]): Promise<
   return folders.find((folder) => folder === "/" || folder === home) ?? null;
 }
 
-function resolveBinary(deps: Deps, provider: Provider): string {
+export function resolveBinary(deps: Deps, provider: Provider): string {
   const wanted = deps.env[provider.binEnv] || provider.defaultBin;
   const found = deps.system.which(wanted, { PATH: deps.env.PATH ?? "", cwd: deps.cwd });
   if (!found) {

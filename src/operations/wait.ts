@@ -49,6 +49,7 @@ export async function waitForTurn(
         : { maxTokens: input.maxTokens, ...options.cost },
   });
   const waker = deps.watch.dir(deps.store.paths(name).events);
+  const looked: Looked = { screen: undefined };
   try {
     let seen: WaitObservation = observe(deps, { kind: "tick" });
     for (;;) {
@@ -56,7 +57,8 @@ export async function waitForTurn(
       state = step.state;
       const command = step.next;
       // A continuation prompt (--on-limit continue) moves the baseline to the turn it started.
-      if (command.kind === "done")
+      if (command.kind === "done") {
+        deps.trace.mark(`wait ${name}: ${command.reason}`);
         return outcome(
           name,
           state.config.baseline,
@@ -65,8 +67,9 @@ export async function waitForTurn(
           command.reason,
           command.evidence,
         );
+      }
       if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
-      seen = await perform(deps, worker, waker, command);
+      seen = await perform(deps, worker, waker, command, looked);
     }
   } finally {
     waker.close();
@@ -99,8 +102,19 @@ function observe(deps: Deps, seen: Seen): WaitObservation {
   return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as WaitObservation;
 }
 
-async function perform(deps: Deps, worker: Worker, waker: Waker, command: Pending): Promise<WaitObservation> {
+/** The screen the last probe's tmux call brought along, for a capture in the same wake. */
+type Looked = { screen: string | null | undefined };
+
+async function perform(
+  deps: Deps,
+  worker: Worker,
+  waker: Waker,
+  command: Pending,
+  looked: Looked,
+): Promise<WaitObservation> {
   const { name } = worker.meta;
+  const brought = looked.screen;
+  looked.screen = undefined;
   switch (command.kind) {
     case "read": {
       const log = await deps.store.readHooksLog(name);
@@ -124,9 +138,15 @@ async function perform(deps: Deps, worker: Worker, waker: Waker, command: Pendin
       const text = fresh ? await deps.records.read(command.source) : null;
       return observe(deps, { kind: "transcript", size, text });
     }
-    case "probe":
-      return observe(deps, { kind: "pane", pane: await probe(deps, name, command.bound) });
+    case "probe": {
+      const seen = await probe(deps, name, command.bound);
+      looked.screen = seen.screen;
+      return observe(deps, { kind: "pane", pane: seen.pane });
+    }
     case "capture": {
+      // A probe just now brought the screen along (one tmux call, not two).
+      if (!command.orRecorded && brought !== undefined)
+        return observe(deps, { kind: "screen", screen: brought });
       const capture = command.orRecorded ? lastScreen(deps, name) : deps.tmux.capture(name);
       const screen = await bounded(
         deps.clock,
@@ -149,18 +169,26 @@ async function perform(deps: Deps, worker: Worker, waker: Waker, command: Pendin
   }
 }
 
-/** A hung or failing tmux says nothing about the worker: never read it as "dead". */
-async function probe(deps: Deps, name: string, bound: number): Promise<PaneSeen> {
-  const pane = await bounded(
+/**
+ * The pane and its screen, in one tmux call. A hung or failing tmux says nothing about the worker:
+ * never read it as "dead" (and no screen comes with it).
+ */
+async function probe(
+  deps: Deps,
+  name: string,
+  bound: number,
+): Promise<{ pane: PaneSeen; screen: string | null | undefined }> {
+  const look = await bounded(
     deps.clock,
     bound,
-    deps.tmux.paneInfo(name).catch((error: unknown) => {
+    deps.tmux.look(name).catch((error: unknown) => {
       if (error instanceof TmuxTimeoutError || error instanceof TmuxError) return "unknown" as const;
       throw error;
     }),
   );
-  if (pane === LATE || pane === "unknown") return "unknown";
-  return pane === null ? "gone" : pane.dead ? "dead" : "alive";
+  if (look === LATE || look === "unknown") return { pane: "unknown", screen: undefined };
+  const pane = look.pane === null ? "gone" : look.pane.dead ? "dead" : "alive";
+  return { pane, screen: look.screen };
 }
 
 function outcome(

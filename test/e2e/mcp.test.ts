@@ -46,10 +46,14 @@ async function ok<T = Record<string, unknown>>(name: string, args: Record<string
 }
 
 describe("umbel mcp over stdio", () => {
-  test("handshake: every tool (the verbs, doctor and answer among them, help and run), instructions, version", async () => {
+  test("handshake: every tool (the verbs, doctor, answer and pool among them, help and run), instructions, version", async () => {
     expect(client.getServerVersion()).toMatchObject({ name: "umbel" });
     expect(client.getInstructions()).toContain("umbel_wait");
-    expect((await client.listTools()).tools).toHaveLength(15);
+    expect((await client.listTools()).tools).toHaveLength(16);
+  });
+
+  test("umbel_pool: ls with no spares is an empty list", async () => {
+    expect(await ok("umbel_pool", { action: "ls" })).toMatchObject({ action: "ls", spares: [], removed: [] });
   });
 
   test("lifecycle tools: spawn → send → wait → read → kill, with {fromEnv} from the server's env", async () => {

@@ -18,6 +18,7 @@ import type {
   StorePort,
   Waker,
 } from "../../src/core/ports.ts";
+import { sha256Hex } from "../../src/core/sha256.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { createFakeGit, type FakeGit } from "./fake-git.ts";
 import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";
@@ -45,6 +46,8 @@ export type FakeWorld = {
   readonly files: Map<string, string>;
   readonly dirs: Set<string>;
   readonly processes: Map<number, string>;
+  readonly detached: { argv: string[]; env: Record<string, string> }[];
+  readonly aliases: Map<string, string>;
   /** Appends hook payloads to a worker's events log (as hooks/hook.sh does). */
   hook(name: string, ...payloads: object[]): void;
   /** Guard records by worker, then baseline; the turn schema; the StructuredOutput calls. */
@@ -72,6 +75,10 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   /** Live processes by pid → their start token (this process, 4242, is alive). */
   const processes = new Map<number, string>([[4242, "boot+42"]]);
   const locks = new Set<string>();
+  /** Processes started with startDetached (the pool's refills), in order. */
+  const detached: { argv: string[]; env: Record<string, string> }[] = [];
+  /** A claimed spare's old name → the worker it became (the link adopt leaves). */
+  const aliases = new Map<string, string>();
   const session = (name: string): FakeSession => {
     const s = sessions.get(name);
     if (!s) throw new WorkerNotFoundError(`no worker named ${name}`, { name });
@@ -149,6 +156,26 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       if (content === null) s.files.delete(file);
       else s.files.set(file, content);
     },
+    bootSlotsDir: `${ROOT}/starting`,
+    async bootSlot(group, slots) {
+      for (let i = 0; i < slots; i++) {
+        const id = `starting/${group}-${i}`;
+        if (locks.has(id)) continue;
+        locks.add(id);
+        return { release: async () => void locks.delete(id) };
+      }
+      return null;
+    },
+    async keyedHash(text) {
+      return sha256Hex(`fake pool key\n${text}`);
+    },
+    async adopt(from, to) {
+      if (sessions.has(to)) throw new NameTakenError(`a worker named ${to} already exists`, { name: to });
+      const s = session(from);
+      sessions.delete(from);
+      sessions.set(to, s);
+      aliases.set(from, to);
+    },
   };
   const fileSystem: FilesPort = {
     async readText(path) {
@@ -178,12 +205,23 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
   };
   const waker = (): Waker => ({ next: (ms) => clock.advance(ms, true), close: () => undefined });
-  const tail = (): FileTail => ({
-    read: async () => [],
-    next: (ms) => clock.advance(ms, true),
-    poke: () => undefined,
-    close: () => undefined,
-  });
+  /** Follows a record kept in `files` (by path) from a byte offset: its complete lines, each once. */
+  const tail = (source: { path: string }, offset: number): FileTail => {
+    let position = offset;
+    return {
+      read: async () => {
+        const bytes = Buffer.from(files.get(source.path) ?? "");
+        const end = bytes.lastIndexOf(10) + 1;
+        if (end <= position) return [];
+        const lines = bytes.subarray(position, end).toString("utf8").split("\n").slice(0, -1);
+        position = end;
+        return lines;
+      },
+      next: (ms) => clock.advance(ms, true),
+      poke: () => undefined,
+      close: () => undefined,
+    };
+  };
   const runs: RunsPort = {
     newRunId: (now) => `run-${now}`,
     create: () => Promise.reject(new Error("workflow runs are not faked")),
@@ -269,6 +307,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       processStart: async (pid) => processes.get(pid) ?? null,
       selfCommand: () => null,
       selfArgv: () => ["/usr/bin/umbel"],
+      startDetached: (argv, env) => void detached.push({ argv: [...argv], env: { ...env } }),
     },
     host: {
       platform: "linux",
@@ -279,6 +318,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     git,
     clock,
+    trace: { on: false, mark: () => undefined },
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
     cwd: "/work",
     uid: 1000,
@@ -294,6 +334,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     files,
     dirs,
     processes,
+    detached,
+    aliases,
     hook(name, ...payloads) {
       const s = session(name);
       s.hooksLog += payloads.map((p) => `${JSON.stringify(p)}\n`).join("");

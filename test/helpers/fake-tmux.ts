@@ -56,6 +56,15 @@ export function createFakeTmux(socket = "umbel-test"): FakeTmux {
       await call("capture-pane");
       return panes.get(name)?.screen ?? null;
     },
+    async look(name) {
+      await call("display-message+capture-pane");
+      const pane = panes.get(name);
+      if (!pane) return { pane: null, screen: null };
+      return {
+        pane: { dead: pane.dead, deadStatus: pane.deadStatus, pid: pane.dead ? null : pane.pid },
+        screen: pane.screen,
+      };
+    },
     async paneInfo(name): Promise<PaneInfo | null> {
       await call("display-message");
       const pane = panes.get(name);
@@ -93,6 +102,13 @@ export function createFakeTmux(socket = "umbel-test"): FakeTmux {
     async attach() {
       await call("attach-session");
       return 0;
+    },
+    async renameSession(from, to) {
+      await call(`rename-session ${from} ${to}`);
+      const pane = panes.get(from);
+      if (!pane) throw new Error(`can't find session: ${from}`);
+      panes.delete(from);
+      panes.set(to, pane);
     },
   };
   async function call(what: string): Promise<void> {

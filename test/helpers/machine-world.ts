@@ -178,6 +178,8 @@ export type ReadyRun = {
   readonly error: { name: string; message: string; data: Record<string, unknown> } | null;
   readonly at: number;
   readonly keys: readonly (readonly string[])[];
+  /** Every command the machine gave, by kind, in order. */
+  readonly commands: readonly string[];
 };
 
 /** Runs spawn's readiness machine against the world from time 0. Panes are PaneInfo here. */
@@ -194,6 +196,7 @@ export function runReady(
   let now = 0;
   let state = startReady(config);
   const keys: string[][] = [];
+  const commands: string[] = [];
   const stamp = (o: object) =>
     ({ ...o, now, aborted: world.abortAt !== undefined && now >= world.abortAt }) as ReadyObservation;
   let seen = stamp({ kind: "tick" });
@@ -202,8 +205,9 @@ export function runReady(
     const step = stepReady(state, seen);
     state = step.state;
     const c: ReadyCommand = step.next;
+    commands.push(c.kind);
     if (c.kind === "ready")
-      return { result: "ready", dialogsAnswered: c.dialogsAnswered, error: null, at: now, keys };
+      return { result: "ready", dialogsAnswered: c.dialogsAnswered, error: null, at: now, keys, commands };
     if (c.kind === "fail")
       return {
         result: "fail",
@@ -211,6 +215,7 @@ export function runReady(
         error: { name: c.error.name, message: c.error.message, data: c.error.data },
         at: now,
         keys,
+        commands,
       };
     switch (c.kind) {
       case "read-exit":

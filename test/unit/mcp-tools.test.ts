@@ -25,6 +25,7 @@ describe("MCP tools", () => {
       "umbel_logs",
       "umbel_keys",
       "umbel_doctor",
+      "umbel_pool",
       "umbel_help",
       "umbel_run",
     ]);

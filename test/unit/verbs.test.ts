@@ -50,6 +50,7 @@ describe("the verb table", () => {
       "keys",
       "attach",
       "doctor",
+      "pool",
     ]);
   });
 

@@ -130,6 +130,8 @@ export type Watch = {
   readonly probed: boolean;
   /** The last screen captured: the evidence when a final capture does not answer in time. */
   readonly screen: string | null;
+  /** When the events log or the transcript last grew (a quiet turn is looked at less often). */
+  readonly changedAt: number;
 };
 
 export type LimitMemory = {

@@ -11,6 +11,14 @@ import type { Step, WaitObservation, WaitState, Watch } from "./types.ts";
 /** Safety-net poll: tmux liveness (an external kill writes no file), the screen, the idle fingerprint. */
 const POLL_MS = 1000;
 /**
+ * A turn whose events log and transcript have not grown for `afterMs` is looked at every `pollMs`:
+ * each look is two tmux process starts, and 50 workers waited on at 1 s took 15% of a core in one
+ * `wait --all` (40% in 50 waits; bench/fleet.ts). A hook still wakes the wait at once; what only a
+ * look sees (a kill from outside, an interrupt that fires no hook, a box with no hook) is seen up to
+ * 5 s later in such a turn. Not with --idle-timeout, whose clock is the look.
+ */
+const QUIET = { afterMs: 10_000, pollMs: 5_000 } as const;
+/**
  * claude's PermissionRequest hook fires 50-150 ms before the prompt is drawn, while the screen still
  * reads busy; no hook follows it. Re-check the screen this often for a while, not once a second.
  */
@@ -50,6 +58,7 @@ export function initialWatch(startedAt: number): Watch {
     progress: { at: startedAt, key: "" },
     probed: false,
     screen: null,
+    changedAt: startedAt,
   };
 }
 
@@ -67,7 +76,7 @@ export function stepWatch(s: Watching, o: WaitObservation): Step {
       return afterRead(s, o);
     case "transcript":
       return corrected(
-        s,
+        grown(s, o.now, o.size !== s.watch.transcript.size),
         o.now,
         readTranscriptFacts(config, s.watch.transcript, promptOf(s.watch), o.size, o.text),
       );
@@ -92,7 +101,16 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
   const events = parseEvents(provider, o.log);
   const hooked = assessTurn(provider, events, baseline);
   const costUsd = o.statusLine === undefined ? s.watch.costUsd : costOf(provider, o.statusLine);
-  const watch: Watch = { ...s.watch, events, logLength: o.log.length, exit: o.exit, hooked, costUsd };
+  const changedAt = o.log.length !== s.watch.logLength ? o.now : s.watch.changedAt;
+  const watch: Watch = {
+    ...s.watch,
+    events,
+    logLength: o.log.length,
+    exit: o.exit,
+    hooked,
+    costUsd,
+    changedAt,
+  };
   const source = findRecordSource(provider, events);
   const wantText = wantsTranscriptText(s.config, hooked);
   // The size alone feeds the idle fingerprint and the stall rule's progress.
@@ -142,7 +160,7 @@ function corrected(s: Watching, now: number, transcript: Watch["transcript"]): S
   const next: Watching = { ...s, watch };
   // An ended turn or an exit record decides without tmux (and so without a hung tmux's delay).
   if (turn.status === "stop" || turn.status === "failure" || watch.exit) return decide(next, now);
-  if (now - watch.pane.checkedAt >= POLL_MS || s.config.killed)
+  if (now - watch.pane.checkedAt >= safetyPollMs(next, now) || s.config.killed)
     return { state: next, next: { kind: "probe", bound: tmuxBound(s.config, now) } };
   return lookAtScreen(next, now);
 }
@@ -154,7 +172,7 @@ function lookAtScreen(s: Watching, now: number): Step {
   const due =
     (s.config.idleTimeoutMs !== null && probed) ||
     turn.status === "input" ||
-    (on && now - composer.checkedAt >= POLL_MS);
+    (on && now - composer.checkedAt >= safetyPollMs(s, now));
   if (due) return { state: s, next: { kind: "capture", bound: tmuxBound(s.config, now) } };
   return decide(on ? s : { ...s, watch: { ...s.watch, composer: { ...composer, since: null } } }, now);
 }
@@ -177,7 +195,7 @@ function afterScreen(s: Watching, o: Obs<"screen">): Step {
   watch = { ...watch, input: { ...watch.input, answered } };
   const on = turn.status === "running" || turn.status === "input";
   if (!on) return decide({ ...s, watch: { ...watch, composer: { ...watch.composer, since: null } } }, o.now);
-  if (o.now - watch.composer.checkedAt < POLL_MS) return decide({ ...s, watch }, o.now);
+  if (o.now - watch.composer.checkedAt < safetyPollMs(s, o.now)) return decide({ ...s, watch }, o.now);
   // codex streams with no busy marker, so its composer proves nothing (its Interrupt hook fires).
   const composerMeansIdle = provider.screenShowsStreaming !== false;
   const since = composerMeansIdle && screen?.kind === "ready" ? (watch.composer.since ?? o.now) : null;
@@ -246,7 +264,11 @@ function decide(s: Watching, now: number): Step {
   let input = watch.input;
   if (turn.status === "input" && turn.at !== input.index) input = { ...input, index: turn.at, seenAt: now };
   const drawing = turn.status === "input" && now - input.seenAt < PROMPT_DRAW.forMs;
-  const pollMs = drawing ? PROMPT_DRAW.pollMs : watch.stopSeenAt !== null ? HOLD_POLL_MS : POLL_MS;
+  const pollMs = drawing
+    ? PROMPT_DRAW.pollMs
+    : watch.stopSeenAt !== null
+      ? HOLD_POLL_MS
+      : safetyPollMs(s, now);
   return {
     state: { ...s, watch: { ...watch, input } },
     next: {
@@ -256,6 +278,16 @@ function decide(s: Watching, now: number): Step {
       progress: { elapsedMs: now - config.startedAt, turn: turn.status },
     },
   };
+}
+
+/** The safety net's period: 1 s, or 5 s in a quiet turn (QUIET). */
+function safetyPollMs(s: Watching, now: number): number {
+  const quiet = s.config.idleTimeoutMs === null && now - s.watch.changedAt >= QUIET.afterMs;
+  return quiet ? QUIET.pollMs : POLL_MS;
+}
+
+function grown(s: Watching, now: number, changed: boolean): Watching {
+  return changed ? { ...s, watch: { ...s.watch, changedAt: now } } : s;
 }
 
 function tmuxBound(config: Watching["config"], now: number): number {

@@ -32,5 +32,6 @@ Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name
   wait/-p: 120 limited · 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
 Durations: 90s, 10m, 1h30m, 1500ms or seconds; at most 168h. -p after a command is its flag, never a turn.
 State: $UMBEL_HOME (default ~/.umbel). Run umbel <command> --help for its flags.
+Trace: --trace (or UMBEL_TRACE=1) prints a timeline of the run to stderr.
 `;
 }

@@ -2,8 +2,7 @@ import { runCommand } from "citty";
 import pkg from "../../../package.json" with { type: "json" };
 import { UsageError } from "../../core/errors.ts";
 import { VERBS } from "../verbs/table.ts";
-import { type CliIo, unknownVerb, verbs } from "./commands.ts";
-import { runCompletion } from "./completion/run.ts";
+import { type CliIo, commandNamed, unknownVerb } from "./commands.ts";
 import { renderVerbHelp } from "./verb-help.ts";
 
 /** Help read through a pipe (`| less`, a file) wraps to this. */
@@ -11,8 +10,12 @@ const DEFAULT_COLUMNS = 80;
 
 /** Runs one verb through citty inside main's error boundary (never runMain: it exits by itself). */
 export async function runCli(command: string, rest: string[], io: CliIo): Promise<number> {
-  if (command === "completion") return runCompletion(rest, pkg.version, io.out);
-  const cmd = verbs[command];
+  if (command === "completion") {
+    // Loaded only for it: the scripts and the workflow schema cost every other verb ~3 ms.
+    const { runCompletion } = await import("./completion/run.ts");
+    return runCompletion(rest, pkg.version, io.out);
+  }
+  const cmd = commandNamed(command);
   if (!cmd) return unknownVerb(command);
   const verb = VERBS.find((v) => v.name === command);
   if (verb && (rest.includes("--help") || rest.includes("-h"))) {

@@ -1,6 +1,4 @@
 import { RunWorkflowInput, RunWorkflowOutput } from "../../core/workflow/schema.ts";
-import { runWorkflow } from "../../operations/workflow/run.ts";
-import { createRunProgress, renderFailure, renderPlan, renderSummary } from "../workflow/render.ts";
 import { defineTool, type UmbelTool } from "./tool.ts";
 
 /**
@@ -15,6 +13,10 @@ export const runTool: UmbelTool = defineTool({
   // It spawns workers that act (and kills them at the end); not idempotent: a second call runs again.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   run: async (input, { deps, report }) => {
+    // Loaded at the first call: the runner brings the YAML parser, which no other tool needs
+    // (the MCP face's start-up; docs/performance.md).
+    const [{ runWorkflow }, { createRunProgress, renderFailure, renderPlan, renderSummary }] =
+      await Promise.all([import("../../operations/workflow/run.ts"), import("../workflow/render.ts")]);
     const progress = createRunProgress();
     const result = await runWorkflow(deps, input, (event) => {
       const p = progress(event);

@@ -3,6 +3,7 @@ import { EXIT, UsageError } from "../../core/errors.ts";
 import { isRecord, parseJson } from "../../core/json.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { parseExecArgs } from "./args-codex.ts";
+import { beginPrint, isAnonymous } from "./begin.ts";
 import { type PrintIo, runTurns } from "./flow.ts";
 import HELP from "./help-exec.md" with { type: "text" };
 import { parseInput } from "./parse-input.ts";
@@ -19,17 +20,21 @@ export async function runExec(argv: readonly string[], io: PrintIo): Promise<num
     io.out(HELP);
     return EXIT.ok;
   }
-  const stdin = io.stdinIsTty ? "" : (await io.readStdin()).replace(/\n$/, "");
+  const jsonSchema =
+    args.outputSchema === undefined ? undefined : await readSchemaFile(io, args.outputSchema);
   const given = args.prompt === "-" ? null : args.prompt;
-  const prompt = given === null ? stdin : stdin === "" ? given : `${given}\n\n<stdin>\n${stdin}\n</stdin>`;
-  const raw: Record<string, unknown> = { ...args.raw, prompt };
-  if (args.outputSchema !== undefined) raw.jsonSchema = await readSchemaFile(io, args.outputSchema);
-  const input = await parseInput(raw, io);
+  // stdin, and with a producer still writing it, an anonymous worker starting meanwhile (begin.ts).
+  const begun = await beginPrint(io, isAnonymous(args.raw), (text) => {
+    const stdin = text.replace(/\n$/, "");
+    const prompt = given === null ? stdin : stdin === "" ? given : `${given}\n\n<stdin>\n${stdin}\n</stdin>`;
+    return parseInput({ ...args.raw, prompt, ...(jsonSchema === undefined ? {} : { jsonSchema }) }, io);
+  });
+  const { input } = begun;
   const render = codexRenderer(
     { json: args.json, provider: input.provider, structured: input.jsonSchema !== undefined },
     io,
   );
-  const code = await runTurns(io, input, [input.prompt], render);
+  const code = await runTurns(io, input, render, begun);
   // codex writes the file at the end of the turn, an empty one when it failed (measured).
   if (args.outputLastMessage !== undefined)
     await io.deps.files.writeAtomic(here(io, args.outputLastMessage), render.lastMessage(), 0o644);

@@ -12,6 +12,7 @@ import { findSessionId } from "../../core/turn.ts";
 import { startingCost } from "../../operations/cost.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
+import type { Begun } from "./begin.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
 
 export type PrintIo = {
@@ -75,18 +76,20 @@ export type Renderer = {
 /**
  * Runs the prompts (one, or one per stdin line with claude's --input-format stream-json) as turns on
  * one worker; an anonymous worker is purged on every exit path (SIGINT included: the signal aborts
- * the operations and the finally below runs). Returns the exit code.
+ * the operations and the finally below runs), and a claimed spare's refill starts once the turns are
+ * over. `begun` (begin.ts): the prompts, when the run started, and the worker already started while
+ * stdin was read (null: acquired here). Returns the exit code.
  */
 export async function runTurns(
   io: PrintIo,
   input: PrintInput,
-  prompts: readonly string[],
   render: Renderer,
+  begun: Pick<Begun, "prompts" | "started" | "worker">,
 ): Promise<number> {
-  const started = io.deps.clock.now();
-  let worker: PrintWorker | null = null;
+  const { prompts, started } = begun;
+  let worker: PrintWorker | null = begun.worker;
   try {
-    worker = await acquireWorker(io.deps, input, io.err);
+    worker ??= await acquireWorker(io.deps, input, io.err);
     if (worker.kind === "dead") return reportDead(io, input, render, worker, started);
     const { meta, provider } = await loadWorker(io.deps, worker.name);
     let runModelUsage: Record<string, Record<string, unknown>> = {};

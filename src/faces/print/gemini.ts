@@ -1,5 +1,6 @@
 import { EXIT } from "../../core/errors.ts";
 import { parseGeminiArgs } from "./args-gemini.ts";
+import { beginPrint, isAnonymous } from "./begin.ts";
 import { type PrintIo, runTurns } from "./flow.ts";
 import HELP from "./help-gemini.md" with { type: "text" };
 import { parseInput } from "./parse-input.ts";
@@ -15,9 +16,12 @@ export async function runGeminiPrint(argv: readonly string[], io: PrintIo): Prom
     io.out(HELP);
     return EXIT.ok;
   }
-  const stdin = io.stdinIsTty ? "" : (await io.readStdin()).replace(/\n$/, "");
-  const prompt = stdin !== "" && args.prompt !== "" ? `${stdin}\n\n${args.prompt}` : stdin || args.prompt;
-  const input = await parseInput({ ...args.raw, prompt }, io);
+  // stdin, and with a producer still writing it, an anonymous worker starting meanwhile (begin.ts).
+  const begun = await beginPrint(io, isAnonymous(args.raw), (text) => {
+    const stdin = text.replace(/\n$/, "");
+    const prompt = stdin !== "" && args.prompt !== "" ? `${stdin}\n\n${args.prompt}` : stdin || args.prompt;
+    return parseInput({ ...args.raw, prompt }, io);
+  });
   const now = () => new Date(io.deps.clock.now()).toISOString();
-  return runTurns(io, input, [input.prompt], geminiRenderer(input, io, now));
+  return runTurns(io, begun.input, geminiRenderer(begun.input, io, now), begun);
 }

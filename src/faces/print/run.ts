@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
 import { DIALECT_ENV, takeDialect } from "../../core/dialects/dialect.ts";
 import { EXIT, UsageError } from "../../core/errors.ts";
-import type { FilesPort } from "../../core/ports.ts";
 import { type PrintInput, parseStreamInput } from "../../core/print-input.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { readJsonOrFile } from "../../operations/json-or-file.ts";
 import { parsePrintArgs } from "./args.ts";
+import { beginPrint, isAnonymous } from "./begin.ts";
 import { runExec } from "./exec.ts";
 import { type PrintIo, runTurns } from "./flow.ts";
 import { runGeminiPrint } from "./gemini.ts";
@@ -43,14 +43,19 @@ export async function runPrint(
   // `umbel --model -p hi`: the face was chosen for a -p that an option took as its value.
   if (!args.print)
     throw new UsageError("no -p/--print flag: an option took it as its value (see umbel -p --help)");
-  const input = await readInput(args, io);
-  refuseUntracked(input);
-  const prompts = input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt];
+  // stdin, and with a producer still writing it, an anonymous worker starting meanwhile (begin.ts).
+  const begun = await beginPrint(
+    io,
+    isAnonymous(args.raw),
+    (stdin) => readInput(args, io, stdin),
+    (input) => (input.inputFormat === "stream-json" ? parseStreamInput(input.prompt) : [input.prompt]),
+  );
+  const { input } = begun;
   return runTurns(
     io,
     input,
-    prompts,
     claudeRenderer(input, io, () => io.deps.clock.now()),
+    begun,
   );
 }
 
@@ -67,8 +72,11 @@ function refuseUntracked(input: PrintInput): void {
     throw new UsageError(`--max-turns is not supported with --provider ${provider.id}`);
 }
 
-async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): Promise<PrintInput> {
-  const stdin = io.stdinIsTty ? "" : await io.readStdin();
+async function readInput(
+  args: ReturnType<typeof parsePrintArgs>,
+  io: PrintIo,
+  stdin: string,
+): Promise<PrintInput> {
   const streamInput = args.raw.inputFormat === "stream-json";
   if (streamInput && args.argvPrompt !== "")
     throw new UsageError("a prompt argument cannot be combined with --input-format stream-json");
@@ -76,15 +84,17 @@ async function readInput(args: ReturnType<typeof parsePrintArgs>, io: PrintIo): 
     ? stdin
     : [args.argvPrompt, stdin.replace(/\n$/, "")].filter((p) => p !== "").join("\n");
   const raw: Record<string, unknown> = { ...args.raw, prompt };
-  if (args.settings !== undefined)
-    raw.settings = await readSettings(io.deps.files, args.settings, args.raw.cwd, io.deps.cwd);
-  return parseInput(raw, io);
+  if (args.settings !== undefined) raw.settings = await readSettings(io, args.settings, args.raw.cwd);
+  const input = await parseInput(raw, io);
+  refuseUntracked(input);
+  return input;
 }
 
 /** claude's --settings: JSON text, or else a file path (resolved where the worker runs). */
-async function readSettings(files: FilesPort, value: string, cwd: unknown, here: string): Promise<string> {
+async function readSettings(io: PrintIo, value: string, cwd: unknown): Promise<string> {
+  const here = io.deps.cwd;
   const { path, text } = await readJsonOrFile(
-    files,
+    io.deps.files,
     value,
     typeof cwd === "string" ? resolve(here, cwd) : here,
   );

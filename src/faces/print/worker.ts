@@ -8,12 +8,14 @@ import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
 import { screenTail } from "../../core/screen.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
 import { killWorker } from "../../operations/kill.ts";
+import { claimSpare } from "../../operations/pool-claim.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
 import { statusOf } from "../../operations/status.ts";
 import { lastScreen, loadWorker } from "../../operations/worker.ts";
 
 export type PrintWorker =
-  | { kind: "ready"; name: string; anonymous: boolean }
+  /** `refill`: a claimed spare's, started once the turn is over (operations/pool-claim.ts). */
+  | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void }
   /** A named worker that died: reported with its evidence, never silently respawned. */
   | { kind: "dead"; name: string; state: string; exit: ExitRecord | null; screen: string };
 
@@ -63,8 +65,12 @@ export async function acquireWorker(
 
 /** An anonymous worker is removed on every exit path; a named one is kept (warm). */
 export async function releaseWorker(deps: Deps, worker: PrintWorker | null): Promise<void> {
-  if (worker?.kind !== "ready" || !worker.anonymous) return;
-  await killWorker({ ...deps, signal: undefined }, { name: worker.name, purge: true }).catch(() => undefined);
+  if (worker?.kind !== "ready") return;
+  if (worker.anonymous)
+    await killWorker({ ...deps, signal: undefined }, { name: worker.name, purge: true }).catch(
+      () => undefined,
+    );
+  worker.refill?.();
 }
 
 async function create(
@@ -84,6 +90,10 @@ async function create(
   for (const key of [...LAUNCH_FLAGS, "cwd", "env"] as const) {
     if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
   }
+  // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps
+  // its pool name and goes at the end like any anonymous worker; --name N takes N).
+  const claimed = await claimSpare(deps, spawn, { rename: !anonymous });
+  if (claimed) return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill };
   await spawnWorker(deps, spawn); // on failure spawn unwinds what it made
   return { kind: "ready", name, anonymous };
 }

@@ -7,9 +7,9 @@ import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas
 import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
 import type { GuardProgress } from "../../operations/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
+import { spawnOrClaim } from "../../operations/pool-claim.ts";
 import { sendOrQueue } from "../../operations/queue.ts";
 import { readAnswer } from "../../operations/read.ts";
-import { spawnWorker } from "../../operations/spawn.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
@@ -30,7 +30,8 @@ export const spawnVerb = defineVerb({
   description: "Start a worker (an agent CLI in its own tmux session) and return when it is ready",
   input: SpawnInput,
   output: SpawnResult,
-  run: (input, { deps }) => spawnWorker(deps, input),
+  // A matching spare of the warm pool is claimed when there is one (ready at once).
+  run: (input, { deps }) => spawnOrClaim(deps, input),
   text: (r) => `${r.name}\n`,
   cli: {
     usage: "NAME",

@@ -2,6 +2,7 @@ import { answerVerb } from "./answer.ts";
 import { doctorVerb } from "./doctor.ts";
 import { attachVerb, captureVerb, keysVerb, logsVerb, lsVerb, statusVerb } from "./inspect.ts";
 import { killVerb, pruneVerb, readVerb, sendVerb, spawnVerb, waitVerb } from "./lifecycle.ts";
+import { poolVerb } from "./pool.ts";
 import type { Verb } from "./verb.ts";
 
 /**
@@ -23,4 +24,5 @@ export const VERBS: readonly Verb[] = [
   keysVerb,
   attachVerb,
   doctorVerb,
+  poolVerb,
 ];

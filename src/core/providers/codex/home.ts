@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import type { StructuredServer } from "../../guard/tool.ts";
+import { sha256Hex } from "../../sha256.ts";
 import { planCodexMcpServers, renderStructuredServer } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
@@ -198,7 +198,7 @@ export function codexHookTrustHash(input: HookTrustInput): string {
   const identity: Record<string, unknown> = { event_name: input.eventKey, hooks: [handler] };
   const matcherDropped = input.eventKey === "user_prompt_submit" || input.eventKey === "stop";
   if (input.matcher !== undefined && !matcherDropped) identity.matcher = input.matcher;
-  return `sha256:${createHash("sha256").update(canonicalJson(identity), "utf8").digest("hex")}`;
+  return `sha256:${sha256Hex(canonicalJson(identity))}`;
 }
 
 /** JSON with object keys sorted at every level and no whitespace (serde_json's compact form). */

@@ -1,0 +1,71 @@
+/**
+ * A fleet on the fake claude (test/fixtures/fake-claude.sh), measured in one run, ratios not asserted:
+ * - `ls` and `status` with 1 and with 50 workers (median of 7; umbel reads each worker's state);
+ * - 50 workers × 1 turn of 10 s waited on by ONE `umbel wait --all` (wall time and that process's
+ *   CPU, start-up apart), and by 50 `umbel wait` processes (their CPU summed).
+ *
+ *   npm run build && bun run bench/fleet.ts [workers=50] [turnSeconds=10]
+ */
+import { createSandbox, type Sandbox, UMBEL } from "../test/helpers/sandbox.ts";
+import { machine, median, ms } from "./lib/stats.ts";
+
+const workers = Number(process.argv[2] ?? 50);
+const turnSeconds = Number(process.argv[3] ?? 10);
+
+type Run = { code: number; wallMs: number; cpuMs: number; stdout: string };
+
+async function run(sb: Sandbox, args: string[]): Promise<Run> {
+  const started = performance.now();
+  const child = Bun.spawn([UMBEL, ...args], { cwd: sb.work, env: sb.env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  const usage = child.resourceUsage();
+  const cpuMs = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1000 : Number.NaN;
+  return { code, wallMs: performance.now() - started, cpuMs, stdout };
+}
+
+async function timed(sb: Sandbox, args: string[], rounds = 7): Promise<number> {
+  const walls: number[] = [];
+  for (let i = 0; i < rounds; i++) walls.push((await run(sb, args)).wallMs);
+  return median(walls);
+}
+
+const names = Array.from({ length: workers }, (_, i) => `w${i}`);
+// The fake starts in ~0.3 s; 8 at a time keeps this bench about umbel, not the boot waves.
+const sb = await createSandbox({ env: { UMBEL_MAX_STARTING: "8", FAKE_CLAUDE_SWALLOW_MS: "0" } });
+try {
+  console.log(`fleet on the fake claude (${await machine()})`);
+  await run(sb, ["spawn", "w0"]);
+  const one = { ls: await timed(sb, ["ls"]), status: await timed(sb, ["status", "w0"]) };
+  await Promise.all(names.slice(1).map((name) => run(sb, ["spawn", name])));
+  const ls50 = await timed(sb, ["ls"]);
+  const status50 = await timed(sb, ["status"]);
+  console.log(
+    `ls       1 worker ${ms(one.ls).padStart(8)}   ${workers} workers ${ms(ls50).padStart(8)}  (×${(ls50 / one.ls).toFixed(1)})`,
+  );
+  console.log(
+    `status   1 worker ${ms(one.status).padStart(8)}   ${workers} workers ${ms(status50).padStart(8)}  (status with no name: the fleet)`,
+  );
+
+  // A wait whose turn has already ended: what one wait's start-up and reads cost, without waiting.
+  await run(sb, ["send", "w0", "fake:reply done"]);
+  await run(sb, ["wait", "w0"]);
+  const idle = await run(sb, ["wait", "w0"]);
+  for (const mode of ["one wait --all", `${workers} waits`] as const) {
+    await Promise.all(names.map((name) => run(sb, ["send", name, `fake:slow ${turnSeconds * 1000}`])));
+    const started = performance.now();
+    const waits =
+      mode === "one wait --all"
+        ? [await run(sb, ["wait", "--all", ...names])]
+        : await Promise.all(names.map((name) => run(sb, ["wait", name])));
+    const wall = performance.now() - started;
+    const cpu = waits.reduce((sum, w) => sum + w.cpuMs, 0);
+    const failed = waits.filter((w) => w.code !== 0).length;
+    // The waits' own start-up (one finished wait each) is not waiting.
+    const waiting = cpu - waits.length * idle.cpuMs;
+    console.log(
+      `${workers} × 1 turn of ${turnSeconds} s, ${mode.padEnd(14)} wall ${(wall / 1000).toFixed(1)} s  umbel CPU ${ms(cpu)} (${ms(waiting)} while waiting: ${((waiting / wall) * 100).toFixed(1)}% of one core)${failed ? `  failed ${failed}` : ""}`,
+    );
+  }
+} finally {
+  await sb.dispose();
+}

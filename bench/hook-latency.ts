@@ -1,0 +1,77 @@
+/**
+ * End-of-turn hook → `umbel wait` process exit, p50 / p99 / max: a worker (the fake claude, busy on a
+ * turn that never ends by itself) is waited on by a fresh `umbel wait`; the bench then runs the
+ * worker's real hook script with a Stop payload, as the CLI would, and times the wait process's
+ * exit from the hook's start and from the hook's end (the line appended). Also the wait's CPU
+ * time while it waited (an event-driven wait should spend ~none). Ratios are not asserted anywhere.
+ *
+ *   npm run build && bun run bench/hook-latency.ts [rounds=20]
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { createSandbox, UMBEL } from "../test/helpers/sandbox.ts";
+import { machine, ms, percentile } from "./lib/stats.ts";
+
+const rounds = Number(process.argv[2] ?? 20);
+const IDLE_MS = 1500;
+const sb = await createSandbox();
+try {
+  const spawned = await sb.umbel(["spawn", "w1"]);
+  if (spawned.code !== 0) throw new Error(`spawn failed: ${spawned.stderr}`);
+  const sent = await sb.umbel(["send", "w1", "fake:hang"]);
+  if (sent.code !== 0) throw new Error(`send failed: ${sent.stderr}`);
+  const log = join(sb.root, "sessions", "w1", "events", "hooks.jsonl");
+  const hook = join(
+    sb.root,
+    "bin",
+    readdirSync(join(sb.root, "bin")).find((f) => f.startsWith("hook-")) ?? "",
+  );
+  const runHook = async (payload: object) => {
+    const child = Bun.spawn(["sh", hook, log], {
+      stdin: new Blob([JSON.stringify(payload)]),
+      stdout: "ignore",
+    });
+    await child.exited;
+  };
+  const lines = async () => (await Bun.file(log).text()).split("\n").length - 1;
+
+  const fromStart: number[] = [];
+  const fromLine: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    // A new turn to wait for: its UserPromptSubmit, then a fresh wait after it.
+    const after = await lines();
+    await runHook({ hook_event_name: "UserPromptSubmit", session_id: "S", prompt_id: `b${i}`, prompt: "x" });
+    const wait = Bun.spawn([UMBEL, "wait", "w1", "--after", String(after)], {
+      cwd: sb.work,
+      env: sb.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    // Let it start and settle into waiting (its start-up is not what is measured).
+    await Bun.sleep(IDLE_MS);
+    const started = performance.now();
+    await runHook({
+      hook_event_name: "Stop",
+      session_id: "S",
+      prompt_id: `b${i}`,
+      last_assistant_message: `answer ${i}`,
+    });
+    const appended = performance.now();
+    const code = await wait.exited;
+    const exited = performance.now();
+    if (code !== 0) throw new Error(`wait exited ${code}: ${await new Response(wait.stderr).text()}`);
+    fromStart.push(exited - started);
+    fromLine.push(exited - appended);
+    const usage = wait.resourceUsage();
+    if (usage) cpu.push(Number(usage.cpuTime.user + usage.cpuTime.system) / 1000);
+  }
+  const row = (label: string, xs: number[]) =>
+    `${label.padEnd(34)} p50 ${ms(percentile(xs, 50)).padStart(8)}  p99 ${ms(percentile(xs, 99)).padStart(8)}  max ${ms(Math.max(...xs)).padStart(8)}`;
+  console.log(`hook → wait exit (${rounds} rounds; ${await machine()})`);
+  console.log(row("hook start → wait exit", fromStart));
+  console.log(row("line appended → wait exit", fromLine));
+  console.log(row(`wait CPU (start-up + ${IDLE_MS / 1000} s idle)`, cpu));
+} finally {
+  await sb.dispose();
+}

@@ -1,0 +1,153 @@
+/**
+ * `umbel -p` against the vendor's own non-interactive mode (claude -p, codex exec, gemini -p), each
+ * on its real CLI and the local stub model, measured in one run (medians, ratios to the vendor's):
+ * - cold: a TUI started for the turn, as with no pool;
+ * - pooled: a spare of the warm pool claimed (`umbel pool warm 1` first; the refill it starts is let
+ *   finish before the next measurement);
+ * - floor (claude): a bare tmux session running the pre-trusted TUI with the prompt to its Stop hook,
+ *   the least any TUI route can take.
+ * Also the memory an idle spare holds (its process tree's RSS). Nothing here is asserted anywhere.
+ *
+ *   npm run build && npm run setup:real && bun run bench/print.ts [rounds=5] [providers=claude,codex,gemini]
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, watch } from "node:fs";
+import { join } from "node:path";
+import { createTmux } from "../src/adapters/tmux.ts";
+import { UMBEL } from "../test/helpers/sandbox.ts";
+import { type ProviderBench, setUpProvider } from "./lib/providers.ts";
+import { machine, median, ms } from "./lib/stats.ts";
+
+const rounds = Number(process.argv[2] ?? 5);
+const providers = (process.argv[3] ?? "claude,codex,gemini").split(",") as ProviderBench["id"][];
+
+type Run = { code: number; ms: number; stdout: string; stderr: string };
+
+async function run(argv: string[], env: Record<string, string>, cwd: string): Promise<Run> {
+  const started = performance.now();
+  const child = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
+  return { code, ms: performance.now() - started, stdout, stderr };
+}
+
+async function timed(argv: string[], env: Record<string, string>, cwd: string): Promise<number> {
+  const r = await run(argv, env, cwd);
+  if (r.code !== 0 || r.stdout.trim() === "")
+    throw new Error(`${argv.slice(0, 3).join(" ")} failed (${r.code}): ${r.stderr.slice(-400)}`);
+  return r.ms;
+}
+
+/** Until the pool holds a ready spare and nothing of it is still starting (no boot in the background). */
+async function poolSettled(b: ProviderBench): Promise<{ name: string } | undefined> {
+  for (let i = 0; i < 600; i++) {
+    const ls = await run([UMBEL, "pool", "ls", "--json"], b.env, b.cwd);
+    const spares = (JSON.parse(ls.stdout) as { spares: { name: string; state: string }[] }).spares;
+    if (spares.some((s) => s.state === "ready") && !spares.some((s) => s.state === "starting"))
+      return spares.find((s) => s.state === "ready");
+    await Bun.sleep(100);
+  }
+  throw new Error("the pool never settled");
+}
+
+/** claude's floor: tmux + the TUI with the prompt on its command line, until its Stop hook runs. */
+async function floor(b: ProviderBench, round: number): Promise<number> {
+  const dir = join(b.cwd, `floor-${round}`);
+  mkdirSync(dir);
+  const marker = join(dir, "stopped");
+  const stop = {
+    hooks: { Stop: [{ matcher: "", hooks: [{ type: "command", command: `touch ${marker}` }] }] },
+  };
+  const tmux = createTmux({ socket: `umbel-bench-floor-${process.pid}`, hostEnv: b.env });
+  const started = performance.now();
+  const stopped = new Promise<void>((resolve) => {
+    const w = watch(dir, () => {
+      if (!existsSync(marker)) return;
+      w.close();
+      resolve();
+    });
+  });
+  const env = Object.entries(b.env).map(([k, v]) => `${k}=${v}`);
+  await tmux.newSession({
+    name: `floor${round}`,
+    cwd: b.cwd,
+    width: 160,
+    height: 50,
+    command: [
+      "env",
+      ...env,
+      b.bin,
+      "--session-id",
+      crypto.randomUUID(),
+      "--settings",
+      JSON.stringify(stop),
+      `bench ${round}`,
+    ],
+    bufferName: `floor-${round}`,
+    bufferContent: "",
+  });
+  await stopped;
+  const took = performance.now() - started;
+  await tmux.killServer().catch(() => undefined);
+  return took;
+}
+
+/** RSS of a process and every descendant, in MiB (Linux /proc). */
+function treeRssMiB(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {}
+  }
+  let kib = 0;
+  const walk = (p: number) => {
+    try {
+      kib += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? 0);
+    } catch {}
+    for (const c of children.get(p) ?? []) walk(c);
+  };
+  walk(pid);
+  return kib / 1024;
+}
+
+console.log(`umbel -p vs the vendor's own, ${rounds} rounds each (${await machine()})`);
+for (const id of providers) {
+  const b = await setUpProvider(id);
+  if (!b) continue;
+  const r = { vendor: [] as number[], floor: [] as number[], cold: [] as number[], pooled: [] as number[] };
+  let memory = Number.NaN;
+  try {
+    const umbel = (prompt: string) => [UMBEL, "-p", prompt, ...b.umbelFlags];
+    for (let i = 0; i < rounds; i++) {
+      const vendor = b.vendor(`bench round ${i}`);
+      r.vendor.push(await timed(vendor.argv, vendor.env, b.cwd));
+      if (id === "claude") r.floor.push(await floor(b, i));
+      // Cold means no spare to claim: the last round's refill goes first.
+      await run([UMBEL, "pool", "drain"], b.env, b.cwd);
+      r.cold.push(await timed(umbel(`bench cold ${i}`), b.env, b.cwd));
+      await run([UMBEL, "pool", "warm", "1", ...b.umbelFlags], b.env, b.cwd);
+      await poolSettled(b);
+      r.pooled.push(await timed(umbel(`bench pooled ${i}`), b.env, b.cwd));
+      await poolSettled(b);
+    }
+    const spare = await poolSettled(b);
+    const status = await run([UMBEL, "status", spare?.name ?? "", "--json"], b.env, b.cwd);
+    const pid = (JSON.parse(status.stdout) as { pid?: number }).pid;
+    if (pid) memory = treeRssMiB(pid);
+  } finally {
+    await run([UMBEL, "pool", "drain"], b.env, b.cwd);
+    await b.dispose();
+  }
+  const v = median(r.vendor);
+  const ratio = (xs: number[]) =>
+    xs.length ? `${ms(median(xs)).padStart(8)} ×${(median(xs) / v).toFixed(2)}` : "";
+  console.log(
+    `${id.padEnd(7)} vendor ${ms(v).padStart(8)}   umbel cold ${ratio(r.cold)}   pooled ${ratio(r.pooled)}${r.floor.length ? `   floor ${ratio(r.floor)}` : ""}`,
+  );
+  console.log(`        an idle spare holds ${memory.toFixed(0)} MiB (its TUI's process tree)`);
+}

@@ -1,0 +1,22 @@
+/**
+ * The flags of every `bun build --compile` of umbel (scripts/build.ts and scripts/release.ts), each
+ * measured on a 2-core machine (docs/performance.md):
+ * - `--bytecode` (ESM, for main.ts's top-level await): the bundle is not parsed at each start;
+ *   `umbel --version` 118 → 20 ms, `umbel ls` 136 → 55 ms. Works for every release target.
+ * - Not `--minify`: identifier mangling renames error classes, and their names are part of the JSON
+ *   error contract (`class`); with bytecode it bought nothing measurable (`ls` 56 vs 63 ms, noise).
+ *   Syntax and whitespace minification are safe.
+ * - No bunfig.toml or .env autoload: a standalone Bun executable reads both from the cwd by
+ *   default, so a project's bunfig `preload` ran its code inside umbel, and its .env set umbel's own
+ *   variables (UMBEL_HOME, a worker's allowlisted names). umbel is a CLI, not a Bun runtime.
+ */
+export const COMPILE_FLAGS = [
+  "--compile",
+  "--bytecode",
+  "--format=esm",
+  "--minify-syntax",
+  "--minify-whitespace",
+  "--sourcemap",
+  "--no-compile-autoload-bunfig",
+  "--no-compile-autoload-dotenv",
+] as const;

@@ -1,0 +1,60 @@
+import { mkdir, readFile, rename, rmdir, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { StorePort } from "../core/ports.ts";
+import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
+
+/**
+ * The warm pool's part of the state store (createStore spreads it in): the keyed hash that matches
+ * spawns without writing any environment value, and the move of a claimed spare to its new name.
+ */
+export function createPoolStore(
+  root: string,
+  dir: (name: string) => string,
+  claim: (name: string) => Promise<void>,
+  ready: () => Promise<void>,
+): Pick<StorePort, "keyedHash" | "adopt"> {
+  let key: Promise<string> | null = null;
+  return {
+    async keyedHash(text) {
+      key ??= readOrMakeKey(join(root, "pool.key"), ready);
+      return new Bun.CryptoHasher("sha256", await key).update(text).digest("hex");
+    },
+
+    async adopt(from, to) {
+      // The claim is mkdir (NameTakenError when `to` exists); its fresh, empty directory is then
+      // replaced by `from`'s in one rename, so no other spawn of `to` can win meanwhile.
+      await claim(to);
+      await onPath(join(dir(to), "events"), "remove", () => rmdir(join(dir(to), "events")));
+      await onPath(dir(to), "write", () => rename(dir(from), dir(to)));
+      // The spare's running CLI and hooks write under its old path: a link keeps it (listNames skips links).
+      await onPath(dir(from), "create", () => symlink(to, dir(from)));
+    },
+  };
+}
+
+/** The state root's pool key: 32 random bytes as hex, made once (O_EXCL: two makers agree on one). */
+async function readOrMakeKey(path: string, ready: () => Promise<void>): Promise<string> {
+  await ready();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const text = (await readFile(path, "utf8")).trim();
+      if (text !== "") return text;
+    } catch (error) {
+      if (!isNotFound(error)) throw asFileFault(error, path, "read");
+    }
+    if (attempt > 2) return await onPath(path, "read", () => readFile(path, "utf8"));
+    const made = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
+    try {
+      await mkdir(root(path), { recursive: true, mode: 0o700 });
+      await writeFile(path, made, { mode: 0o600, flag: "wx" });
+      return made;
+    } catch (error) {
+      if (!isExists(error)) throw asFileFault(error, path, "write");
+      // Another process made it first: read theirs.
+    }
+  }
+}
+
+function root(path: string): string {
+  return path.slice(0, path.lastIndexOf("/")) || "/";
+}

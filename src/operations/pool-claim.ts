@@ -1,0 +1,142 @@
+import { NameTakenError, UsageError } from "../core/errors.ts";
+import type { Meta } from "../core/meta.ts";
+import type { SpawnResult } from "../core/outputs.ts";
+import {
+  isPoolable,
+  isSpareName,
+  type PoolMeta,
+  refillArgv,
+  SPARE_MARKER,
+  SPARE_PREFIX,
+} from "../core/pool.ts";
+import type { Deps } from "../core/ports.ts";
+import { getProvider } from "../core/providers/registry.ts";
+import type { SpawnInput } from "../core/schemas.ts";
+import { spawnKey } from "./pool-key.ts";
+import { spawnWorker } from "./spawn.ts";
+import { checkLiveness } from "./worker.ts";
+
+/**
+ * `spawn`: a matching spare of the warm pool when there is one (ready at once), else a new worker.
+ * A name with the spares' prefix is refused: `pool warm` owns those.
+ */
+export async function spawnOrClaim(deps: Deps, input: SpawnInput): Promise<SpawnResult> {
+  if (isSpareName(input.name))
+    throw new UsageError(`worker names starting with ${SPARE_PREFIX} are the warm pool's (umbel pool warm)`, {
+      name: input.name,
+    });
+  const started = deps.clock.now();
+  const claimed = await claimSpare(deps, input, { rename: true });
+  if (!claimed) return spawnWorker(deps, input);
+  claimed.refill();
+  return {
+    name: claimed.name,
+    provider: claimed.meta.provider,
+    cwd: claimed.meta.cwd,
+    sessionId: claimed.meta.sessionId,
+    state: "ready",
+    elapsedMs: deps.clock.now() - started,
+    dialogsAnswered: [],
+  };
+}
+
+export type ClaimedSpare = {
+  readonly name: string;
+  readonly meta: Meta;
+  /**
+   * Starts the detached refill. The caller picks when: a -p starts it once its turn is over, since a
+   * TUI booting beside the turn took the turn's CPU (2 cores: the pooled turn went from ×0.5 to ×1.5).
+   */
+  refill(): void;
+};
+
+/**
+ * Claims a ready spare made for this very spawn (same spawn key); null when there is none (the
+ * caller starts a worker itself). The caller then starts the refill (ClaimedSpare.refill). The claim is atomic across processes: the
+ * spare's claim lock (the one its retire timer takes too) around removing its pool.spare marker.
+ * `rename`: the spare becomes `input.name` (spawn NAME); else it keeps its own name (an anonymous -p).
+ */
+export async function claimSpare(
+  deps: Deps,
+  input: SpawnInput,
+  options: { rename: boolean },
+): Promise<ClaimedSpare | null> {
+  if (!isPoolable(input)) return null;
+  const spares = (await deps.store.listNames()).filter(isSpareName);
+  if (spares.length === 0) return null;
+  // Taken names fail here, before a spare is claimed for nothing.
+  if (options.rename && (await deps.store.exists(input.name)))
+    throw new NameTakenError(`a worker named ${input.name} already exists`, { name: input.name });
+  const key = await spawnKey(deps, input);
+  for (const spare of spares) {
+    const meta = await takeSpare(deps, spare, key);
+    if (!meta?.pool) continue;
+    deps.trace.mark(`pool: claimed ${spare}`);
+    const pool: PoolMeta = { ...meta.pool, state: "claimed" };
+    let claimed: Meta = { ...meta, pool };
+    if (options.rename) {
+      claimed = { ...claimed, name: input.name, pool: { ...pool, alias: spare } };
+      await rename(deps, spare, input.name);
+    }
+    await deps.store.writeMeta(claimed);
+    const size = meta.pool;
+    // The spare's cwd is the spawn's, resolved: the refill may start elsewhere.
+    return {
+      name: claimed.name,
+      meta: claimed,
+      refill: () => startRefill(deps, { ...input, cwd: meta.cwd }, size),
+    };
+  }
+  return null;
+}
+
+/** The spare's meta once this process holds it (its marker removed), or null when it is not one to take. */
+async function takeSpare(deps: Deps, name: string, key: string): Promise<Meta | null> {
+  const claimable = (meta: Meta | null) =>
+    meta?.pool?.key === key && meta.pool.state === "spare" && meta.state === "ready";
+  if (!claimable(await deps.store.readMeta(name).catch(() => null))) return null;
+  const lock = await deps.store.lock(name, "claim");
+  if (!lock) return null;
+  try {
+    const meta = await deps.store.readMeta(name).catch(() => null);
+    if (!meta || !claimable(meta) || (await deps.store.readWorkerFile(name, SPARE_MARKER)) === null)
+      return null;
+    // A spare that died (or whose tmux session went) is drain's to remove, not a worker to hand out.
+    if (!(await checkLiveness(deps, { meta, provider: getProvider(meta.provider) })).alive) return null;
+    await deps.store.writeWorkerFile(name, SPARE_MARKER, null);
+    return meta;
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The tmux session first (the only part that can be taken back), then the directory. */
+async function rename(deps: Deps, from: string, to: string): Promise<void> {
+  await deps.tmux.renameSession(from, to);
+  try {
+    await deps.store.adopt(from, to);
+  } catch (error) {
+    await deps.tmux.renameSession(to, from).catch(() => undefined);
+    await deps.store.writeWorkerFile(from, SPARE_MARKER, "").catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * A detached `umbel pool warm N` with the claimed spawn's flags tops the pool up again; its env is
+ * this process's plus the explicit `--env` values, each passed on it by name only. Only a compiled
+ * umbel can run itself (SystemPort.selfCommand): from source, the pool is not refilled.
+ */
+function startRefill(deps: Deps, input: SpawnInput, pool: PoolMeta): void {
+  const self = deps.system.selfCommand();
+  if (!self) return;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(deps.env)) if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(input.env ?? {})) {
+    const resolved = typeof value === "string" ? value : deps.env[value.fromEnv];
+    if (resolved !== undefined) env[name] = resolved;
+  }
+  const { name: _name, ...spawn } = input;
+  deps.system.startDetached([...self, ...refillArgv(spawn, pool)], env, `${deps.store.root}/pool-refill.log`);
+  deps.trace.mark(`pool: refill started (${pool.size} spares)`);
+}

@@ -1,0 +1,94 @@
+import type { Meta } from "../core/meta.ts";
+import { DEFAULT_POOL_TTL_MS, isSpareName, type PoolMeta, SPARE_MARKER, SPARE_PREFIX } from "../core/pool.ts";
+import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "../core/pool-schema.ts";
+import type { Deps } from "../core/ports.ts";
+import { getProvider } from "../core/providers/registry.ts";
+import { killWorker } from "./kill.ts";
+import { spawnKey } from "./pool-key.ts";
+import { spawnWorker } from "./spawn.ts";
+import { checkLiveness } from "./worker.ts";
+
+/**
+ * `umbel pool warm N [spawn flags] | ls | drain` (docs/performance.md#the-warm-pool). warm tops the
+ * spares of one spawn key up to N and returns once they are ready; ls lists every spare; drain
+ * removes them all. A spare is an ordinary worker (`pool-…`, meta.pool); no umbel process stays.
+ */
+export async function runPool(deps: Deps, input: PoolInput): Promise<PoolResult> {
+  const started = deps.clock.now();
+  const done = (part: Pick<PoolResult, "spares"> & Partial<PoolResult>): PoolResult => ({
+    action: input.action,
+    made: [],
+    removed: [],
+    elapsedMs: deps.clock.now() - started,
+    ...part,
+  });
+  if (input.action === "ls") return done({ spares: (await listSpares(deps)).map(({ info }) => info) });
+  if (input.action === "drain") return done({ spares: [], removed: await drainPool(deps) });
+  const key = await spawnKey(deps, spawnOfPool(input, `${SPARE_PREFIX}key`));
+  const made = await warmPool(deps, input, key);
+  const spares = (await listSpares(deps)).filter((s) => s.key === key).map(({ info }) => info);
+  return done({ spares, made });
+}
+
+async function warmPool(deps: Deps, input: PoolInput, key: string): Promise<string[]> {
+  const size = input.count ?? 1;
+  const pool: PoolMeta = { key, size, ttlMs: input.ttl ?? DEFAULT_POOL_TTL_MS, state: "spare" };
+  const have = (await listSpares(deps)).filter((s) => s.key === key && s.info.state !== "dead").length;
+  const made: string[] = [];
+  const starts = Array.from({ length: Math.max(0, size - have) }, async () => {
+    const name = `${SPARE_PREFIX}${deps.system.uuid().slice(-8)}`;
+    await spawnWorker(deps, spawnOfPool(input, name), pool);
+    // Claimable from here on (a claim and the retire timer both remove it, under the claim lock).
+    await deps.store.writeWorkerFile(name, SPARE_MARKER, "");
+    made.push(name);
+  });
+  // Every start runs to its end (each unwinds itself on failure); the first failure is reported.
+  const failed = (await Promise.allSettled(starts)).find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return made;
+}
+
+type Spare = { readonly info: SpareInfo; readonly key: string };
+
+/** Every unclaimed spare, with whether it is starting, ready or dead. */
+async function listSpares(deps: Deps): Promise<Spare[]> {
+  const spares: Spare[] = [];
+  for (const name of (await deps.store.listNames()).filter(isSpareName)) {
+    const meta = await deps.store.readMeta(name).catch(() => null);
+    if (meta?.pool?.state !== "spare") continue;
+    const info: SpareInfo = {
+      name,
+      provider: meta.provider,
+      cwd: meta.cwd,
+      key: meta.pool.key.slice(0, 12),
+      state: await spareState(deps, meta),
+      ageMs: Math.max(0, deps.clock.now() - Date.parse(meta.createdAt)),
+      ttlMs: meta.pool.ttlMs,
+    };
+    spares.push({ info, key: meta.pool.key });
+  }
+  return spares;
+}
+
+async function spareState(deps: Deps, meta: Meta): Promise<SpareInfo["state"]> {
+  const live = await checkLiveness(deps, { meta, provider: getProvider(meta.provider) });
+  if (!live.alive) return "dead";
+  return meta.state === "ready" ? "ready" : "starting";
+}
+
+/** Each unclaimed spare, under its claim lock (a claim in progress wins; its spare is not a spare). */
+async function drainPool(deps: Deps): Promise<string[]> {
+  const removed: string[] = [];
+  for (const { info } of await listSpares(deps)) {
+    const lock = await deps.store.lock(info.name, "claim");
+    if (!lock) continue;
+    try {
+      await deps.store.writeWorkerFile(info.name, SPARE_MARKER, null);
+      await killWorker(deps, { name: info.name, purge: true });
+      removed.push(info.name);
+    } finally {
+      await lock.release().catch(() => undefined);
+    }
+  }
+  return removed;
+}
