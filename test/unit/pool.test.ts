@@ -103,7 +103,7 @@ describe("claiming a spare", () => {
     ["--notify (its command would be told the spare's name)", { notify: "true" }],
     [
       "another --on-limit (claude's own auto-continue is set in its settings at start)",
-      { onLimit: "continue" },
+      { onLimit: "continue" as const },
     ],
   ])("%s: no claim", async (_what, over) => {
     const w = world();

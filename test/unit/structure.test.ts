@@ -104,6 +104,7 @@ describe("structure", () => {
   /** The files every provider shares; everything else of a provider lives in its own folder. */
   const SHARED = [
     "registry.ts",
+    "hook-wire.ts",
     "stream-shape.ts",
     "transcript-types.ts",
     "home-types.ts",

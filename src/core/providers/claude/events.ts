@@ -1,6 +1,7 @@
 import { stringAt } from "../../json.ts";
 import { POLICY_MARK } from "../../notify.ts";
-import type { HookEvent, HookWire, NotifyRule, TurnSignal } from "../types.ts";
+import { snakeSessionStart } from "../hook-wire.ts";
+import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 
 /** The hook events umbel registers with claude (2.1.332). */
 export const CLAUDE_HOOK_EVENTS = [
@@ -24,23 +25,12 @@ const AUTO_CONTINUE = /^Your claude\.ai usage limit has reset\. Continue the tas
 /** Notification types that mean "a person has to answer something"; idle_prompt is not one. */
 const INPUT_NOTIFICATIONS = new Set(["permission_prompt", "agent_needs_input", "elicitation_dialog"]);
 
-/** claude's hook payloads name the event, session and transcript like this (2.1.332). */
-export const CLAUDE_HOOK_WIRE: HookWire = {
-  eventName: (payload) => stringAt(payload, "hook_event_name"),
-  sessionId: (payload) => stringAt(payload, "session_id"),
-  transcriptPath: (payload) => stringAt(payload, "transcript_path"),
-};
-
 export function interpretEvent(event: HookEvent): TurnSignal {
   const p = event.payload;
   const str = (key: string): string | null => stringAt(p, key);
   switch (event.name) {
     case "SessionStart":
-      return {
-        kind: "session-start",
-        sessionId: CLAUDE_HOOK_WIRE.sessionId(p),
-        transcriptPath: CLAUDE_HOOK_WIRE.transcriptPath(p),
-      };
+      return snakeSessionStart(p);
     case "UserPromptSubmit": {
       const prompt = str("prompt");
       // Subagent reports and task notifications arrive as prompts too; they are not the caller's turn,

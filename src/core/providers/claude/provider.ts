@@ -1,8 +1,9 @@
 import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
+import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
 import { CLAUDE_BILLING_ENV, refuseClaudeSwitches } from "./billing.ts";
-import { CLAUDE_HOOK_EVENTS, CLAUDE_HOOK_WIRE, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
+import { CLAUDE_HOOK_EVENTS, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings, STRUCTURED_TOOL_NAME } from "./launch.ts";
 import { claudeLimits } from "./limits.ts";
 import { CLAUDE_POLICY } from "./policy.ts";
@@ -47,7 +48,7 @@ export const claude: PlainProvider = {
   signInToken: { env: "CLAUDE_CODE_OAUTH_TOKEN", makeWith: "claude setup-token" },
   signInClues: claudeSignInClues,
   hookEvents: CLAUDE_HOOK_EVENTS,
-  hookWire: CLAUDE_HOOK_WIRE,
+  hookWire: SNAKE_HOOK_WIRE,
   submitEvent: "UserPromptSubmit",
   planLaunch,
   classifyScreen,

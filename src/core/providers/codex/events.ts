@@ -1,25 +1,15 @@
 import { stringAt } from "../../json.ts";
 import { POLICY_MARK } from "../../notify.ts";
-import type { HookEvent, HookWire, NotifyRule, TurnSignal } from "../types.ts";
+import { snakeSessionStart } from "../hook-wire.ts";
+import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 import type { CodexTurnEnd } from "./transcript.ts";
-
-/** codex's hook payloads use claude's field names (0.171.0; `turn_id` is codex's own). */
-export const CODEX_HOOK_WIRE: HookWire = {
-  eventName: (payload) => stringAt(payload, "hook_event_name"),
-  sessionId: (payload) => stringAt(payload, "session_id"),
-  transcriptPath: (payload) => stringAt(payload, "transcript_path"),
-};
 
 export function interpretCodexEvent(event: HookEvent): TurnSignal {
   const p = event.payload;
   const str = (key: string): string | null => stringAt(p, key);
   switch (event.name) {
     case "SessionStart":
-      return {
-        kind: "session-start",
-        sessionId: CODEX_HOOK_WIRE.sessionId(p),
-        transcriptPath: CODEX_HOOK_WIRE.transcriptPath(p),
-      };
+      return snakeSessionStart(p);
     case "UserPromptSubmit":
       return { kind: "submitted", promptId: str("turn_id"), prompt: str("prompt"), human: true };
     case "Stop":

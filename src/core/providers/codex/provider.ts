@@ -1,6 +1,7 @@
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
+import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import {
   type LaunchFlag,
   type LaunchInput,
@@ -9,7 +10,7 @@ import {
   refuseLaunchFlags,
 } from "../launch-types.ts";
 import type { HomedProvider } from "../types.ts";
-import { CODEX_HOOK_WIRE, CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events.ts";
+import { CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
 import { codexLimits } from "./limits.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
@@ -68,7 +69,8 @@ export const codex: HomedProvider = {
   explicitOnlyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN"],
   hookEvents: CODEX_HOOKS.map((hook) => hook.event),
   submitEvent: "UserPromptSubmit",
-  hookWire: CODEX_HOOK_WIRE,
+  // claude's field names (0.171.0); `turn_id` is codex's own.
+  hookWire: SNAKE_HOOK_WIRE,
   planLaunch: planCodexLaunch,
   classifyScreen: classifyCodexScreen,
   stillScreen: stillCodexScreen,

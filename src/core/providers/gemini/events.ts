@@ -1,15 +1,6 @@
 import { stringAt } from "../../json.ts";
-import type { HookEvent, HookWire, NotifyRule, TurnSignal } from "../types.ts";
-
-/**
- * gemini's hook payloads use claude's field names (0.61.0); so do the bare markers its home's own
- * hooks write (`{"hook_event_name":"BeforeModel"}`, no session id: home.ts).
- */
-export const GEMINI_HOOK_WIRE: HookWire = {
-  eventName: (payload) => stringAt(payload, "hook_event_name"),
-  sessionId: (payload) => stringAt(payload, "session_id"),
-  transcriptPath: (payload) => stringAt(payload, "transcript_path"),
-};
+import { snakeSessionStart } from "../hook-wire.ts";
+import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 
 /**
  * gemini-cli 0.61.0's hook payloads as turn signals (docs/providers.md). Per prompt:
@@ -27,11 +18,7 @@ export function interpretGeminiEvent(event: HookEvent): TurnSignal {
   const str = (key: string): string | null => stringAt(p, key);
   switch (event.name) {
     case "SessionStart":
-      return {
-        kind: "session-start",
-        sessionId: GEMINI_HOOK_WIRE.sessionId(p),
-        transcriptPath: GEMINI_HOOK_WIRE.transcriptPath(p),
-      };
+      return snakeSessionStart(p);
     case "BeforeAgent":
       return { kind: "submitted", promptId: str("timestamp"), prompt: str("prompt"), human: true };
     case "AfterAgent":

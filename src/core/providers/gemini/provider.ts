@@ -3,6 +3,7 @@ import { UsageError } from "../../errors.ts";
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
+import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import {
   type LaunchFlag,
   type LaunchInput,
@@ -11,7 +12,7 @@ import {
   refuseLaunchFlags,
 } from "../launch-types.ts";
 import type { HomedProvider, TurnSignal } from "../types.ts";
-import { assessRetryStall, GEMINI_HOOK_WIRE, GEMINI_NOTIFY_RULES, interpretGeminiEvent } from "./events.ts";
+import { assessRetryStall, GEMINI_NOTIFY_RULES, interpretGeminiEvent } from "./events.ts";
 import {
   GEMINI_AUTH_FILES,
   GEMINI_HOOK_EVENTS,
@@ -100,7 +101,9 @@ export const gemini: HomedProvider = {
   signInClues: geminiSignInClues,
   hookEvents: GEMINI_HOOK_EVENTS,
   submitEvent: "BeforeAgent",
-  hookWire: GEMINI_HOOK_WIRE,
+  // claude's field names (0.61.0); so do the bare markers its home's own hooks write
+  // (`{"hook_event_name":"BeforeModel"}`, no session id: home.ts).
+  hookWire: SNAKE_HOOK_WIRE,
   planLaunch: planGeminiLaunch,
   classifyScreen: classifyGeminiScreen,
   stillScreen: stillGeminiScreen,
