@@ -7,7 +7,14 @@ import { addWorker, createFakeWorld, type FakeWorld } from "./fake-deps.ts";
  * a subscription usage limit instead (claude 2.1.332: the transcript's usage_limit_reached line,
  * then StopFailure rate_limit).
  */
-export type FakeTurn = { answer?: string; calls?: Record<string, unknown>[]; never?: true; limit?: true };
+export type FakeTurn = {
+  answer?: string;
+  calls?: Record<string, unknown>[];
+  never?: true;
+  limit?: true;
+  /** After its calls the turn goes on (the fifth invalid call's answer held) until an Escape. */
+  held?: true;
+};
 
 /** The limit claude's transcript names (limits.md §1.4, trimmed), for the turn of `promptId`. */
 export const LIMIT_TEXT = "You've hit your 5-hour limit · resets 12:04pm (UTC) · out of usage credits";
@@ -43,7 +50,8 @@ const ev = (name: string, extra: object = {}) => ({ hook_event_name: name, sessi
  */
 export function guardWorld(
   turn: (prompt: string, n: number) => FakeTurn,
-  options: { structured?: boolean; answerMs?: number } = {},
+  /** `escapeMs`: how long an Escape takes to stop a busy turn (claude: a held tool call is cancelled). */
+  options: { structured?: boolean; answerMs?: number; escapeMs?: number } = {},
 ): FakeWorld & { prompts: string[] } {
   const world = createFakeWorld();
   const name = "w1";
@@ -56,7 +64,11 @@ export function guardWorld(
     const pane = world.tmux.panes.get(target);
     if (target !== name || !pane) return;
     if (keys.includes("Escape") && pane.screen === BUSY) {
-      pane.screen = IDLE;
+      if (options.escapeMs === undefined) pane.screen = IDLE;
+      else
+        world.clock.at(world.clock.now() + options.escapeMs, () => {
+          pane.screen = IDLE;
+        });
       return;
     }
     if (!keys.includes("Enter") || pane.screen !== IDLE) return;
@@ -84,6 +96,7 @@ export function guardWorld(
           return;
         }
         for (const call of plan.calls ?? []) await recordStructuredCall(world.deps, name, call);
+        if (plan.held) return;
         pane.screen = IDLE;
         world.hook(
           name,

@@ -6,6 +6,7 @@ import { streamLogs } from "../../src/operations/logs.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { statusOf } from "../../src/operations/status.ts";
+import { IDLE } from "../fixtures/claude-screens.ts";
 import { guardWorld, LIMIT_TEXT } from "../helpers/guard-world.ts";
 
 /** The guard loop (send → wait → checks → feedback → wait …) on in-memory ports and a virtual clock. */
@@ -200,6 +201,20 @@ describe("structured output", () => {
     expect(outcome.evidence.detail).toBe(
       "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /n: must be number",
     );
+  });
+
+  test("five invalid calls: the wait ends once umbel's interrupt has stopped the turn, so the next send finds the worker idle", async () => {
+    const bad = Array.from({ length: 5 }, () => ({ n: "x" }));
+    const world = guardWorld(() => ({ calls: bad, held: true }), { structured: true, escapeMs: 3000 });
+    const sent = await sendPrompt(world.deps, { name: "w1", prompt: "count", jsonSchema: SCHEMA });
+    const before = world.clock.now();
+    const outcome = await waitGuarded(world.deps, { name: "w1", after: sent.baseline });
+    expect(outcome).toMatchObject({ reason: "rejected" });
+    expect(world.tmux.panes.get("w1")?.screen).toBe(IDLE);
+    // The turn's end was seen once the Escape took (3 s) and the screen stayed idle, not at the 15 s bound.
+    expect(world.clock.now() - before).toBeLessThan(15_000);
+    const next = await sendPrompt(world.deps, { name: "w1", prompt: "next" });
+    expect(next.baseline).toBeGreaterThan(sent.baseline);
   });
 
   test("accept checks run once the object is valid, and read it as the answer", async () => {
