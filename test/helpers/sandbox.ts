@@ -49,6 +49,8 @@ export async function createSandbox(
     UMBEL_GEMINI_BIN: FAKE_GEMINI,
     UMBEL_OPENCODE_BIN: FAKE_OPENCODE,
     CLAUDE_CONFIG_DIR: cfg,
+    // UMBEL_TRACE=/abs/file on a test run: every umbel the tests start appends its timeline there.
+    ...(process.env.UMBEL_TRACE ? { UMBEL_TRACE: process.env.UMBEL_TRACE } : {}),
     ...options.env,
   };
   return {
