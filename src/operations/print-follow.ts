@@ -23,6 +23,8 @@ export type FollowInput = {
 
 /** A turn's limits as followTurn applies them: the caller's, a cost budget, and whether cost is read. */
 export type FollowLimits = FollowInput & {
+  /** armEarly armed the halt hooks before the prompt went in (--max-turns 1): keep them armed. */
+  preArmed?: boolean | undefined;
   /** -p --max-budget-usd: the run's cost budget, counted from the cost when the run began. */
   cost?: Pick<WaitBudget, "maxCostUsd" | "costBaseUsd"> | undefined;
   /** Keep the statusline JSON as the turn ended (json output, a budget: the run's cost). */
@@ -88,12 +90,8 @@ export async function followTurn(
 ): Promise<FollowedTurn> {
   const { name } = worker.meta;
   const events = deps.store.paths(name).events;
-  const haltFiles = Object.entries(worker.provider.haltHooks?.(haltReason(input.maxTurns ?? 0)) ?? {}).map(
-    ([event, output]) => ({ path: join(events, `halt-${event}.json`), text: `${JSON.stringify(output)}\n` }),
-  );
-  const disarm = () => Promise.all(haltFiles.map((file) => deps.files.remove(file.path)));
-  const arm = () => Promise.all(haltFiles.map((file) => deps.files.writeAtomic(file.path, file.text)));
-  await disarm();
+  const { arm, disarm } = haltHooks(deps, worker, input.maxTurns ?? 0);
+  if (!input.preArmed) await disarm();
   const tracker = worker.provider.trackTurn?.(sent.promptId) ?? null;
   // codex creates its rollout at the first prompt: a fresh worker names it only once the prompt is in.
   const source = findRecordSource(worker.provider, await readEvents(deps, worker.provider, name));
@@ -107,7 +105,7 @@ export async function followTurn(
     ...(guard ? [guard.halt] : []),
   ]);
   const follow = {
-    armed: false,
+    armed: input.preArmed === true,
     halted: false,
     drainUntil: null as null | (() => boolean),
     /** The text of the last assistant line followed (the drain's end: see below). */
@@ -204,6 +202,36 @@ export async function followTurn(
     (outcome.reason === "stop" && outcome.evidence.interrupted === true);
   const maxTurnsHit = follow.halted && stoppedByUs ? (input.maxTurns ?? null) : null;
   return { outcome, maxTurnsHit, summary: tracker?.summary() ?? null, statusLine };
+}
+
+/** The provider's halt hook files for --max-turns (events/halt-<Event>.json, printed by hooks/hook.sh). */
+function haltHooks(deps: Deps, worker: Worker, maxTurns: number) {
+  const events = deps.store.paths(worker.meta.name).events;
+  const files = Object.entries(worker.provider.haltHooks?.(haltReason(maxTurns)) ?? {}).map(
+    ([event, output]) => ({ path: join(events, `halt-${event}.json`), text: `${JSON.stringify(output)}\n` }),
+  );
+  return {
+    arm: () => Promise.all(files.map((file) => deps.files.writeAtomic(file.path, file.text))),
+    disarm: () => Promise.all(files.map((file) => deps.files.remove(file.path))),
+  };
+}
+
+/**
+ * --max-turns 1 with halt hooks (claude, gemini): armed before the prompt goes in, the hook after the
+ * first message's tool stops the CLI however fast that tool was. Armed once the message was seen, a
+ * fast tool's PostToolUse could beat it under load and the model answered again (the parity test's
+ * --max-turns case, at load ~14). Returns whether it armed; `undo` removes them if the send fails.
+ */
+export async function armEarly(
+  deps: Deps,
+  worker: Worker,
+  maxTurns: number | undefined,
+): Promise<{ armed: boolean; undo: () => Promise<void> }> {
+  const hooks = haltHooks(deps, worker, maxTurns ?? 0);
+  if (maxTurns !== 1 || worker.provider.maxTurnsHalt !== "hook")
+    return { armed: false, undo: async () => undefined };
+  await hooks.arm();
+  return { armed: true, undo: async () => void (await hooks.disarm()) };
 }
 
 /** claude -p's own words for the stop (the CLI shows them; the model may see them too). */

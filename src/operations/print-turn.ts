@@ -6,6 +6,7 @@ import { costOfStatusLine, readStatusLine, settledCost } from "./cost.ts";
 import { runGuard } from "./guard.ts";
 import type { TurnRunner } from "./guard-turn.ts";
 import {
+  armEarly,
   type FollowInput,
   type FollowLimits,
   followTurn,
@@ -89,7 +90,14 @@ export async function runPrintTurn(
       : { cost: { maxCostUsd: maxBudgetUsd, costBaseUsd: base } }),
     wantCost,
   };
-  const sent = await sendPrompt(deps, { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout });
+  const early = await armEarly(deps, worker, follow.maxTurns);
+  const sent = await sendPrompt(deps, { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout }).catch(
+    async (error: unknown) => {
+      await early.undo().catch(() => undefined);
+      throw error;
+    },
+  );
+  let preArmed = early.armed;
   await onSent();
   const summaries: TurnSummary[] = [];
   let maxTurnsHit: number | null = null;
@@ -100,7 +108,8 @@ export async function runPrintTurn(
     turnLimits: FollowLimits,
     guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
   ) => {
-    const followed = await followTurn(d, worker, turn, mark, turnLimits, onMessage, guard);
+    const followed = await followTurn(d, worker, turn, mark, { ...turnLimits, preArmed }, onMessage, guard);
+    preArmed = false;
     if (followed.summary) summaries.push(followed.summary);
     maxTurnsHit = followed.maxTurnsHit;
     if (followed.statusLine) atEnd = followed.statusLine;

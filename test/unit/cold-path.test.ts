@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import { killWorker } from "../../src/operations/kill.ts";
 import { runPrintTurn } from "../../src/operations/print-turn.ts";
@@ -113,6 +114,23 @@ describe("the cold path (in memory)", () => {
     expect(turn.text).toBe("only");
     expect(turn.summaries.at(-1)?.complete).toBe(true);
     expect(world.clock.now() - started).toBeGreaterThanOrEqual(1100);
+  });
+
+  test("-p --max-turns 1: the halt hook is armed before the prompt goes in (a fast tool's PostToolUse can never beat it)", async () => {
+    const world = readyClaude();
+    answeringTui(world, ["done"]);
+    const halt = join(world.deps.store.paths("w1").events, "halt-PostToolUse.json");
+    let armedAtEnter = null as boolean | null;
+    const keys = world.tmux.onKeys;
+    world.tmux.onKeys = (name, k) => {
+      if (k.includes("Enter")) armedAtEnter ??= world.files.has(halt);
+      keys(name, k);
+    };
+    const turn = await runPrintTurn(world.deps, { name: "w1", prompt: "one turn", maxTurns: 1 });
+    expect(armedAtEnter).toBe(true);
+    // The turn ended by itself with its answer; the halt is removed after it.
+    expect(turn.text).toBe("done");
+    expect(world.files.has(halt)).toBe(false);
   });
 
   test("kill --purge takes no last screen: the tombstone it would go to is removed at once", async () => {
