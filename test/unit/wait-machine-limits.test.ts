@@ -355,6 +355,25 @@ describe("budgets", () => {
     expect(run.at).toBeGreaterThanOrEqual(2300);
   });
 
+  test("--max-tokens: an idle frame while the interrupt is still landing is not the end; the screen must stay idle", () => {
+    const run = runWait(config({ budget: { maxTokens: 1500 } }), {
+      events: turn(),
+      transcript: [
+        [100, human + usageLine("m1", 1000)],
+        [2000, human + usageLine("m1", 1000) + usageLine("m2", 1000)],
+      ],
+      screens: [
+        [0, BUSY],
+        [2100, IDLE],
+        [2200, BUSY],
+        [3000, IDLE],
+      ],
+    });
+    expect(run.reason).toBe("limited");
+    // Not at the lone idle frame (2100): once idle from 3000 on, confirmed.
+    expect(run.at).toBeGreaterThanOrEqual(3000);
+  });
+
   test("a cost budget: the statusline's cost since the base reaches it", () => {
     const sl = (cost: number) => JSON.stringify({ cost: { total_cost_usd: cost } });
     const run = runWait(config({ budget: { maxCostUsd: 0.5, costBaseUsd: 1 } }), {

@@ -13,6 +13,11 @@ import type { Step, WaitObservation, WaitState } from "./types.ts";
 /** After the interrupt, how long the turn may take to end (claude's Escape fires no hook; the screen says). */
 const SETTLE_MS = 5000;
 const POLL_MS = 100;
+/**
+ * The idle screen must hold this long: a frame between two tool calls looks idle too, and a wait that
+ * ended on it left the worker busy for the next send (the e2e budget test, under load).
+ */
+const IDLE_CONFIRM_MS = 500;
 const EVIDENCE_LINES = 25;
 
 type Watching = Extract<WaitState, { phase: "watch" }>;
@@ -65,8 +70,11 @@ export function stepBudget(s: Budgeting, o: WaitObservation): Step {
       const state = { ...s, screen: o.screen ?? s.screen };
       const screen = o.screen === null ? null : config.provider.classifyScreen(o.screen);
       const idle = screen?.kind === "ready" && config.provider.screenShowsStreaming !== false;
-      if (idle || o.aborted || o.now >= (s.until ?? o.now)) return spent(state);
-      return { state, next: { kind: "sleep", ms: POLL_MS, wake: true } };
+      const idleSince = idle ? (s.idleSince ?? o.now) : null;
+      const confirmed = idleSince !== null && o.now - idleSince >= IDLE_CONFIRM_MS;
+      // Ended by its hook (until reached): the screen is only evidence.
+      if (confirmed || o.aborted || o.now >= (s.until ?? o.now)) return spent(state);
+      return { state: { ...state, idleSince }, next: { kind: "sleep", ms: POLL_MS, wake: true } };
     }
     case "tick":
       return o.aborted ? spent(s) : { state: s, next: { kind: "read" } };

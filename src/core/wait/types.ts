@@ -172,6 +172,8 @@ export type WaitState =
       readonly seen: number;
       readonly until: number | null;
       readonly screen: string | null;
+      /** Since when the screen has been idle after the interrupt (null: not idle at the last look). */
+      readonly idleSince?: number | null;
     }
   /** A retry stall: screen kept, interrupt keys pressed, the provider's end-of-turn hook awaited. */
   | {
