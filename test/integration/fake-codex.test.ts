@@ -157,8 +157,16 @@ describe("fake codex through the codex provider", () => {
     c = r; // the later tests (and afterAll) use the resumed worker
     expect(await r.until("dialog")).toMatchObject({ dialog: "thread-locked", keys: [] });
     await old.dispose();
-    await r.tmux.sendKeys(r.name, ["r"]);
-    await r.until("ready");
+    // r retries once: pressed while the old codex is still letting go of the lock (a loaded machine),
+    // the dialog comes back; a person presses it again.
+    await eventually(
+      async () => {
+        await r.tmux.sendKeys(r.name, ["r"]);
+        return r.until("ready", 1000).catch(() => null);
+      },
+      15_000,
+      "a ready screen after r",
+    );
     const baseline = await r.send("fake:history");
     const stop = await r.hookAfter(baseline, "Stop");
     expect(r.hooks(baseline)[0]?.payload).toMatchObject({ source: "resume", session_id: sessionId });
