@@ -5,7 +5,7 @@ import type { SendResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import { recordTurnSchema } from "./guard-plan.ts";
 import type { PrepareTurn } from "./send.ts";
-import type { WaitProgress } from "./wait.ts";
+import { type WaitProgress, waitForTurn } from "./wait.ts";
 import type { Worker } from "./worker.ts";
 
 /** What the guard loop does with a worker's turns: follow one to its end, and send the next. */
@@ -69,9 +69,20 @@ export async function watchTurn(
   });
   await counting;
   if (outcome.reason === "stop") return null;
-  if (outcome.reason === "aborted" && halt.signal.aborted && !deps.signal?.aborted) return null;
-  return outcome;
+  if (outcome.reason !== "aborted" || !halt.signal.aborted || deps.signal?.aborted) return outcome;
+  // umbel halted the turn: its own end follows the interrupt. Waiting for it (whichever runner
+  // followed the turn) keeps the worker from being reported done while it is still busy.
+  const left = Math.min(SETTLE_MS, deadline - deps.clock.now());
+  if (left > 0)
+    await waitForTurn(deps, { name: worker.meta.name, after: turn, timeout: left }).catch(() => undefined);
+  return null;
 }
+
+/**
+ * How long a halted turn may take to end after umbel's interrupt (claude cancels the held
+ * StructuredOutput call at once; the held answer goes after 5 s anyway: structured-call.ts).
+ */
+const SETTLE_MS = 15_000;
 
 /** The next attempt's prompt: its baseline joins the record (and the turn schema) before it is typed. */
 export async function sendFeedback(

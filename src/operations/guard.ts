@@ -28,12 +28,6 @@ function withHalt(deps: Deps, halt: AbortSignal): Deps {
   return { ...deps, signal: deps.signal ? AbortSignal.any([deps.signal, halt]) : halt };
 }
 
-/**
- * How long a halted turn may take to end after umbel's interrupt (claude cancels the held
- * StructuredOutput call at once; the held answer goes after 5 s anyway: structured-call.ts).
- */
-const SETTLE_MS = 15_000;
-
 /** While another process checks the turn, this one looks again this often. */
 const FOLLOW_POLL_MS = 250;
 
@@ -65,23 +59,18 @@ export async function waitGuarded(
           )?.guard ?? null);
   if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress);
   const runner: TurnRunner = {
-    wait: async (turn, d, { timeoutMs, onProgress: progress, halt }) => {
-      const started = d.clock.now();
-      const options = (timeout: number) => ({
-        name: input.name,
-        after: turn,
-        timeout,
-        idleTimeout: input.idleTimeout,
-        maxTokens: input.maxTokens,
-      });
-      const outcome = await waitForTurn(withHalt(d, halt), options(timeoutMs), progress);
-      if (outcome.reason !== "aborted" || !halt.aborted || d.signal?.aborted) return outcome;
-      // umbel halted the turn (its interrupt after the fifth invalid call): the turn's own end follows.
-      // Waiting for it keeps the worker from being reported done while it is still busy.
-      const left = Math.min(SETTLE_MS, timeoutMs - (d.clock.now() - started));
-      if (left > 0) await waitForTurn(d, options(left), progress).catch(() => undefined);
-      return outcome;
-    },
+    wait: (turn, d, { timeoutMs, onProgress: progress, halt }) =>
+      waitForTurn(
+        withHalt(d, halt),
+        {
+          name: input.name,
+          after: turn,
+          timeout: timeoutMs,
+          idleTimeout: input.idleTimeout,
+          maxTokens: input.maxTokens,
+        },
+        progress,
+      ),
     send: (text, prepare) => deliverTurn(deps, worker, text, prepare),
   };
   return runGuard(deps, worker, guard.baseline, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, runner, onProgress);

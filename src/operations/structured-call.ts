@@ -46,13 +46,13 @@ export async function recordStructuredCall(
   deps: Deps,
   name: string,
   object: Record<string, unknown>,
-): Promise<{ ok: boolean; text: string }> {
+): Promise<{ ok: boolean; text: string; rejectedFor?: number }> {
   const turn = await deps.guards.readTurnSchema(name);
   if (turn?.schema == null) return { ok: false, text: NOT_ASKED };
   const errors = compileSchema(turn.schema)(object);
   if (errors.length > 0) {
     await deps.guards.appendStructured(name, { baseline: turn.baseline, ok: false, errors });
-    return { ok: false, text: schemaMismatchText(errors) };
+    return { ok: false, text: schemaMismatchText(errors), rejectedFor: turn.baseline };
   }
   await deps.guards.appendStructured(name, { baseline: turn.baseline, ok: true, object });
   return { ok: true, text: ACCEPTED };
@@ -74,11 +74,10 @@ export async function answerStructuredCall(
   object: Record<string, unknown>,
   cancelled: AbortSignal,
 ): Promise<{ ok: boolean; text: string }> {
-  const answer = await recordStructuredCall(deps, name, object);
-  if (answer.ok) return answer;
-  const turn = await deps.guards.readTurnSchema(name);
-  if (turn?.schema == null) return answer;
-  const { rejected } = structuredOf(await deps.guards.readStructured(name), turn.baseline);
-  if (rejected >= MAX_INVALID_CALLS) await deps.clock.sleep(EXHAUSTED_HOLD_MS, cancelled);
-  return answer;
+  const { ok, text, rejectedFor } = await recordStructuredCall(deps, name, object);
+  if (rejectedFor !== undefined) {
+    const { rejected } = structuredOf(await deps.guards.readStructured(name), rejectedFor);
+    if (rejected >= MAX_INVALID_CALLS) await deps.clock.sleep(EXHAUSTED_HOLD_MS, cancelled);
+  }
+  return { ok, text };
 }
