@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Duration, SpawnInput } from "./schemas.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * `umbel pool warm N [spawn flags] | ls | drain` and MCP `umbel_pool`: the spawn flags are spawn's
@@ -16,7 +17,7 @@ export const PoolInput = SpawnInput.omit({
 })
   .extend({
     action: z
-      .enum(["warm", "ls", "drain"])
+      .enum(["warm", "ls", "drain"], { error: choiceError })
       .describe("warm: keep N spares of this spawn ready; ls: list the spares; drain: remove them"),
     count: z
       .number()

@@ -13,6 +13,7 @@ import {
   ProviderId,
   WorkerName,
 } from "./schemas.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.
@@ -22,11 +23,11 @@ export const PrintInput = z
   .object({
     prompt: z.string().describe("The prompt: argv first, then stdin (joined by a newline)"),
     outputFormat: z
-      .enum(["text", "json", "stream-json"])
+      .enum(["text", "json", "stream-json"], { error: choiceError })
       .default("text")
       .describe("text (the answer), json (claude's result object) or stream-json (one message per line)"),
     inputFormat: z
-      .enum(["text", "stream-json"])
+      .enum(["text", "stream-json"], { error: choiceError })
       .default("text")
       .describe("text, or stream-json: one user message per stdin line, a turn each"),
     verbose: z.boolean().default(false).describe("Required by stream-json; with json, print every message"),

@@ -5,6 +5,7 @@ import { parseJsonObject } from "./json.ts";
 import { isKeyName, KEY_NAMES } from "./key-names.ts";
 import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
@@ -18,7 +19,7 @@ export const WorkerName = z
 export type WorkerName = z.infer<typeof WorkerName>;
 
 export const ProviderId = z
-  .enum(["claude", "codex", "gemini", "opencode"])
+  .enum(["claude", "codex", "gemini", "opencode"], { error: choiceError })
   .describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
 
@@ -68,7 +69,9 @@ export const Prompt = z
   .refine((text) => !isBlankPrompt(text), "the prompt is empty");
 
 export const PermissionMode = z
-  .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"])
+  .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"], {
+    error: choiceError,
+  })
   .describe("Permission mode passed to the CLI (claude: --permission-mode)");
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
