@@ -11,6 +11,7 @@ import {
   MaxTokens,
   PermissionMode,
   ProviderId,
+  type WithProvider,
   WorkerName,
 } from "./schemas.ts";
 import { choiceError } from "./suggest.ts";
@@ -31,7 +32,9 @@ export const PrintInput = z
       .default("text")
       .describe("text, or stream-json: one user message per stdin line, a turn each"),
     verbose: z.boolean().default(false).describe("Required by stream-json; with json, print every message"),
-    provider: ProviderId.default("claude"),
+    provider: ProviderId.optional().describe(
+      "Which agent CLI runs the turn (default: UMBEL_PROVIDER, else config.toml's provider, else the dialect's own CLI)",
+    ),
     model: z.string().min(1).optional().describe("Model to run"),
     allowedTools: z.array(z.string().min(1)).optional().describe("Tools allowed without asking"),
     disallowedTools: z.array(z.string().min(1)).optional().describe("Tools the worker may not use"),
@@ -68,7 +71,8 @@ export const PrintInput = z
     ...GuardFields,
   })
   .strict();
-export type PrintInput = z.infer<typeof PrintInput>;
+/** What -p runs: the flags with the provider resolved (faces/print/parse-input.ts). */
+export type PrintInput = WithProvider<z.infer<typeof PrintInput>>;
 
 /** The launch-time flags: a worker that is already running cannot take them. */
 export const LAUNCH_FLAGS = [

@@ -23,6 +23,15 @@ export const ProviderId = z
   .describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
 
+/**
+ * A request with its provider resolved. Every input that names a provider leaves it optional, so a
+ * face can tell "none given" from "claude" and fill the default (core/default-provider.ts); what
+ * spawn, the pool and -p then run is this.
+ */
+export type WithProvider<T extends { provider?: ProviderId | undefined }> = Omit<T, "provider"> & {
+  provider: ProviderId;
+};
+
 export const EnvName = z
   .string()
   .regex(
@@ -85,7 +94,9 @@ export function isJsonObjectText(text: string): boolean {
 export const SpawnInput = z
   .object({
     name: WorkerName,
-    provider: ProviderId.default("claude"),
+    provider: ProviderId.optional().describe(
+      "Which agent CLI runs the worker (default: UMBEL_PROVIDER, else config.toml's provider, else claude)",
+    ),
     cwd: z
       .string()
       .min(1)
@@ -161,7 +172,8 @@ export const SpawnInput = z
     onLimit: OnLimit.optional(),
   })
   .strict();
-export type SpawnInput = z.infer<typeof SpawnInput>;
+/** What spawn runs: the schema's input with its provider resolved by the face. */
+export type SpawnInput = WithProvider<z.infer<typeof SpawnInput>>;
 
 export const SendInput = z
   .object({

@@ -40,9 +40,12 @@ export function didYouMean(word: string, known: readonly string[]): string {
  */
 export function choiceError(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code !== "invalid_value" || issue.input === undefined) return undefined;
-  const values = issue.values.map(String);
-  const input = issue.input;
-  const shown = typeof input === "string" ? quoted(input) : quoteArg(JSON.stringify(input) ?? String(input));
+  return notOneOf(issue.input, issue.values.map(String));
+}
+
+/** `"claud" is not one of claude, codex, gemini, opencode; did you mean claude?` */
+export function notOneOf(input: unknown, values: readonly string[]): string {
+  const shown = typeof input === "string" ? quoted(input) : asJson(input);
   const hint = typeof input === "string" ? didYouMean(input, values) : "";
   return `${shown} is not one of ${values.join(", ")}${hint}`;
 }
@@ -68,6 +71,14 @@ export function distance(a: string, b: string): number {
 /** "an input screen", "a sign-in screen": the article a noun phrase built from a name takes. */
 export function withArticle(noun: string): string {
   return `${/^[aeiou]/i.test(noun) ? "an" : "a"} ${noun}`;
+}
+
+/** A value that is not a string (a number, a YAML list) as JSON, when that is short and plain. */
+function asJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length <= 60 && /^[^\p{C}]*$/u.test(text)
+    ? text
+    : `a ${Array.isArray(value) ? "list" : typeof value}`;
 }
 
 /** A value as a message quotes it: always in quotes, one line (core/quote.ts escapes the rest). */

@@ -46,6 +46,7 @@ describe("choiceError: an enum's message names the value, the choices and the ne
     ["jsn", '"jsn" is not one of text, json, stream-json; did you mean json?'],
     ["yaml", '"yaml" is not one of text, json, stream-json'],
     [3, "3 is not one of text, json, stream-json"],
+    [["json"], '["json"] is not one of text, json, stream-json'],
     ["a\nb", '"a\\nb" is not one of text, json, stream-json'],
   ])("%j", (value, expected) => {
     expect(message(value)).toBe(expected);

@@ -1,4 +1,4 @@
-import { providerNames } from "../../core/providers/registry.ts";
+import { listProviders, providerNames } from "../../core/providers/registry.ts";
 import { VERBS } from "../verbs/table.ts";
 
 /** `umbel --help`: the command list is the verb table's, plus the faces that are not verbs. */
@@ -31,6 +31,10 @@ ${lines.join("\n")}
 
 Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy, a prompt gone) · 5 no turn to wait for · 70 internal
   wait/-p: 120 limited · 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+Provider: --provider ${listProviders()
+    .map((p) => p.id)
+    .join("|")}; none given: UMBEL_PROVIDER, else config.toml's provider,
+  else the dialect's own CLI (exec: codex, --dialect gemini: gemini; otherwise claude).
 Durations: 90s, 10m, 1h30m, 1500ms or seconds; at most 168h. -p after a command is its flag, never a turn.
 State: $UMBEL_HOME (default ~/.umbel). umbel <command> --help (or umbel help <command>): its flags.
 Trace: --trace (or UMBEL_TRACE=1) prints a timeline of the run to stderr.
