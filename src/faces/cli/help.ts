@@ -30,7 +30,8 @@ Commands:
 ${lines.join("\n")}
 
 Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy, a prompt gone) · 5 no turn to wait for · 70 internal
-  wait/-p: 120 limited · 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+  127 a program umbel needs is missing or too old (the agent CLI, tmux 3.3+, git, sh): the message says how to install it
+  wait/-p: 120 limited · 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 130 aborted
 Provider: --provider ${listProviders()
     .map((p) => p.id)
     .join("|")}; none given: UMBEL_PROVIDER, else config.toml's provider,
