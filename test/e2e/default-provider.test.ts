@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -27,7 +27,10 @@ afterAll(async () => {
   await sb.dispose();
 });
 
-const writeConfig = (text: string) => writeFileSync(join(sb.root, "config.toml"), text);
+const writeConfig = (text: string) => {
+  mkdirSync(sb.root, { recursive: true, mode: 0o700 });
+  writeFileSync(join(sb.root, "config.toml"), text);
+};
 const removeConfig = () => rmSync(join(sb.root, "config.toml"), { force: true });
 
 describe("each dialect runs its own CLI", () => {
