@@ -99,6 +99,15 @@ describe("commands", () => {
     [["spwan", "w1"], "umbel: unknown command: spwan; did you mean spawn? (see umbel --help)\n"],
     [["stauts"], "umbel: unknown command: stauts; did you mean status? (see umbel --help)\n"],
     [["bogus"], "umbel: unknown command: bogus (see umbel --help)\n"],
+    [
+      ["spawn", "w1", "--provder", "codex"],
+      "umbel: unknown flag --provder; did you mean --provider? (see --help)\n",
+    ],
+    [["spawn", "w1", "--bogus"], "umbel: unknown flag --bogus (see --help)\n"],
+    [
+      ["spawn", "w1", "--permissionmode", "plan"],
+      "umbel: unknown flag --permissionmode; did you mean --permission-mode? (see --help)\n",
+    ],
     [["help", "spwan"], "umbel: unknown command: spwan; did you mean spawn? (see umbel --help)\n"],
   ])("%j", async (argv, message) => {
     const r = await run(argv);

@@ -2,6 +2,7 @@ import type { ArgsDef } from "citty";
 import type { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
 import { quoteArg } from "../../core/quote.ts";
+import { didYouMean } from "../../core/suggest.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 
 /**
@@ -191,7 +192,11 @@ export function rejectUnknownFlags(
     if (!m || arg === "-" || /^-\d/.test(arg)) continue;
     const flag = m[1] ?? "";
     const shown = quoteArg(arg.split("=")[0] ?? arg);
-    if (!known.has(flag)) throw new UsageError(`unknown flag ${shown} (see --help)`, { flag: arg });
+    if (!known.has(flag)) {
+      const names = [...known].filter((k) => k.length > 1 && !/[A-Z]/.test(k)).map((k) => `--${k}`);
+      const near = didYouMean(`--${flag}`, names);
+      throw new UsageError(`unknown flag ${shown}${near} (see --help)`, { flag: arg });
+    }
     // citty reads `--follow=2` as --follow: a value given to a switch is a mistake, not a yes.
     if (switches.has(flag) && arg.includes("="))
       throw new UsageError(`${shown} takes no value (see --help)`, { flag: arg });
