@@ -46,7 +46,7 @@ const PROGRAMS: Readonly<Record<string, Program>> = {
 
 /** What to do about `program` on `platform` (process.platform): doctor's fix, the errors' too. */
 export function installFix(program: string, platform: string): string {
-  const known = PROGRAMS[program];
+  const known = Object.hasOwn(PROGRAMS, program) ? PROGRAMS[program] : undefined;
   if (known?.fix) return known.fix;
   const install = known?.install;
   if (!install) return `install ${program}, or put the folder that holds it on PATH`;
@@ -60,7 +60,7 @@ export function installFix(program: string, platform: string): string {
  */
 export function missingProgram(command: string, platform: string, errno: string): ProgramMissingError {
   const program = command.slice(command.lastIndexOf("/") + 1);
-  const known = PROGRAMS[program];
+  const known = Object.hasOwn(PROGRAMS, program) ? PROGRAMS[program] : undefined;
   const fix = installFix(program, platform);
   const where = command.includes("/") ? command : `${program} on PATH`;
   const what =
