@@ -48,6 +48,8 @@ export async function runMain(given: readonly string[], io: MainIo): Promise<num
 
 async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): Promise<number> {
   const route = routeArgv(argv);
+  if (route.face === "help" && route.command !== undefined)
+    return dispatch([route.command, "--help"], io, trace);
   if (route.face === "help") {
     const { renderHelp } = await import("./faces/cli/help.ts");
     io.out(renderHelp(io.version));

@@ -1,4 +1,4 @@
-import { GitError } from "../core/errors.ts";
+import { GitError, ProgramMissingError } from "../core/errors.ts";
 import type { GitPort } from "../core/ports.ts";
 import { runProcess } from "./process.ts";
 
@@ -23,6 +23,8 @@ export function createGit(hostEnv: Readonly<Record<string, string | undefined>>)
   ): Promise<{ code: number; out: string; err: string }> {
     const argv = ["git", "-C", dir, ...args];
     const result = await runProcess(argv, { env, timeoutMs: GIT_TIMEOUT_MS }).catch((error: unknown) => {
+      // Not installed: a ProgramMissingError with the fix (exit 127), not a git failure.
+      if (error instanceof ProgramMissingError) throw error;
       throw new GitError(`git could not be run: ${error instanceof Error ? error.message : String(error)}`, {
         argv,
       });

@@ -1,5 +1,6 @@
 import { closeSync, openSync } from "node:fs";
 import { clampTimerMs } from "../core/duration.ts";
+import { missingProgram } from "../core/programs.ts";
 
 export type RunResult = {
   readonly exitCode: number | null;
@@ -28,14 +29,16 @@ export type RunOptions = {
  */
 export async function runProcess(argv: readonly string[], options: RunOptions): Promise<RunResult> {
   const started = performance.now();
-  const child = Bun.spawn([...argv], {
-    env: { ...options.env },
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: true,
-  });
+  const child = startProgram(argv, () =>
+    Bun.spawn([...argv], {
+      env: { ...options.env },
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: true,
+    }),
+  );
   const release = holdChild(child.pid);
   let timedOut = false;
   let onBound = () => {};
@@ -64,6 +67,21 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
   } finally {
     clearTimeout(timer);
     release();
+  }
+}
+
+/**
+ * `start()` (a Bun.spawn of `argv`), with a program that cannot be started — not on PATH (ENOENT,
+ * Bun's `Executable not found in $PATH`), not executable (EACCES) — as a ProgramMissingError naming
+ * it and its fix, never an internal error. Every program umbel runs is started through this.
+ */
+export function startProgram<T>(argv: readonly string[], start: () => T): T {
+  try {
+    return start();
+  } catch (error) {
+    const errno = (error as { code?: unknown }).code;
+    if (errno !== "ENOENT" && errno !== "EACCES") throw error;
+    throw Object.assign(missingProgram(argv[0] ?? "", process.platform, errno), { cause: error });
   }
 }
 

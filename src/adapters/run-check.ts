@@ -4,7 +4,7 @@ import { OUTPUT_TAIL_BYTES } from "../core/guard/decide.ts";
 import type { CheckRun } from "../core/guard/record.ts";
 import type { CheckOptions } from "../core/ports.ts";
 import { asFileFault } from "./files.ts";
-import { holdChild, killGroup } from "./process.ts";
+import { holdChild, killGroup, startProgram } from "./process.ts";
 
 /**
  * An accept check: `sh -c COMMAND` with stdin closed and stdout and stderr on one file (so the log
@@ -21,14 +21,17 @@ export async function runCheck(command: string, options: CheckOptions): Promise<
   }
   let child: ReturnType<typeof Bun.spawn>;
   try {
-    child = Bun.spawn(["sh", "-c", command], {
-      cwd: options.cwd,
-      env: { ...options.env },
-      stdin: "ignore",
-      stdout: fd,
-      stderr: fd,
-      detached: true,
-    });
+    const argv = ["sh", "-c", command];
+    child = startProgram(argv, () =>
+      Bun.spawn(argv, {
+        cwd: options.cwd,
+        env: { ...options.env },
+        stdin: "ignore",
+        stdout: fd,
+        stderr: fd,
+        detached: true,
+      }),
+    );
   } finally {
     closeSync(fd);
   }

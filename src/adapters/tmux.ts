@@ -1,6 +1,7 @@
-import { TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import { type ProgramTooOldError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import type { NewSession, PaneInfo, TmuxPort, TracePort } from "../core/ports.ts";
-import { type RunResult, runProcess } from "./process.ts";
+import { tmuxTooOld } from "../core/programs.ts";
+import { type RunResult, runProcess, startProgram } from "./process.ts";
 
 /**
  * The only place umbel invokes tmux (test/unit/structure.test.ts enforces it). Every call carries
@@ -55,6 +56,19 @@ export function createTmux(options: TmuxOptions): TmuxPort {
     }
     return result;
   }
+
+  /**
+   * A tmux older than 3.3 is refused where it would make a worker (core/programs.ts), once per
+   * process. `-V` asks no server, and it runs beside the session's start, so it adds no latency.
+   */
+  let versionCheck: Promise<ProgramTooOldError | null> | undefined;
+  const checkVersion = () => {
+    versionCheck ??= runProcess([bin, "-V"], { env, timeoutMs }).then(
+      (r) => (r.exitCode === 0 ? tmuxTooOld(r.stdout, process.platform) : null),
+      () => null, // cannot be started: the call beside it says why
+    );
+    return versionCheck;
+  };
 
   /** Runs a command whose target may be gone; returns null for "no such session/server". */
   async function runOnSession(args: readonly string[], input?: string): Promise<string | null> {
@@ -112,10 +126,17 @@ export function createTmux(options: TmuxOptions): TmuxPort {
         // tmux splits commands at an argument that ENDS in ";" (a system prompt, a path); `\;` keeps it.
         ...s.command.map((arg) => (arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg)),
       ];
+      const tooOld = checkVersion();
       // A server whose last session just ended is shutting down; a client that connects in that
       // moment gets "server exited unexpectedly" and nothing was made. Start a new server instead.
       for (let attempt = 1; ; attempt++) {
         const result = await raw(args, s.bufferContent);
+        const old = await tooOld;
+        if (old && result.exitCode === 0) {
+          await runOnSession(["kill-session", "-t", exact(s.name)]).catch(() => undefined);
+          await runOnSession(["delete-buffer", "-b", s.bufferName]).catch(() => undefined);
+        }
+        if (old) throw old;
         if (result.exitCode === 0) return;
         if (attempt >= 5 || !SERVER_GONE.test(result.stderr)) throw tmuxFailure(args, result);
         await Bun.sleep(20 * attempt);
@@ -218,10 +239,13 @@ export function createTmux(options: TmuxOptions): TmuxPort {
 
     /** The only interactive call: the caller's terminal is handed to tmux. */
     async attach(name: string): Promise<number> {
-      const child = Bun.spawn([...base, "attach-session", "-t", exact(name)], {
-        env: { ...env, TERM: options.hostEnv.TERM ?? "xterm-256color" },
-        stdio: ["inherit", "inherit", "inherit"],
-      });
+      const argv = [...base, "attach-session", "-t", exact(name)];
+      const child = startProgram(argv, () =>
+        Bun.spawn(argv, {
+          env: { ...env, TERM: options.hostEnv.TERM ?? "xterm-256color" },
+          stdio: ["inherit", "inherit", "inherit"],
+        }),
+      );
       return await child.exited;
     },
   };

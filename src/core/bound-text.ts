@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 import { findHeadings, findSection } from "./markdown.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * Bounding a long text (an agent's answer) so it does not flood a caller's context, and saying
@@ -12,7 +13,7 @@ export const DEFAULT_MAX_CHARS = 20_000;
 const MAX_HEADINGS = 50;
 
 const BoundMode = z
-  .enum(["head", "tail", "section", "full"])
+  .enum(["head", "tail", "section", "full"], { error: choiceError })
   .describe(
     "What to keep of a long answer: head (the start), tail (the end), section (one markdown section), full (everything). Default head, or section when `section` is given",
   );

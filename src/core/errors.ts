@@ -4,7 +4,8 @@
  *
  * Exit-code table (documented in docs/cli-reference.md; the wait outcomes share it):
  *   0 ok / stop · 1 failure (state files included) · 2 usage · 3 no such worker · 4 conflict · 5 nothing to wait for · 70 internal
- *   120 limited · 121 rejected (a guardrail never held) · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+ *   120 limited · 121 rejected (a guardrail never held) · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input
+ *   127 a program umbel needs is missing or too old (the agent CLI, tmux, git, sh) · 130 aborted
  */
 export const EXIT = {
   ok: 0,
@@ -69,6 +70,22 @@ export class InputRequiredError extends UmbelError {
 
 export class BinaryNotFoundError extends UmbelError {
   override readonly code = "binary-not-found";
+  override readonly exitCode = EXIT.binaryNotFound;
+}
+
+/**
+ * A program umbel itself runs (tmux, git for --worktree, sh for accept checks) is not on PATH, or
+ * cannot be run: `data` names it and the fix for the platform (`core/programs.ts`). Exit 127, as
+ * a shell's "command not found" and as a missing agent CLI: something must be installed.
+ */
+export class ProgramMissingError extends UmbelError {
+  override readonly code = "program-missing";
+  override readonly exitCode = EXIT.binaryNotFound;
+}
+
+/** A program umbel runs is older than it needs (tmux before 3.3): `data` has what was found and the fix. */
+export class ProgramTooOldError extends UmbelError {
+  override readonly code = "program-too-old";
   override readonly exitCode = EXIT.binaryNotFound;
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { HookEvent } from "./providers/types.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * Subscription usage limits (docs/limits.md): the commonest way a worker stops. A provider says what
@@ -8,7 +9,7 @@ import type { HookEvent } from "./providers/types.ts";
  */
 
 export const OnLimit = z
-  .enum(["stop", "continue"])
+  .enum(["stop", "continue"], { error: choiceError })
   .describe(
     "At a usage limit: stop (the turn ends limited, exit 120; claude's own auto-continue is turned off) or continue (wait through the reset: claude continues by itself, codex and gemini are sent umbel's continuation prompt at the reset time)",
   );

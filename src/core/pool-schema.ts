@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Duration, SpawnInput } from "./schemas.ts";
+import { Duration, SpawnInput, type WithProvider } from "./schemas.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * `umbel pool warm N [spawn flags] | ls | drain` and MCP `umbel_pool`: the spawn flags are spawn's
@@ -16,7 +17,7 @@ export const PoolInput = SpawnInput.omit({
 })
   .extend({
     action: z
-      .enum(["warm", "ls", "drain"])
+      .enum(["warm", "ls", "drain"], { error: choiceError })
       .describe("warm: keep N spares of this spawn ready; ls: list the spares; drain: remove them"),
     count: z
       .number()
@@ -28,7 +29,8 @@ export const PoolInput = SpawnInput.omit({
     ttl: Duration.optional().describe("warm: an idle spare retires itself after this (default 15m)"),
   })
   .strict();
-export type PoolInput = z.infer<typeof PoolInput>;
+/** What the pool runs: the input with its provider resolved by the face (as spawn's). */
+export type PoolInput = WithProvider<z.infer<typeof PoolInput>>;
 
 export const SpareInfo = z.object({
   name: z.string().describe("The spare's worker name (pool-…)"),

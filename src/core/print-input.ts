@@ -11,8 +11,10 @@ import {
   MaxTokens,
   PermissionMode,
   ProviderId,
+  type WithProvider,
   WorkerName,
 } from "./schemas.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.
@@ -22,15 +24,17 @@ export const PrintInput = z
   .object({
     prompt: z.string().describe("The prompt: argv first, then stdin (joined by a newline)"),
     outputFormat: z
-      .enum(["text", "json", "stream-json"])
+      .enum(["text", "json", "stream-json"], { error: choiceError })
       .default("text")
       .describe("text (the answer), json (claude's result object) or stream-json (one message per line)"),
     inputFormat: z
-      .enum(["text", "stream-json"])
+      .enum(["text", "stream-json"], { error: choiceError })
       .default("text")
       .describe("text, or stream-json: one user message per stdin line, a turn each"),
     verbose: z.boolean().default(false).describe("Required by stream-json; with json, print every message"),
-    provider: ProviderId.default("claude"),
+    provider: ProviderId.optional().describe(
+      "Which agent CLI runs the turn (default: UMBEL_PROVIDER, else config.toml's provider, else the dialect's own CLI)",
+    ),
     model: z.string().min(1).optional().describe("Model to run"),
     allowedTools: z.array(z.string().min(1)).optional().describe("Tools allowed without asking"),
     disallowedTools: z.array(z.string().min(1)).optional().describe("Tools the worker may not use"),
@@ -67,7 +71,8 @@ export const PrintInput = z
     ...GuardFields,
   })
   .strict();
-export type PrintInput = z.infer<typeof PrintInput>;
+/** What -p runs: the flags with the provider resolved (faces/print/parse-input.ts). */
+export type PrintInput = WithProvider<z.infer<typeof PrintInput>>;
 
 /** The launch-time flags: a worker that is already running cannot take them. */
 export const LAUNCH_FLAGS = [

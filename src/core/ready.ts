@@ -4,6 +4,7 @@ import type { ExitRecord } from "./outcome.ts";
 import type { PaneInfo } from "./ports.ts";
 import type { Provider } from "./providers/types.ts";
 import { screenTail } from "./screen.ts";
+import type { SignInAdvice } from "./sign-in.ts";
 
 /**
  * spawn's readiness as a pure state machine, driven by `src/operations/spawn.ts` like `wait`'s:
@@ -47,7 +48,7 @@ export type ReadyConfig = {
   /** A folder umbel will not trust on the user's behalf (/ or the home directory), when one is asked. */
   readonly untrusted: string | null;
   /** What a sign-in refusal tells the user to do (core/sign-in.ts); default: log in by hand. */
-  readonly signInAdvice?: string;
+  readonly signInAdvice?: SignInAdvice;
 };
 
 export type ReadyCommand =
@@ -192,7 +193,8 @@ function onScreen(s: Starting, now: number): ReadyStep {
       return onDialog(s, now, state.dialog, state.keys);
     }
     case "sign-in": {
-      const advice = s.config.signInAdvice ?? `run ${provider.defaultBin} once by hand to log in`;
+      const advice = s.config.signInAdvice?.text ?? `run ${provider.defaultBin} once by hand to log in`;
+      const withheld = s.config.signInAdvice?.withheld ?? [];
       const token = provider.signInToken?.env;
       return fail(
         s,
@@ -200,6 +202,8 @@ function onScreen(s: Starting, now: number): ReadyStep {
           name,
           screen: state.text,
           ...(token ? { env: token, flag: `--env ${token}` } : {}),
+          // The names of the keys umbel kept from the worker on purpose (never their values).
+          ...(withheld.length > 0 ? { withheld } : {}),
         }),
       );
     }

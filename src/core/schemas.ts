@@ -5,6 +5,7 @@ import { parseJsonObject } from "./json.ts";
 import { isKeyName, KEY_NAMES } from "./key-names.ts";
 import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
+import { choiceError } from "./suggest.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
@@ -18,9 +19,18 @@ export const WorkerName = z
 export type WorkerName = z.infer<typeof WorkerName>;
 
 export const ProviderId = z
-  .enum(["claude", "codex", "gemini", "opencode"])
+  .enum(["claude", "codex", "gemini", "opencode"], { error: choiceError })
   .describe("Which agent CLI runs the worker");
 export type ProviderId = z.infer<typeof ProviderId>;
+
+/**
+ * A request with its provider resolved. Every input that names a provider leaves it optional, so a
+ * face can tell "none given" from "claude" and fill the default (core/default-provider.ts); what
+ * spawn, the pool and -p then run is this.
+ */
+export type WithProvider<T extends { provider?: ProviderId | undefined }> = Omit<T, "provider"> & {
+  provider: ProviderId;
+};
 
 export const EnvName = z
   .string()
@@ -68,7 +78,9 @@ export const Prompt = z
   .refine((text) => !isBlankPrompt(text), "the prompt is empty");
 
 export const PermissionMode = z
-  .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"])
+  .enum(["default", "manual", "auto", "acceptEdits", "plan", "bypassPermissions", "dontAsk"], {
+    error: choiceError,
+  })
   .describe("Permission mode passed to the CLI (claude: --permission-mode)");
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
@@ -82,7 +94,9 @@ export function isJsonObjectText(text: string): boolean {
 export const SpawnInput = z
   .object({
     name: WorkerName,
-    provider: ProviderId.default("claude"),
+    provider: ProviderId.optional().describe(
+      "Which agent CLI runs the worker (default: UMBEL_PROVIDER, else config.toml's provider, else claude)",
+    ),
     cwd: z
       .string()
       .min(1)
@@ -158,7 +172,8 @@ export const SpawnInput = z
     onLimit: OnLimit.optional(),
   })
   .strict();
-export type SpawnInput = z.infer<typeof SpawnInput>;
+/** What spawn runs: the schema's input with its provider resolved by the face. */
+export type SpawnInput = WithProvider<z.infer<typeof SpawnInput>>;
 
 export const SendInput = z
   .object({

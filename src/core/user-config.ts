@@ -2,11 +2,14 @@ import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 import { EnvName, type EnvSpec, ProviderId } from "./schemas.ts";
+import { didYouMean } from "./suggest.ts";
 
 /**
- * The user's config file: per provider, the names of variables every worker of it gets, copied
- * from umbel's environment when set there. It holds names only, never values, so a container or a
- * dotfiles repo can carry it; the values stay in the environment.
+ * The user's config file: the default provider, and per provider the names of variables every
+ * worker of it gets, copied from umbel's environment when set there. It holds names only, never
+ * values, so a container or a dotfiles repo can carry it; the values stay in the environment.
+ *
+ *   provider = "codex"
  *
  *   [claude]
  *   env = ["CLAUDE_CODE_OAUTH_TOKEN"]
@@ -21,7 +24,18 @@ const ProviderConfig = z
   })
   .strict();
 
-export const UserConfig = z.partialRecord(ProviderId, ProviderConfig);
+const TABLES = Object.fromEntries(ProviderId.options.map((id) => [id, ProviderConfig.optional()])) as {
+  [K in ProviderId]: z.ZodOptional<typeof ProviderConfig>;
+};
+
+export const UserConfig = z
+  .object({
+    provider: ProviderId.optional().describe(
+      "The provider of a spawn, -p, MCP call or workflow worker that names none (UMBEL_PROVIDER wins)",
+    ),
+    ...TABLES,
+  })
+  .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
 
 /** `$UMBEL_HOME/config.toml` (this state root's), then `$XDG_CONFIG_HOME/umbel/config.toml`. */
@@ -56,7 +70,8 @@ export function parseUserConfig(text: string, file: string): UserConfig {
   const fail = (line: number, message: string): never => {
     throw new UsageError(`${file}:${line}: ${message}`, { file, line });
   };
-  const data: Record<string, Record<string, unknown>> = {};
+  const data: Record<string, unknown> = {};
+  // `name` for a [table], `name.key` for a setting in it, `.key` for a top-level setting.
   const lines: Record<string, number> = {};
   const tokens = tokenize(text, fail);
   let table: string | null = null;
@@ -74,10 +89,11 @@ export function parseUserConfig(text: string, file: string): UserConfig {
       continue;
     }
     if (t.kind !== "word" || next().kind !== "=") fail(t.line, "expected `key = value`");
-    if (table === null) fail(t.line, "a setting belongs under a [provider] table, e.g. [claude]");
     const [value, end] = readValue(tokens, i + 1, fail);
-    (data[table as string] as Record<string, unknown>)[(t as Word).text] = value;
-    lines[`${table}.${(t as Word).text}`] = t.line;
+    const key = (t as Word).text;
+    const into = table === null ? data : (data[table] as Record<string, unknown>);
+    into[key] = value;
+    lines[`${table ?? ""}.${key}`] = t.line;
     i = end;
   }
   const parsed = UserConfig.safeParse(data);
@@ -89,20 +105,29 @@ export function parseUserConfig(text: string, file: string): UserConfig {
 /** The schema's first complaint as `line: message`, in the file's words. */
 function explainIssue(
   issue: z.core.$ZodIssue | undefined,
-  data: Record<string, Record<string, unknown>>,
+  data: Record<string, unknown>,
   lines: Record<string, number>,
 ): { line: number; message: string } {
-  const [provider, key, index] = (issue?.path ?? []).map(String);
+  const [first, key, index] = (issue?.path ?? []).map(String);
   const unknown = issue?.code === "unrecognized_keys" ? issue.keys : [];
-  if (provider === undefined)
+  const providers = ProviderId.options.join(", ");
+  if (first === undefined) return explainTopLevel(unknown[0] ?? "", lines);
+  if (first === "provider")
     return {
-      line: lines[unknown[0] ?? ""] ?? 1,
-      message: `unknown provider [${unknown.join(", ")}] (one of ${ProviderId.options.join(", ")})`,
+      line: lines[".provider"] ?? lines.provider ?? 1,
+      message:
+        issue?.code === "invalid_value" && typeof data.provider === "string"
+          ? `provider: ${issue.message}`
+          : `provider is one of ${providers}, e.g. provider = "codex"`,
     };
-  const line = lines[`${provider}.${key ?? unknown[0]}`] ?? lines[provider] ?? 1;
+  const line = lines[`${first}.${key ?? unknown[0]}`] ?? lines[first] ?? lines[`.${first}`] ?? 1;
+  if (key === undefined && unknown[0] === "provider")
+    return { line, message: "provider goes at the top of the file, before any [table]" };
+  if (key === undefined && issue?.code === "invalid_type")
+    return { line, message: `${first} is a table: [${first}], then env = ["NAME"] under it` };
   if (key === undefined)
-    return { line, message: `[${provider}] knows only \`env\` (not ${unknown.join(", ")})` };
-  const list = data[provider]?.[key];
+    return { line, message: `[${first}] knows only \`env\` (not ${unknown.join(", ")})` };
+  const list = (data[first] as Record<string, unknown> | undefined)?.[key];
   const entry = Array.isArray(list) && index !== undefined ? list[Number(index)] : undefined;
   if (typeof entry === "string" && entry.includes("="))
     return {
@@ -112,6 +137,26 @@ function explainIssue(
   if (issue?.code === "invalid_type")
     return { line, message: 'env is a list of variable names, e.g. ["NAME"]' };
   return { line, message: issue?.message ?? "invalid" };
+}
+
+/** An unknown [table] (a provider's name misspelt) or an unknown top-level setting. */
+function explainTopLevel(key: string, lines: Record<string, number>): { line: number; message: string } {
+  const providers = ProviderId.options;
+  if (lines[key] !== undefined)
+    return {
+      line: lines[key],
+      message: `unknown provider [${key}] (one of ${providers.join(", ")})${didYouMean(key, providers)}`,
+    };
+  const line = lines[`.${key}`] ?? 1;
+  if (key === "env")
+    return {
+      line,
+      message: "env belongs under a [provider] table, e.g. [claude] (the top level knows only `provider`)",
+    };
+  return {
+    line,
+    message: `unknown setting \`${key}\`: the top level knows only \`provider\`, and each [provider] table \`env\`${didYouMean(key, ["provider"])}`,
+  };
 }
 
 type Word = { kind: "word"; text: string; line: number };

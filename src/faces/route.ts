@@ -1,6 +1,7 @@
 import { UsageError } from "../core/errors.ts";
 import { STRUCTURED_SERVER_COMMAND } from "../core/guard/tool.ts";
 import { quoteArg } from "../core/quote.ts";
+import { didYouMean } from "../core/suggest.ts";
 
 /**
  * Which face an argv selects, before any face is loaded. A first word that is a command selects it,
@@ -10,7 +11,8 @@ import { quoteArg } from "../core/quote.ts";
  */
 export type Route =
   | { readonly face: "print" }
-  | { readonly face: "help" }
+  /** `command`: `umbel help X`, which shows what `umbel X --help` shows. */
+  | { readonly face: "help"; readonly command?: string }
   | { readonly face: "version" }
   | { readonly face: "exec"; readonly rest: readonly string[] }
   | { readonly face: "run"; readonly rest: readonly string[] }
@@ -70,6 +72,13 @@ export function takeTraceFlag(argv: readonly string[]): { argv: string[]; trace:
 export function routeArgv(argv: readonly string[]): Route {
   const [first, ...rest] = argv;
   if (first === undefined) throw new UsageError("no command given (see umbel --help)");
+  // `umbel help VERB` is `umbel VERB --help` (and `help -p` is -p's); `umbel help` the overview.
+  const topic = first === "help" ? rest[0] : undefined;
+  if (topic === "-p" || topic === "--print") return { face: "help", command: topic };
+  if (topic !== undefined && !topic.startsWith("-") && topic !== "help") {
+    if (!COMMANDS.includes(topic)) throw unknownCommand(topic);
+    return { face: "help", command: topic };
+  }
   if (HELP.has(first)) return { face: "help" };
   if (VERSION.has(first)) return { face: "version" };
   if (first === "exec") return { face: "exec", rest };
@@ -89,5 +98,15 @@ export function routeArgv(argv: readonly string[]): Route {
         option: first,
       },
     );
-  throw new UsageError(`unknown command: ${quoteArg(first)} (see umbel --help)`, { command: first });
+  throw unknownCommand(first);
+}
+
+/** `unknown command: spwan; did you mean spawn? (see umbel --help)`. */
+function unknownCommand(word: string): UsageError {
+  return new UsageError(
+    `unknown command: ${quoteArg(word)}${didYouMean(word, COMMANDS)} (see umbel --help)`,
+    {
+      command: word,
+    },
+  );
 }

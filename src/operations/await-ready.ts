@@ -2,6 +2,7 @@ import { SpawnFailedError, UmbelError } from "../core/errors.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { Provider } from "../core/providers/types.ts";
 import { type ReadyCommand, type ReadyObservation, startReady, stepReady } from "../core/ready.ts";
+import type { SignInAdvice } from "../core/sign-in.ts";
 import { DEAD_SCROLLBACK } from "./worker.ts";
 
 /**
@@ -13,7 +14,7 @@ export async function waitReady(
   deps: Deps,
   provider: Provider,
   name: string,
-  options: { timeoutMs: number; untrusted: string | null; signInAdvice: string },
+  options: { timeoutMs: number; untrusted: string | null; signInAdvice: SignInAdvice },
 ): Promise<string[]> {
   const { timeoutMs, untrusted, signInAdvice } = options;
   const deadline = deps.clock.now() + timeoutMs;

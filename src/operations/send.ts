@@ -6,6 +6,7 @@ import type { SendResult } from "../core/outputs.ts";
 import type { Deps, Lock, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
 import { screenTail } from "../core/screen.ts";
+import { withArticle } from "../core/suggest.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard-plan.ts";
 import { closeLimitBox } from "./limit-box.ts";
@@ -132,7 +133,7 @@ export async function deliver(
     const what =
       state.kind === "busy"
         ? "is busy with a turn"
-        : `shows ${state.kind === "dialog" ? `a ${state.dialog} dialog` : `a ${state.kind} screen`}`;
+        : `shows ${withArticle(state.kind === "dialog" ? `${state.dialog} dialog` : `${state.kind} screen`)}`;
     throw new WorkerBusyError(`worker ${name} ${what}; wait for it before sending`, {
       name,
       screen: screenTail(screen),

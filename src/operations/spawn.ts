@@ -13,7 +13,7 @@ import type { Provider } from "../core/providers/types.ts";
 import { quoteArg } from "../core/quote.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { shellQuote } from "../core/shell.ts";
-import { signInAdvice } from "../core/sign-in.ts";
+import { type SignInAdvice, signInAdvice } from "../core/sign-in.ts";
 import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { withConfiguredEnv } from "../core/user-config.ts";
 import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
@@ -79,7 +79,7 @@ export type LaunchedWorker = {
   /** / or the home directory, when the CLI may ask to trust it (umbel never answers that itself). */
   readonly untrusted: string | null;
   /** What a sign-in refusal tells the user to do (core/sign-in.ts). */
-  readonly signInAdvice: string;
+  readonly signInAdvice: SignInAdvice;
   /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
   unwind(): Promise<void>;
   /** The boot slot taken for it (UMBEL_MAX_STARTING), when asked for: the caller frees it once ready. */

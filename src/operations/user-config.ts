@@ -1,4 +1,6 @@
+import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../core/default-provider.ts";
 import type { Deps } from "../core/ports.ts";
+import type { ProviderId, WithProvider } from "../core/schemas.ts";
 import { parseUserConfig, type UserConfig, userConfigPaths } from "../core/user-config.ts";
 
 export type LoadedConfig = {
@@ -27,4 +29,25 @@ export async function loadUserConfig(deps: Deps): Promise<LoadedConfig> {
     else found = { file: path, config: parseUserConfig(text, path) };
   }
   return { file: found?.file ?? null, config: found?.config ?? {}, shadowed, home };
+}
+
+/**
+ * The provider of a request that names none (core/default-provider.ts): UMBEL_PROVIDER, else the
+ * config file's `provider`, else `fallback` (the dialect's own CLI). The file is read only when the
+ * variable is unset.
+ */
+export async function loadDefaultProvider(deps: Deps, fallback: ProviderId): Promise<ProviderId> {
+  const env = deps.env[PROVIDER_ENV];
+  if (env !== undefined && env !== "") return resolveDefaultProvider({ env, config: undefined, fallback });
+  const { config } = await loadUserConfig(deps);
+  return resolveDefaultProvider({ env, config: config.provider, fallback });
+}
+
+/** `input` with its provider: the one it names, else the default (a face calls this, once). */
+export async function withDefaultProvider<T extends { provider?: ProviderId | undefined }>(
+  deps: Deps,
+  input: T,
+  fallback: ProviderId = FALLBACK_PROVIDER,
+): Promise<WithProvider<T>> {
+  return { ...input, provider: input.provider ?? (await loadDefaultProvider(deps, fallback)) };
 }

@@ -24,6 +24,8 @@ beforeAll(async () => {
       FAKE_CLAUDE_RESUME_MS: "300",
       CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-fake",
       GEMINI_API_KEY: "fake-key",
+      // gemini -p's and codex exec's dialects on claude's worker unless a test names the provider.
+      UMBEL_PROVIDER: "claude",
     },
   });
 });

@@ -133,10 +133,28 @@ describe("the warm pool in every dialect, and with the guardrails", () => {
 
   test("umbel exec and -p --dialect gemini claim a spare of the same spawn", async () => {
     await sb.umbel(["pool", "warm", "1", "--env", "POOL_SECRET"]);
-    const exec = await claims(["exec", "--env", "POOL_SECRET", "fake:reply from exec"]);
+    // exec's own default is codex, gemini -p's gemini: the spare is claude's, so they name it.
+    const exec = await claims([
+      "exec",
+      "--provider",
+      "claude",
+      "--env",
+      "POOL_SECRET",
+      "fake:reply from exec",
+    ]);
     expect(exec.stdout).toBe("from exec\n");
     expect(exec.code).toBe(0);
-    const gemini = await claims(["-p", "--dialect", "gemini", "--env", "POOL_SECRET", "-p", "fake:reply g"]);
+    const gemini = await claims([
+      "-p",
+      "--dialect",
+      "gemini",
+      "--provider",
+      "claude",
+      "--env",
+      "POOL_SECRET",
+      "-p",
+      "fake:reply g",
+    ]);
     expect(gemini.stdout).toBe("g\n");
     expect(gemini.code).toBe(0);
     await ready(1); // the last refill

@@ -23,7 +23,9 @@ const keys = (value: unknown) => Object.keys((value ?? {}) as object).sort();
 
 let sb: Sandbox;
 beforeAll(async () => {
-  sb = await createSandbox({ env: { GEMINI_API_KEY: "fake-key" } });
+  // The dialects' output on claude's worker unless a test names the provider (each dialect's own
+  // default provider is test/e2e/default-provider.test.ts's).
+  sb = await createSandbox({ env: { GEMINI_API_KEY: "fake-key", UMBEL_PROVIDER: "claude" } });
 });
 afterAll(async () => {
   await sb.dispose();

@@ -11,7 +11,8 @@ setDefaultTimeout(60_000);
  */
 let sb: Sandbox;
 beforeAll(async () => {
-  sb = await createSandbox();
+  // Every dialect on claude's worker (a dialect's own default provider: default-provider.test.ts).
+  sb = await createSandbox({ env: { UMBEL_PROVIDER: "claude" } });
 });
 afterAll(async () => {
   await sb.dispose();

@@ -26,6 +26,13 @@ describe("bad input over MCP", () => {
     ["umbel_wait", { name: "w1", timeout: "99999999h" }, "at most 168h (7 days)"],
     ["umbel_wait", { name: "w1", idleTimeout: 1e300 }, "at most 168h (7 days)"],
     ["umbel_spawn", { name: "w1", startTimeout: "2147484s" }, "at most 168h (7 days)"],
+    // The enum's own message, as the CLI and YAML give it (issue 21).
+    [
+      "umbel_spawn",
+      { name: "w1", provider: "claud" },
+      '"claud" is not one of claude, codex, gemini, opencode; did you mean claude?',
+    ],
+    ["umbel_pool", { action: "warn" }, '"warn" is not one of warm, ls, drain; did you mean warm?'],
   ])("%s %j", async (tool, args, message) => {
     const r = await mcp.call(tool, args);
     expect(r.isError).toBe(true);

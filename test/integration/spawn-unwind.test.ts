@@ -6,6 +6,13 @@ import { createDeps } from "../../src/adapters/deps.ts";
 import { AbortedError, SpawnFailedError, UsageError } from "../../src/core/errors.ts";
 import { SpawnInput } from "../../src/core/schemas.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
+
+/** A spawn as a face hands it over: parsed, with the provider resolved (claude, the fake's). */
+const spawnInput = (raw: Record<string, unknown>) => ({
+  ...SpawnInput.parse(raw),
+  provider: "claude" as const,
+});
+
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
@@ -44,7 +51,7 @@ describe("spawn unwinds", () => {
   test("an abort (SIGINT) mid-spawn, while the trust dialog is up", async () => {
     const controller = new AbortController();
     // The untrusted dir keeps the fake on its trust dialog; keys are held back for 300 ms.
-    const spawning = spawnWorker(sb.deps(controller.signal), SpawnInput.parse({ name: "abort-me" }));
+    const spawning = spawnWorker(sb.deps(controller.signal), spawnInput({ name: "abort-me" }));
     setTimeout(() => controller.abort(), 150);
     await expect(spawning).rejects.toBeInstanceOf(AbortedError);
     expect(await leftovers("abort-me")).toEqual({ dir: false, session: false });
@@ -52,9 +59,9 @@ describe("spawn unwinds", () => {
 
   test("a CLI that exits during startup: its status and screen are the message", async () => {
     const bin = await script("exits.sh", 'echo "cannot start: config broken"; exit 3');
-    const spawning = spawnWorker(withBin(bin), SpawnInput.parse({ name: "exits" }));
+    const spawning = spawnWorker(withBin(bin), spawnInput({ name: "exits" }));
     await expect(spawning).rejects.toBeInstanceOf(SpawnFailedError);
-    await expect(spawnWorker(withBin(bin), SpawnInput.parse({ name: "exits" }))).rejects.toThrow(
+    await expect(spawnWorker(withBin(bin), spawnInput({ name: "exits" }))).rejects.toThrow(
       /status 3[\s\S]*config broken/,
     );
     expect(await leftovers("exits")).toEqual({ dir: false, session: false });
@@ -62,7 +69,7 @@ describe("spawn unwinds", () => {
 
   test("a TUI that never becomes ready within --start-timeout", async () => {
     const bin = await script("stuck.sh", 'echo "warming up…"; exec sleep 600');
-    const spawning = spawnWorker(withBin(bin), SpawnInput.parse({ name: "slowpoke", startTimeout: "1s" }));
+    const spawning = spawnWorker(withBin(bin), spawnInput({ name: "slowpoke", startTimeout: "1s" }));
     await expect(spawning).rejects.toThrow(/not ready within 1000 ms/);
     expect(await leftovers("slowpoke")).toEqual({ dir: false, session: false });
   });
@@ -77,7 +84,7 @@ describe("a tmux server that is shutting down", () => {
       for (let i = 0; i < 5; i++) {
         const error = await spawnWorker(
           createDeps({ ...own.env, UMBEL_CLAUDE_BIN: bin }, { cwd: own.work }),
-          SpawnInput.parse({ name: `race${i}` }),
+          spawnInput({ name: `race${i}` }),
         ).catch((e: unknown) => e);
         expect(String(error)).toContain("exited during startup");
       }
@@ -90,11 +97,11 @@ describe("a tmux server that is shutting down", () => {
 describe("spawn refuses bad input before it makes anything", () => {
   test("an --add-dir folder that does not exist is a usage error naming it", async () => {
     const missing = join(sb.dir, "no-such-dir");
-    const spawning = spawnWorker(sb.deps(), SpawnInput.parse({ name: "adddir", addDir: [missing] }));
+    const spawning = spawnWorker(sb.deps(), spawnInput({ name: "adddir", addDir: [missing] }));
     await expect(spawning).rejects.toBeInstanceOf(UsageError);
-    await expect(
-      spawnWorker(sb.deps(), SpawnInput.parse({ name: "adddir", addDir: [missing] })),
-    ).rejects.toThrow(`--add-dir ${missing} is not a directory`);
+    await expect(spawnWorker(sb.deps(), spawnInput({ name: "adddir", addDir: [missing] }))).rejects.toThrow(
+      `--add-dir ${missing} is not a directory`,
+    );
     expect(await leftovers("adddir")).toEqual({ dir: false, session: false });
   });
 });

@@ -36,7 +36,7 @@ describe("every face refuses a blank prompt", () => {
   });
 
   test.each(["\t", " \u0001 "])("-p: %j keeps claude -p's shape of message", (prompt) => {
-    const input = PrintInput.parse({ prompt });
+    const input = { ...PrintInput.parse({ prompt }), provider: "claude" as const };
     expect(() => checkPrintInput(input)).toThrow(UsageError);
     expect(() => checkPrintInput(input)).toThrow("no prompt: give it as an argument or on stdin");
   });

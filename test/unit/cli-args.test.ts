@@ -14,15 +14,21 @@ describe("inputFromArgs", () => {
     expect(() => inputFromArgs(SpawnInput, args, rawArgs)).toThrow(message);
   });
 
-  test("send with an empty prompt argument", () => {
-    expect(() => inputFromArgs(SendInput, { name: "w", prompt: "" }, ["w", ""])).toThrow(
-      "--prompt: the prompt is empty",
+  test("send with an empty prompt argument: the positional is named as the synopsis names it", () => {
+    expect(() => inputFromArgs(SendInput, { name: "w", prompt: "" }, ["w", ""], ["name", "prompt"])).toThrow(
+      "PROMPT: the prompt is empty",
     );
   });
 
   test("keys names the key that is not one", () => {
-    expect(() => inputFromArgs(KeysInput, { name: "w", keys: ["Up", "Nope"] }, ["w", "Up", "Nope"])).toThrow(
-      '--keys: unknown key name "Nope"',
+    expect(() =>
+      inputFromArgs(KeysInput, { name: "w", keys: ["Up", "Nope"] }, ["w", "Up", "Nope"], ["name", "keys"]),
+    ).toThrow('KEYS: unknown key name "Nope"');
+  });
+
+  test("a flag is still named as a flag beside positionals", () => {
+    expect(() => inputFromArgs(SpawnInput, { name: "w", cwd: "" }, ["w", "--cwd", ""], ["name"])).toThrow(
+      "--cwd: must not be empty",
     );
   });
 });

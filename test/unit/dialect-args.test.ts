@@ -24,7 +24,12 @@ describe("takeDialect", () => {
   test.each([
     [["--dialect", "opencode"], undefined, "--dialect opencode: must be one of claude, gemini, codex"],
     [["--dialect"], undefined, "option '--dialect' argument missing"],
-    [["-p"], "Gemini", "UMBEL_DIALECT Gemini: must be one of claude, gemini, codex"],
+    [["-p"], "Gemini", "UMBEL_DIALECT Gemini: must be one of claude, gemini, codex; did you mean gemini?"],
+    [
+      ["--dialect", "gemni"],
+      undefined,
+      "--dialect gemni: must be one of claude, gemini, codex; did you mean gemini?",
+    ],
   ] as const)("%j with UMBEL_DIALECT=%j is a usage error", (argv, env, message) => {
     expect(() => takeDialect(argv, env)).toThrow(UsageError);
     expect(() => takeDialect(argv, env)).toThrow(message);

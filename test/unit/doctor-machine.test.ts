@@ -147,6 +147,45 @@ describe("the config file", () => {
   });
 });
 
+describe("the default provider", () => {
+  const withProvider = (env: Record<string, string>, provider?: "codex") =>
+    check(
+      diagnose(
+        facts({
+          env: { HOME: "/h", ...env },
+          config: {
+            file: "/c.toml",
+            home: "/c.toml",
+            shadowed: [],
+            config: provider ? { provider } : {},
+          },
+        }),
+      ),
+      "config",
+    );
+
+  test("the file's provider is said, and UMBEL_PROVIDER over it", () => {
+    expect(withProvider({}, "codex")).toMatchObject({
+      status: "ok",
+      message: "/c.toml: the default provider is codex (config.toml); lists nothing",
+    });
+    expect(withProvider({ UMBEL_PROVIDER: "gemini" }, "codex")?.message).toContain(
+      "the default provider is gemini (UMBEL_PROVIDER)",
+    );
+    expect(withProvider({})?.message).toBe("/c.toml: lists nothing");
+  });
+
+  test("a bad UMBEL_PROVIDER fails, with the near miss, with a config file or without", () => {
+    const noFile = check(diagnose(facts({ env: { HOME: "/h", UMBEL_PROVIDER: "codx" } })), "config");
+    expect(noFile?.status).toBe("fail");
+    expect(withProvider({ UMBEL_PROVIDER: "codx" })).toMatchObject({
+      status: "fail",
+      message: 'UMBEL_PROVIDER "codx" is not one of claude, codex, gemini, opencode; did you mean codex?',
+      fix: "set UMBEL_PROVIDER to one of claude, codex, gemini, opencode, or unset it",
+    });
+  });
+});
+
 describe("the state root", () => {
   test.each([
     [{ mode: 0o755, uid: 1000, isDirectory: true }, 50e9, "fail", "mode 0755", "chmod 700 /home/u/.umbel"],

@@ -45,6 +45,14 @@ describe("the tmux check", () => {
     if (fix) expect(c?.fix).toContain(fix);
     else expect(c?.fix).toBeUndefined();
   });
+
+  test.each([
+    ["linux", "install tmux 3.3 or newer: apt-get install tmux (Debian, Ubuntu; dnf or apk elsewhere)"],
+    ["darwin", "install tmux 3.3 or newer: brew install tmux"],
+  ])("the fix is this platform's (%s), the same the verbs' errors give", (platform, fix) => {
+    const c = check(diagnose(facts({ platform, tmux: { path: null, version: null } })), "tmux");
+    expect(c?.fix).toBe(fix);
+  });
 });
 
 describe("each provider's CLI", () => {

@@ -148,6 +148,15 @@ describe("send → wait → read (in memory)", () => {
     expect(world.tmux.pasted).toEqual([]);
   });
 
+  test("send to a worker showing a permission prompt says what it shows, in English (4)", async () => {
+    const world = readyWorker(PERMISSION);
+    await expect(sendPrompt(world.deps, { name: "w1", prompt: "hi" })).rejects.toMatchObject({
+      code: "busy",
+      message: "worker w1 shows an input screen; wait for it before sending",
+    });
+    expect(world.tmux.pasted).toEqual([]);
+  });
+
   test("a prompt never taken: Enter pressed up to 4 times, then not-delivered (1), the worker alive", async () => {
     const world = readyWorker();
     await expect(sendPrompt(world.deps, { name: "w1", prompt: "hi" })).rejects.toMatchObject({

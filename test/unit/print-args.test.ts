@@ -66,7 +66,10 @@ describe("parsePrintArgs (claude's commander spelling)", () => {
 });
 
 describe("PrintInput rules", () => {
-  const input = (raw: Record<string, unknown>) => PrintInput.parse({ prompt: "hi", ...raw });
+  const input = (raw: Record<string, unknown>) => ({
+    ...PrintInput.parse({ prompt: "hi", ...raw }),
+    provider: "claude" as const,
+  });
   test.each([
     [{ outputFormat: "stream-json" }, "--output-format=stream-json requires --verbose"],
     [

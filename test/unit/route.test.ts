@@ -54,9 +54,23 @@ describe("routeArgv", () => {
     [["--json"], "unknown option --json: give a command first, or -p (see umbel --help)"],
     [["--model", "x", "--", "-p"], "unknown option --model: give a command first, or -p (see umbel --help)"],
     [[""], 'unknown command: "" (see umbel --help)'],
+    [["spwan", "w1"], "unknown command: spwan; did you mean spawn? (see umbel --help)"],
+    [["help", "kil"], "unknown command: kil; did you mean kill? (see umbel --help)"],
   ])("%j is a usage error", (argv, message) => {
     expect(() => routeArgv(argv)).toThrow(UsageError);
     expect(() => routeArgv(argv)).toThrow(message);
+  });
+
+  test.each([
+    [["help", "spawn"], "spawn"],
+    [["help", "exec", "x"], "exec"],
+    [["help", "-p"], "-p"],
+  ])("%j shows what `umbel %s --help` shows", (argv, command) => {
+    expect(routeArgv(argv)).toEqual({ face: "help", command });
+  });
+
+  test.each([[["help", "help"]], [["help", "--json"]]])("%j is the overview", (argv) => {
+    expect(routeArgv(argv)).toEqual({ face: "help" });
   });
 
   test("the hidden StructuredOutput server (a --structured worker's CLI starts it) takes its argv as is", () => {

@@ -87,8 +87,9 @@ describe("durations", () => {
 });
 
 describe("spawn input", () => {
-  test("defaults the provider to claude and rejects unknown keys", () => {
-    expect(SpawnInput.parse({ name: "w" }).provider).toBe("claude");
+  test("leaves an absent provider absent (the face fills the default) and rejects unknown keys", () => {
+    expect(SpawnInput.parse({ name: "w" })).toEqual({ name: "w" });
+    expect(SpawnInput.parse({ name: "w", provider: "codex" }).provider).toBe("codex");
     expect(SpawnInput.safeParse({ name: "w", bogus: 1 }).success).toBe(false);
   });
   test("env values are strings or {fromEnv}", () => {

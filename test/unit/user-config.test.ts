@@ -48,6 +48,30 @@ env = [
     expect((error as UsageError).message).not.toContain("sk-ant");
   });
 
+  test("a top-level provider: the default for every face when none is given", () => {
+    const text =
+      '# every worker is codex unless told otherwise\nprovider = "codex"\n\n[claude]\nenv = ["X"]\n';
+    expect(parseUserConfig(text, "/h/config.toml")).toEqual({ provider: "codex", claude: { env: ["X"] } });
+  });
+
+  test.each([
+    [
+      'provider = "claud"\n',
+      1,
+      '"claud" is not one of claude, codex, gemini, opencode; did you mean claude?',
+    ],
+    [
+      '\nprovider = ["codex"]\n',
+      2,
+      'provider is one of claude, codex, gemini, opencode, e.g. provider = "codex"',
+    ],
+    ['[claude]\nprovider = "codex"\n', 2, "provider goes at the top of the file, before any [table]"],
+    ['model = "x"\n', 1, "the top level knows only `provider`"],
+  ])("%j is refused at line %i (%s)", (text, line, words) => {
+    expect(() => parseUserConfig(text, "/h/config.toml")).toThrow(`/h/config.toml:${line}: `);
+    expect(() => parseUserConfig(text, "/h/config.toml")).toThrow(words);
+  });
+
   test("the state root's file first, then the XDG config dir", () => {
     expect(userConfigPaths({ HOME: "/home/u" }, "/home/u/.umbel")).toEqual([
       "/home/u/.umbel/config.toml",

@@ -24,9 +24,12 @@ describe("a verb's --help", () => {
       /\nArguments:\n {2}NAME {2}Worker name: 1-63 characters[^\n]*\n {8}[^\n]*\(required\)\n/,
     );
     expect(help).toMatch(
-      /\n {2}--provider PROVIDER +Which agent CLI runs the worker\. One of: claude,\s+codex/,
+      /\n {2}--provider PROVIDER +Which agent CLI runs the worker [\s\S]+?\. One of: claude,\s+codex/,
     );
-    expect(help).toContain("(default claude)");
+    // No schema default: UMBEL_PROVIDER, config.toml or claude decide (core/default-provider.ts).
+    expect(help.replace(/\s+/g, " ")).toContain(
+      "Which agent CLI runs the worker (default: UMBEL_PROVIDER, else config.toml's provider, else claude)",
+    );
     expect(help).toMatch(/\n {2}--unattended +Never stop for permission prompts/);
     expect(help).toMatch(/\n {2}--env K=V\|K +Environment for the worker/);
     expect(help).toMatch(/\nExamples:\n {2}umbel spawn \S+/);

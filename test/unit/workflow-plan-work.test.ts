@@ -101,7 +101,9 @@ test("a fan-in of 10,000 needs plans and renders its join step in one line", () 
     steps: steps.map((s) => ({ id: s.id, run: s.run, needs: [...(s.needs ?? [])], prompt: "p" })),
   };
   const plan = planWorkflow(workflow.steps);
-  const text = renderPlan(describePlan({ workflow, plan, file: "wf.yaml", baseDir: "/w", env: {} }));
+  const text = renderPlan(
+    describePlan({ workflow, plan, file: "wf.yaml", baseDir: "/w", env: {}, defaultProvider: "claude" }),
+  );
   const join = text.split("\n").find((line) => line.startsWith("  s10000 on w10000"));
   expect(join).toStartWith("  s10000 on w10000  (needs s0, s1, s2,");
   expect(join).not.toContain("after");

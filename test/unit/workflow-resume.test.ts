@@ -53,7 +53,13 @@ describe("planResume", () => {
 
 describe("describePlan (the dry run)", () => {
   const loaded = loadWorkflow(TEXT, "wf.yaml");
-  const base = { workflow: loaded.workflow, plan: loaded.plan, file: "wf.yaml", baseDir: "/repo/flows" };
+  const base = {
+    workflow: loaded.workflow,
+    plan: loaded.plan,
+    file: "wf.yaml",
+    baseDir: "/repo/flows",
+    defaultProvider: "claude" as const,
+  };
 
   test("waves, workers with resolved cwds, env names only, prompts resolved where resolvable", () => {
     const plan = describePlan({ ...base, env: { WHO: "world", TOKEN: "secret" } });
@@ -88,6 +94,7 @@ describe("describePlan (the dry run)", () => {
       file: "wf.yaml",
       baseDir: "/r",
       env: {},
+      defaultProvider: "claude",
     });
     expect(plan.waves[0]?.[0]).toMatchObject({ schema: true, accept: ["npm test"], maxAttempts: 4 });
     expect(renderPlan(plan)).toContain("s on a  (structured output; accept `npm test`)");

@@ -259,7 +259,6 @@ test("YAML merge keys let workers share settings", () => {
   const text =
     "workers:\n  a: &base { model: sonnet }\n  b: { <<: *base, cwd: ./b }\nsteps: [{ id: s, run: b, prompt: p }]\n";
   expect(loadWorkflow(text, "wf.yaml").workflow.workers.b).toEqual({
-    provider: "claude",
     model: "sonnet",
     cwd: "./b",
   });

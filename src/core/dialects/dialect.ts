@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import { quoteArg } from "../quote.ts";
+import { didYouMean } from "../suggest.ts";
 
 /**
  * Whose non-interactive mode `umbel -p` mirrors: its flags (spelling and meaning), its output and its
@@ -46,7 +47,7 @@ function parseDialect(value: string, source: string): Dialect {
   const parsed = Dialect.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new UsageError(
-    `${source} ${quoteArg(value)}: must be one of ${Dialect.options.join(", ")}`,
+    `${source} ${quoteArg(value)}: must be one of ${Dialect.options.join(", ")}${didYouMean(value, Dialect.options)}`,
     source === DIALECT_ENV ? { variable: source } : { flag: source },
   );
 }

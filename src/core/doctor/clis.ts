@@ -1,25 +1,22 @@
+import { installFix, TMUX_MIN } from "../programs.ts";
 import { testedCli } from "../tested-versions.ts";
 import type { CliFacts, DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";
 import { compareVersions, readVersion } from "./version.ts";
 
-/**
- * tmux 3.3 is the oldest umbel is tested on: it is what Debian 12 ships, and its `display-message
- * -p '#{pane_dead_status}'` and bracketed `paste-buffer -p` are what spawn, wait and send rely on.
- */
-const TMUX_MIN = [3, 3];
 /** The check's id (a constant: test/unit/structure.test.ts reads a quoted tmux as an invocation). */
 const TMUX = "tmux";
-const TMUX_FIX = "install tmux 3.3 or newer (Debian/Ubuntu: apt-get install tmux; macOS: brew install tmux)";
 
+/** tmux on PATH and at least TMUX_MIN (core/programs.ts: the verbs refuse the same, with the same fix). */
 export function checkTmux(f: DoctorFacts): DoctorCheck {
   const { path, version } = f.tmux;
+  const fix = installFix(TMUX, f.platform);
   if (path === null || version === null)
     return {
       id: TMUX,
       status: "fail",
       message: "tmux not found on PATH: every worker runs in it",
-      fix: TMUX_FIX,
+      fix,
     };
   const v = readVersion(version);
   if (!v)
@@ -30,9 +27,14 @@ export function checkTmux(f: DoctorFacts): DoctorCheck {
       fix: "check that what tmux -V prints is 3.3 or newer",
     };
   const shown = version.trim().replace(/^tmux /, "");
-  if (compareVersions(v.parts, TMUX_MIN) < 0)
-    return { id: TMUX, status: "fail", message: `${path} ${shown} is older than 3.3`, fix: TMUX_FIX };
-  return { id: TMUX, status: "ok", message: `${path} ${shown} (umbel needs 3.3 or newer)` };
+  if (compareVersions(v.parts, TMUX_MIN.parts) < 0)
+    return {
+      id: TMUX,
+      status: "fail",
+      message: `${path} ${shown} is older than ${TMUX_MIN.text}`,
+      fix,
+    };
+  return { id: TMUX, status: "ok", message: `${path} ${shown} (umbel needs ${TMUX_MIN.text} or newer)` };
 }
 
 /** One line for a provider's CLI: found (or its UMBEL_<P>_BIN), and its version against the tested one. */

@@ -1,4 +1,6 @@
+import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../default-provider.ts";
 import { formatDuration } from "../duration.ts";
+import { ProviderId } from "../schemas.ts";
 import type { DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";
 
@@ -21,13 +23,21 @@ export function checkConfig(f: DoctorFacts): DoctorCheck {
       message: c.error,
       fix: 'fix the file: names only, e.g. [claude] env = ["CLAUDE_CODE_OAUTH_TOKEN"]',
     };
+  const bad = badProviderVariable(f.env);
+  if (bad !== null)
+    return {
+      id: "config",
+      status: "fail",
+      message: bad,
+      fix: `set ${PROVIDER_ENV} to one of ${ProviderId.options.join(", ")}, or unset it`,
+    };
   if (c.file === null)
     return {
       id: "config",
       status: "ok",
-      message: `no config file (optional: ${c.home} lists variables each provider's workers get by name)`,
+      message: `${f.env[PROVIDER_ENV] ? `the default provider is ${f.env[PROVIDER_ENV]} (${PROVIDER_ENV}); ` : ""}no config file (optional: ${c.home} sets the default provider and lists variables each provider's workers get by name)`,
     };
-  const listed = Object.entries(c.config).flatMap(([id, p]) => (p?.env ?? []).map((name) => ({ id, name })));
+  const listed = ProviderId.options.flatMap((id) => (c.config[id]?.env ?? []).map((name) => ({ id, name })));
   const unset = listed.filter(({ name }) => f.env[name] === undefined);
   const problems = [
     ...unset.map(({ id, name }) => `${name} (${id}) is not set in umbel's environment`),
@@ -42,7 +52,24 @@ export function checkConfig(f: DoctorFacts): DoctorCheck {
     };
   const passes =
     listed.length === 0 ? "lists nothing" : listed.map(({ id, name }) => `${id} gets ${name}`).join(", ");
-  return { id: "config", status: "ok", message: `${c.file}: ${passes}` };
+  const given = f.env[PROVIDER_ENV] ? PROVIDER_ENV : c.config.provider ? "config.toml" : null;
+  const provider = resolveDefaultProvider({
+    env: f.env[PROVIDER_ENV],
+    config: c.config.provider,
+    fallback: FALLBACK_PROVIDER,
+  });
+  const chosen = given === null ? "" : `the default provider is ${provider} (${given}); `;
+  return { id: "config", status: "ok", message: `${c.file}: ${chosen}${passes}` };
+}
+
+/** UMBEL_PROVIDER's complaint when it names no provider, else null. */
+function badProviderVariable(env: Readonly<Record<string, string | undefined>>): string | null {
+  try {
+    resolveDefaultProvider({ env: env[PROVIDER_ENV], config: undefined, fallback: FALLBACK_PROVIDER });
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 export function checkState(f: DoctorFacts): DoctorCheck {

@@ -29,7 +29,7 @@ export function checkSignIn(cli: CliFacts, f: DoctorFacts): DoctorCheck {
   const inherited = clues?.env.find((name) => f.env[name] !== undefined);
   if (inherited)
     return { id, status: "ok", message: `${inherited} is set (${provider.id} workers inherit it)` };
-  const advice = signInAdvice({ provider, hostEnv: f.env, passed, configFile: file });
+  const advice = signInAdvice({ provider, hostEnv: f.env, passed, configFile: file }).text;
   if (f.platform === "darwin" && clues?.keychainOnMac)
     return {
       id,

@@ -14,3 +14,22 @@ export function getProvider(id: ProviderId): Provider {
 export function listProviders(): Provider[] {
   return Object.values(PROVIDERS);
 }
+
+/**
+ * Every registered CLI as prose says it: "Claude Code (claude), Codex (codex), Gemini CLI (gemini)
+ * and opencode (opencode)", for the help texts and the MCP server's instructions.
+ */
+export function describeProviders(): string {
+  return joinWords(listProviders().map((p) => `${p.displayName} (${p.id})`));
+}
+
+/** "Claude Code, Codex, Gemini CLI, opencode": the registered CLIs' names. */
+export function providerNames(): string {
+  return listProviders()
+    .map((p) => p.displayName)
+    .join(", ");
+}
+
+function joinWords(words: readonly string[]): string {
+  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+}

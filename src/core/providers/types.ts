@@ -82,6 +82,12 @@ export type ProviderCommon = {
   /** Variables that must never reach a worker implicitly (they may still be passed with --env). */
   readonly explicitOnlyEnv: readonly string[];
   /**
+   * When an explicit-only key passed with --env does not sign the CLI in by itself (codex 0.171.0
+   * shows its login screen with OPENAI_API_KEY set): the command that stores the key `name` for it,
+   * which spawn's sign-in refusal names instead of the flag. Absent: passing the key is enough.
+   */
+  storeApiKey?(name: string): string;
+  /**
    * A variable that signs the CLI in by itself (a long-lived token: how servers and containers sign
    * in) and the command that makes one. A secret, so never inherited: spawn's sign-in refusal and
    * `doctor` name it and the way to pass it.

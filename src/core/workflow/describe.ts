@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import type { ProviderId } from "../schemas.ts";
 import type { Plan } from "./plan.ts";
 import type { Workflow } from "./schema.ts";
 import { parseTemplate, renderTemplate } from "./template.ts";
@@ -58,6 +59,8 @@ export function describePlan(args: {
   file: string;
   baseDir: string;
   env: Readonly<Record<string, string | undefined>>;
+  /** The provider of a worker that names none (resolved by the caller: core/default-provider.ts). */
+  defaultProvider: ProviderId;
   reused?: Readonly<Record<string, Record<string, string>>>;
   resumeOf?: string;
 }): WorkflowPlan {
@@ -66,7 +69,7 @@ export function describePlan(args: {
   const workers: Record<string, PlannedWorker> = {};
   for (const [key, w] of Object.entries(workflow.workers)) {
     workers[key] = {
-      provider: w.provider,
+      provider: w.provider ?? args.defaultProvider,
       ...(w.model ? { model: w.model } : {}),
       cwd: resolveWorkerCwd(args.baseDir, w.cwd),
       ...(w.unattended ? { unattended: true } : {}),

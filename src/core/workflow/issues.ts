@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { distance } from "../suggest.ts";
 import { quote } from "./excerpt.ts";
 import type { IssuePath, WorkflowIssue } from "./positions.ts";
 import { Workflow, WorkflowStep, WorkflowWorker } from "./schema.ts";
@@ -79,18 +80,4 @@ function hasPath(value: unknown, path: IssuePath): boolean {
     node = (node as Record<string, unknown>)[String(segment)];
   }
   return true;
-}
-
-/** Levenshtein distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + cost);
-    }
-    row = next;
-  }
-  return row[b.length] ?? 0;
 }

@@ -2,6 +2,7 @@ import type { ArgsDef } from "citty";
 import type { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
 import { quoteArg } from "../../core/quote.ts";
+import { didYouMean } from "../../core/suggest.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 
 /**
@@ -37,11 +38,15 @@ export function argsFromSchema(schema: AnyObject, positionals: readonly string[]
   return args;
 }
 
-/** The schema's input built from citty's parsed args plus the raw argv (for repeated flags). */
+/**
+ * The schema's input built from citty's parsed args plus the raw argv (for repeated flags). A
+ * problem with a field taken by position is named as the synopsis names it (`NAME: …`).
+ */
 export function inputFromArgs<S extends AnyObject>(
   schema: S,
   args: Record<string, unknown>,
   rawArgs: readonly string[],
+  positionals: readonly string[] = [],
 ): z.infer<S> {
   const raw: Record<string, unknown> = {};
   for (const [key, f] of Object.entries(schema.shape)) {
@@ -74,18 +79,26 @@ export function inputFromArgs<S extends AnyObject>(
       kind === "number" && typeof value === "string" && /^-?\d+$/.test(value) ? Number(value) : value;
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
+  if (!parsed.success)
+    throw new UsageError(formatIssues(parsed.error, positionals), { issues: parsed.error.issues });
   return parsed.data;
 }
 
-export function formatIssues(error: z.ZodError): string {
+/** zod's issues as one line: each names its flag (`--cwd: …`), or its positional (`NAME: …`). */
+export function formatIssues(error: z.ZodError, positionals: readonly string[] = []): string {
   return error.issues
     .map((issue) => {
-      const path = issue.path.map(String).join(".");
+      const field = issue.path.length > 0 ? String(issue.path[0]) : "";
       const message = isEmptyString(issue) ? "must not be empty" : issue.message;
-      return path ? `--${kebab(path.split(".")[0] ?? path)}: ${message}` : message;
+      if (field === "") return message;
+      return `${positionals.includes(field) ? positionalLabel(field) : `--${kebab(field)}`}: ${message}`;
     })
     .join("; ");
+}
+
+/** How --help's synopsis names a positional: `NAME`, `KEYS` (faces/cli/flags.ts reads this too). */
+export function positionalLabel(key: string): string {
+  return key.toUpperCase();
 }
 
 /** zod's "Too small: expected string to have >=1 characters", said plainly. */
@@ -179,7 +192,11 @@ export function rejectUnknownFlags(
     if (!m || arg === "-" || /^-\d/.test(arg)) continue;
     const flag = m[1] ?? "";
     const shown = quoteArg(arg.split("=")[0] ?? arg);
-    if (!known.has(flag)) throw new UsageError(`unknown flag ${shown} (see --help)`, { flag: arg });
+    if (!known.has(flag)) {
+      const names = [...known].filter((k) => k.length > 1 && !/[A-Z]/.test(k)).map((k) => `--${k}`);
+      const near = didYouMean(`--${flag}`, names);
+      throw new UsageError(`unknown flag ${shown}${near} (see --help)`, { flag: arg });
+    }
     // citty reads `--follow=2` as --follow: a value given to a switch is a mistake, not a yes.
     if (switches.has(flag) && arg.includes("="))
       throw new UsageError(`${shown} takes no value (see --help)`, { flag: arg });

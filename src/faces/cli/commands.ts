@@ -39,7 +39,7 @@ function commandOfVerb(verb: Verb): CommandDef | null {
       if (rest) raw[rest.key] = rest.values;
       if (cli.stdin && (raw[cli.stdin] === undefined || raw[cli.stdin] === "-") && !io.stdinIsTty)
         raw[cli.stdin] = await io.readStdin();
-      const input = inputFromArgs(verb.input, raw, rawArgs);
+      const input = inputFromArgs(verb.input, raw, rawArgs, cli.positionals);
       const stream = cli.stream;
       const progress = stream
         ? (update: unknown) => io.out(json ? `${JSON.stringify(stream.json(update))}\n` : stream.text(update))

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { AnyObject, Verb } from "../verbs/verb.ts";
-import { argsFromSchema, kebab } from "./args.ts";
+import { argsFromSchema, kebab, positionalLabel } from "./args.ts";
 
 /**
  * A verb's arguments as a person reads them: what --help prints (verb-help.ts) and what shell
@@ -53,7 +53,7 @@ export function positionalsOf(verb: Verb): PositionalInfo[] {
   return (cli?.positionals ?? []).map((key) => {
     const field = verb.input.shape[key] as z.ZodType;
     return {
-      label: key.toUpperCase(),
+      label: positionalLabel(key),
       description: defs[key]?.description ?? "",
       required: !field.safeParse(undefined).success,
       rest: unwrap(field).def.type === "array",

@@ -1,3 +1,4 @@
+import { listProviders, providerNames } from "../../core/providers/registry.ts";
 import { VERBS } from "../verbs/table.ts";
 
 /** `umbel --help`: the command list is the verb table's, plus the faces that are not verbs. */
@@ -17,7 +18,7 @@ export function renderHelp(version: string): string {
   ];
   const width = Math.max(...commands.map(([usage]) => usage.length)) + 2;
   const lines = commands.map(([usage, summary]) => `  ${usage.padEnd(width)}${summary}`);
-  return `umbel ${version} — drive interactive agent CLIs (Claude Code, Codex, Gemini CLI) from programs, inside tmux
+  return `umbel ${version} — drive interactive agent CLIs (${providerNames()}) from programs, inside tmux
 
 Usage:
   umbel -p [PROMPT] [flags]          one turn, printed like claude -p (prompt from argv and/or stdin)
@@ -29,9 +30,14 @@ Commands:
 ${lines.join("\n")}
 
 Exit codes: 0 ok · 1 failure · 2 usage · 3 no such worker · 4 conflict (name taken, busy, a prompt gone) · 5 no turn to wait for · 70 internal
-  wait/-p: 120 limited · 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 127 CLI not found · 130 aborted
+  127 a program umbel needs is missing or too old (the agent CLI, tmux 3.3+, git, sh): the message says how to install it
+  wait/-p: 120 limited · 121 rejected · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input · 130 aborted
+Provider: --provider ${listProviders()
+    .map((p) => p.id)
+    .join("|")}; none given: UMBEL_PROVIDER, else config.toml's provider,
+  else the dialect's own CLI (exec: codex, --dialect gemini: gemini; otherwise claude).
 Durations: 90s, 10m, 1h30m, 1500ms or seconds; at most 168h. -p after a command is its flag, never a turn.
-State: $UMBEL_HOME (default ~/.umbel). Run umbel <command> --help for its flags.
+State: $UMBEL_HOME (default ~/.umbel). umbel <command> --help (or umbel help <command>): its flags.
 Trace: --trace (or UMBEL_TRACE=1) prints a timeline of the run to stderr.
 `;
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InternalError } from "../../core/errors.ts";
 import { findSection } from "../../core/markdown.ts";
+import { describeProviders } from "../../core/providers/registry.ts";
 import env from "./help/env.md" with { type: "text" };
 import fleet from "./help/fleet.md" with { type: "text" };
 import instructions from "./help/instructions.md" with { type: "text" };
@@ -48,7 +49,12 @@ export const HelpInput = z
   .strict();
 export type HelpInput = z.infer<typeof HelpInput>;
 
-export const SERVER_INSTRUCTIONS = instructions.trim();
+/** The prose's `{providers}`: every registered CLI, from the registry (never a list typed by hand). */
+function withProviders(text: string): string {
+  return text.replaceAll("{providers}", describeProviders());
+}
+
+export const SERVER_INSTRUCTIONS = withProviders(instructions.trim());
 
 export function helpTopic(topic: Topic | undefined): { topic: string; topics: string[]; text: string } {
   if (topic === undefined) {
@@ -64,5 +70,5 @@ export function toolDescription(name: string): string {
   const section = findSection(tools, name);
   if (!section || section.heading.title !== name)
     throw new InternalError(`help/tools.md has no section ${name}`);
-  return section.text.split("\n").slice(1).join("\n").trim();
+  return withProviders(section.text.split("\n").slice(1).join("\n").trim());
 }

@@ -27,7 +27,11 @@ export async function runExec(argv: readonly string[], io: PrintIo): Promise<num
   const begun = await beginPrint(io, isAnonymous(args.raw), (text) => {
     const stdin = text.replace(/\n$/, "");
     const prompt = given === null ? stdin : stdin === "" ? given : `${given}\n\n<stdin>\n${stdin}\n</stdin>`;
-    return parseInput({ ...args.raw, prompt, ...(jsonSchema === undefined ? {} : { jsonSchema }) }, io);
+    return parseInput(
+      { ...args.raw, prompt, ...(jsonSchema === undefined ? {} : { jsonSchema }) },
+      io,
+      "codex",
+    );
   });
   const { input } = begun;
   const render = codexRenderer(

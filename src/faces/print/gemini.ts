@@ -20,7 +20,7 @@ export async function runGeminiPrint(argv: readonly string[], io: PrintIo): Prom
   const begun = await beginPrint(io, isAnonymous(args.raw), (text) => {
     const stdin = text.replace(/\n$/, "");
     const prompt = stdin !== "" && args.prompt !== "" ? `${stdin}\n\n${args.prompt}` : stdin || args.prompt;
-    return parseInput({ ...args.raw, prompt }, io);
+    return parseInput({ ...args.raw, prompt }, io, "gemini");
   });
   const now = () => new Date(io.deps.clock.now()).toISOString();
   return runTurns(io, begun.input, geminiRenderer(begun.input, io, now), begun);

@@ -85,7 +85,7 @@ async function readInput(
     : [args.argvPrompt, stdin.replace(/\n$/, "")].filter((p) => p !== "").join("\n");
   const raw: Record<string, unknown> = { ...args.raw, prompt };
   if (args.settings !== undefined) raw.settings = await readSettings(io, args.settings, args.raw.cwd);
-  const input = await parseInput(raw, io);
+  const input = await parseInput(raw, io, "claude");
   refuseUntracked(input);
   return input;
 }

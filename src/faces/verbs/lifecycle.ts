@@ -10,6 +10,7 @@ import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { spawnOrClaim } from "../../operations/pool-claim.ts";
 import { sendOrQueue } from "../../operations/queue.ts";
 import { readAnswer } from "../../operations/read.ts";
+import { withDefaultProvider } from "../../operations/user-config.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
@@ -30,8 +31,9 @@ export const spawnVerb = defineVerb({
   description: "Start a worker (an agent CLI in its own tmux session) and return when it is ready",
   input: SpawnInput,
   output: SpawnResult,
-  // A matching spare of the warm pool is claimed when there is one (ready at once).
-  run: (input, { deps }) => spawnOrClaim(deps, input),
+  // A matching spare of the warm pool is claimed when there is one (ready at once). No provider
+  // given: UMBEL_PROVIDER, else config.toml's, else claude (for the CLI and MCP alike).
+  run: async (input, { deps }) => spawnOrClaim(deps, await withDefaultProvider(deps, input)),
   text: (r) => `${r.name}\n`,
   cli: {
     usage: "NAME",

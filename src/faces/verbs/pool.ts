@@ -1,5 +1,6 @@
 import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool-schema.ts";
 import { runPool } from "../../operations/pool.ts";
+import { withDefaultProvider } from "../../operations/user-config.ts";
 import { defineVerb } from "./verb.ts";
 
 /** `umbel pool warm N [spawn flags] | ls | drain` / `umbel_pool` (docs/performance.md#the-warm-pool). */
@@ -9,7 +10,8 @@ export const poolVerb = defineVerb({
     "The warm pool: `warm N [spawn flags]` keeps N spare workers of that spawn ready (an anonymous -p or a spawn with the same flags, cwd and env claims one at once); `ls` lists the spares; `drain` removes them. A spare retires after --ttl idle (default 15m); no umbel process stays alive",
   input: PoolInput,
   output: PoolResultSchema,
-  run: (input, { deps }) => runPool(deps, input),
+  // The spares' provider, when none is given, is spawn's default (UMBEL_PROVIDER, config.toml, claude).
+  run: async (input, { deps }) => runPool(deps, await withDefaultProvider(deps, input)),
   text: renderPool,
   cli: {
     usage: "warm N [spawn flags] | ls | drain",

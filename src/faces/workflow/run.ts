@@ -97,6 +97,7 @@ function parseInput(raw: Record<string, unknown>): RunWorkflowInput {
     given.maxParallel = Number(given.maxParallel);
   }
   const parsed = RunWorkflowInput.safeParse(given);
-  if (!parsed.success) throw new UsageError(formatIssues(parsed.error), { issues: parsed.error.issues });
+  if (!parsed.success)
+    throw new UsageError(formatIssues(parsed.error, ["file"]), { issues: parsed.error.issues });
   return parsed.data;
 }

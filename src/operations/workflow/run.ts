@@ -1,5 +1,6 @@
 import { dirname, resolve } from "node:path";
 import { throwIfAborted } from "../../core/abort.ts";
+import { FALLBACK_PROVIDER } from "../../core/default-provider.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import { quoteArg } from "../../core/quote.ts";
@@ -20,6 +21,7 @@ import {
   loadWorkflow,
   throwIssues,
 } from "../../core/workflow/validate.ts";
+import { loadDefaultProvider } from "../user-config.ts";
 import { executeRun } from "./runner.ts";
 import { killQuietly } from "./workers.ts";
 
@@ -48,6 +50,11 @@ export async function runWorkflow(
   throwIssues(loaded, await checkCwds(deps, loaded, baseDir));
   const declared = Object.fromEntries(loaded.workflow.steps.map((s) => [s.id, Object.keys(s.outputs ?? {})]));
   const resume = source ? planResume(loaded.plan.order, declared, source.state) : null;
+  // A worker without `provider:` runs the default (UMBEL_PROVIDER, else config.toml's, else claude),
+  // resolved once for the plan and the run; the config file is read only when a worker needs it.
+  const defaultProvider = Object.values(loaded.workflow.workers).some((w) => w.provider === undefined)
+    ? await loadDefaultProvider(deps, FALLBACK_PROVIDER)
+    : FALLBACK_PROVIDER;
 
   if (input.dryRun) {
     return describePlan({
@@ -56,6 +63,7 @@ export async function runWorkflow(
       file: loaded.file,
       baseDir,
       env: deps.env,
+      defaultProvider,
       ...(resume && input.resume ? { reused: resume.reused, resumeOf: input.resume } : {}),
     });
   }
@@ -107,6 +115,7 @@ export async function runWorkflow(
       maxParallel: input.maxParallel ?? Number.POSITIVE_INFINITY,
       keep: input.keep === true,
       onEvent,
+      defaultProvider,
     });
   } finally {
     await store.unlock();

@@ -1,5 +1,6 @@
 import { EXIT } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
+import type { ProviderId } from "../../core/schemas.ts";
 import { finalOutputs } from "../../core/workflow/final.ts";
 import type {
   RunState,
@@ -23,6 +24,8 @@ export type RunArgs = {
   /** Keep the workers' tombstones after a successful run (a failed run always keeps them). */
   keep: boolean;
   onEvent: (event: WorkflowEvent) => void;
+  /** The provider of a worker whose YAML names none (operations/user-config.ts loadDefaultProvider). */
+  defaultProvider: ProviderId;
 };
 
 /**
@@ -56,6 +59,7 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     workflow,
     baseDir: state.baseDir,
     runHex: args.runHex,
+    defaultProvider: args.defaultProvider,
     sessionsSoFar: state.sessions.length,
     onSession: async (name) => {
       state.sessions.push(name);

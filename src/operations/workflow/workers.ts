@@ -1,4 +1,5 @@
 import type { Deps } from "../../core/ports.ts";
+import type { ProviderId } from "../../core/schemas.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
 import { killWorker } from "../kill.ts";
@@ -21,6 +22,8 @@ export function createWorkerPool(args: {
   workflow: Workflow;
   baseDir: string;
   runHex: string;
+  /** The provider of a worker whose YAML names none. */
+  defaultProvider: ProviderId;
   /** How many sessions the run made before (a resume continues the count). */
   sessionsSoFar: number;
   /** Called with a session's name before it is spawned, so the run records it first. */
@@ -46,7 +49,13 @@ export function createWorkerPool(args: {
       await args.onSession(name);
       // A step with a schema needs the StructuredOutput tool in its worker.
       const structured = args.workflow.steps.some((s) => s.run === key && s.schema !== undefined);
-      await spawnWorker(deps, { ...worker, name, cwd: cwdOf(key), ...(structured ? { structured } : {}) });
+      await spawnWorker(deps, {
+        ...worker,
+        provider: worker.provider ?? args.defaultProvider,
+        name,
+        cwd: cwdOf(key),
+        ...(structured ? { structured } : {}),
+      });
       current.set(key, name);
       return name;
     },

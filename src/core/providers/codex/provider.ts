@@ -67,6 +67,9 @@ export const codex: HomedProvider = {
   signInClues: (env) => ({ files: [`${userCodexHome(env)}/auth.json`], env: [] }),
   // A key in the environment switches a ChatGPT-subscription login to API billing.
   explicitOnlyEnv: ["OPENAI_API_KEY", "CODEX_API_KEY", "CODEX_ACCESS_TOKEN"],
+  // Without auth.json the TUI shows its login screen even with OPENAI_API_KEY or CODEX_API_KEY set
+  // (0.171.0, measured: docs/providers.md); `login --with-api-key` stores the key (spawn links it in).
+  storeApiKey: (name) => `printf %s "$${name}" | codex login --with-api-key`,
   hookEvents: CODEX_HOOKS.map((hook) => hook.event),
   submitEvent: "UserPromptSubmit",
   // claude's field names (0.171.0); `turn_id` is codex's own.
