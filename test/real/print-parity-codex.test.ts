@@ -159,8 +159,7 @@ describe.skipIf(codex === null)("umbel exec against codex exec on the same stub"
       const one = ours[i] ?? {};
       // A tool's output quotes its wall time, so the stub's digest of it differs; an apply_patch
       // output names the run's own folder, so its length may too (129 vs 131 seen in CI).
-      const digestless = (text: unknown) =>
-        String(text).replace(/ len=\d+ sha=[0-9a-f]+ /, " len=… sha=… ");
+      const digestless = (text: unknown) => String(text).replace(/ len=\d+ sha=[0-9a-f]+ /, " len=… sha=… ");
       if (item.type === "agent_message" || item.type === "reasoning")
         expect(digestless(one.text)).toBe(digestless(item.text));
       if (item.type === "command_execution")
