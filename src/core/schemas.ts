@@ -241,7 +241,9 @@ export const CaptureInput = z
     keepBlank: z
       .boolean()
       .optional()
-      .describe("Keep the blank lines below the last text (the pane's full height); by default they are dropped"),
+      .describe(
+        "Keep the blank lines below the last text (the pane's full height); by default they are dropped",
+      ),
   })
   .strict();
 export type CaptureInput = z.infer<typeof CaptureInput>;

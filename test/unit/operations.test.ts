@@ -275,7 +275,10 @@ describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
     expect((await captureScreen(world.deps, { name: "w1" })).screen).toBe("");
     await killWorker(world.deps, { name: "w1" });
     Object.assign(world.sessions.get("w1") ?? {}, { lastScreen: "dead\n\n\n" });
-    expect(await captureScreen(world.deps, { name: "w1" })).toMatchObject({ screen: "dead\n", source: "tombstone" });
+    expect(await captureScreen(world.deps, { name: "w1" })).toMatchObject({
+      screen: "dead\n",
+      source: "tombstone",
+    });
   });
 
   test("keys presses each key in order", async () => {
