@@ -84,6 +84,25 @@ describe("the binary's surface", () => {
     expect(onTty({ NO_COLOR: "1" }).stdout.toString()).not.toContain("\u001b");
   });
 
+  test("--json: every verb's help lists it; completion and mcp, which print formats of their own, refuse it", async () => {
+    const commands = (await sb.umbel(["--help"])).stdout.split("Commands:\n")[1]?.split("\n\n")[0] ?? "";
+    const verbs = [...commands.matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1] ?? "");
+    expect(verbs).toContain("attach");
+    for (const verb of verbs.filter((v) => !["mcp", "completion"].includes(v)))
+      expect({ verb, json: (await sb.umbel([verb, "--help"])).stdout.includes("--json") }).toEqual({
+        verb,
+        json: true,
+      });
+    for (const args of [
+      ["completion", "bash", "--json"],
+      ["mcp", "--json"],
+    ]) {
+      const r = await sb.umbel(args);
+      expect(JSON.parse(r.stdout).error).toMatchObject({ code: "usage", exitCode: 2 });
+      expect(r.code).toBe(2);
+    }
+  });
+
   test("attach needs a terminal", async () => {
     expect((await sb.umbel(["spawn", "att"])).code).toBe(0);
     const r = await sb.umbel(["attach", "att"]);
