@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 
@@ -101,6 +103,28 @@ describe("the binary's surface", () => {
       expect(JSON.parse(r.stdout).error).toMatchObject({ code: "usage", exitCode: 2 });
       expect(r.code).toBe(2);
     }
+  });
+
+  test("dist/umbel copied alone onto PATH is an install: a turn from any folder, its hooks from inside it", async () => {
+    const bin = join(sb.dir, "installed");
+    mkdirSync(bin);
+    copyFileSync(UMBEL, join(bin, "umbel"));
+    const root = join(sb.dir, "copied-state");
+    const child = Bun.spawn(["umbel", "-p", "fake:reply from a copy"], {
+      cwd: sb.work,
+      env: { ...sb.env, PATH: `${bin}:/usr/bin:/bin`, UMBEL_HOME: root },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    expect({ stdout, stderr }).toEqual({ stdout: "from a copy\n", stderr: "" });
+    expect(await child.exited).toBe(0);
+    expect(readdirSync(join(root, "bin")).map((f) => f.replace(/-[0-9a-f]+\./, "."))).toEqual(
+      expect.arrayContaining(["hook.sh", "launch.sh"]),
+    );
   });
 
   test("attach needs a terminal", async () => {
