@@ -52,7 +52,7 @@ export function completionCommands(): CompletionCommand[] {
         summary: verb.cli.summary,
         flags: [...flagsOf(verb), HELP_FLAG],
         args: (verb.cli.positionals ?? []).map((key, i) =>
-          positionals[i]?.worker || key === "names" ? WORKER : argumentOf(verb, key),
+          positionals[i]?.worker ? WORKER : argumentOf(verb, key),
         ),
         rest: positionals.at(-1)?.rest ?? false,
       },
