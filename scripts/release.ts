@@ -1,6 +1,6 @@
 // `npm run release`: dist/release/umbel-<os>-<arch> for every release target, a .tar.gz of each
 // (one executable `umbel`), install.sh, SHA256SUMS, then the format check (check-release.ts).
-// Usage: bun run scripts/release.ts [--out DIR] [--targets linux-x64,darwin-arm64] [--no-archives]
+// Usage: npm run release -- [--targets linux-x64,darwin-arm64] [--out DIR] [--no-archives] (RELEASE_USAGE)
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -78,15 +78,30 @@ function compile(target: ReleaseTarget, outfile: string, commit: string): void {
   chmodSync(outfile, 0o755);
 }
 
-function parseOptions(argv: string[]): ReleaseOptions {
+/** Sizes measured at 9324f00 (Bun 1.4.5): docs/deploy.md has the times. */
+export const RELEASE_USAGE = `Usage: npm run release -- [--targets T,…] [--out DIR] [--no-archives]
+
+  --targets T,…    the targets to build, comma separated (default: all):
+                   ${RELEASE_TARGETS.map((t) => t.name).join(", ")}
+  --out DIR        where the release goes (default dist/release; emptied first)
+  --no-archives    the binaries only, no .tar.gz
+
+Each target is a 97-117 MB binary and a 46-57 MB .tar.gz: the full release writes ~970 MB,
+one target ~170 MB (npm run release -- --targets linux-x64), ~117 MB with --no-archives.
+`;
+
+/** argv → what to build, or "help"; an unknown target throws before anything is built. */
+export function parseReleaseArgs(argv: string[]): ReleaseOptions | "help" {
   const { values } = parseArgs({
     args: argv,
     options: {
       out: { type: "string", default: join(repo, "dist", "release") },
       targets: { type: "string" },
       "no-archives": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
+  if (values.help) return "help";
   const names = values.targets?.split(",").filter(Boolean);
   const targets = names
     ? names.map((name) => {
@@ -101,7 +116,11 @@ function parseOptions(argv: string[]): ReleaseOptions {
 
 if (import.meta.main) {
   try {
-    const options = parseOptions(process.argv.slice(2));
+    const options = parseReleaseArgs(process.argv.slice(2));
+    if (options === "help") {
+      console.log(RELEASE_USAGE);
+      process.exit(0);
+    }
     const started = performance.now();
     const built = buildRelease(options);
     const mb = (n: number | null) => (n === null ? "-" : `${(n / 1e6).toFixed(1)} MB`);

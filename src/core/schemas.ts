@@ -253,6 +253,12 @@ export const CaptureInput = z
     name: WorkerName,
     lines: z.number().int().positive().optional().describe("Include this many lines of scrollback"),
     escapes: z.boolean().optional().describe("Keep colour and attribute escape sequences"),
+    keepBlank: z
+      .boolean()
+      .optional()
+      .describe(
+        "Keep the blank lines below the last text (the pane's full height); by default they are dropped",
+      ),
   })
   .strict();
 export type CaptureInput = z.infer<typeof CaptureInput>;

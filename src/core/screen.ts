@@ -43,3 +43,11 @@ export function screenTail(screen: string | null, lines = 15): string {
     .filter((l) => l !== "" && !/^Pane is dead \(/.test(l));
   return kept.slice(-lines).join("\n");
 }
+
+/** The screen without the blank lines below its last text (a pane is drawn to its full height). */
+export function dropTrailingBlankLines(screen: string): string {
+  const lines = screen.split("\n");
+  let end = lines.length;
+  while (end > 0 && (lines[end - 1] ?? "").trim() === "") end--;
+  return end === 0 ? "" : `${lines.slice(0, end).join("\n")}\n`;
+}

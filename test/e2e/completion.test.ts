@@ -125,6 +125,42 @@ describe.each(Object.keys(SHELLS))("%s", (name) => {
   test("completion's own argument", () => {
     expect(complete("umbel completion ")).toEqual(["bash", "fish", "zsh"]);
   });
+
+  test("exec is a command; -p's flags and exec's, with their values", () => {
+    expect(complete("umbel ex")).toEqual(["exec"]);
+    const print = complete("umbel -p --");
+    for (const f of [
+      "--output-format",
+      "--allowedTools",
+      "--allowed-tools",
+      "--resume",
+      "--provider",
+      "--dialect",
+    ])
+      expect(print).toContain(f);
+    expect(complete("umbel -p --output-format ")).toEqual(["json", "stream-json", "text"]);
+    expect(complete("umbel --print --provider o")).toEqual(["opencode"]);
+    const exec = complete("umbel exec --");
+    for (const f of ["--json", "--output-last-message", "--sandbox", "--provider", "--max-tokens"])
+      expect(exec).toContain(f);
+    expect(exec).not.toContain("--output-format");
+    expect(complete("umbel exec --sandbox ")).toEqual(["danger-full-access", "read-only", "workspace-write"]);
+    expect(complete("umbel exec ")).toEqual(["resume"]);
+  });
+
+  test("pool's actions; answer's choices after the worker", () => {
+    expect(complete("umbel pool ")).toEqual(["drain", "ls", "warm"]);
+    expect(complete("umbel pool warm 2 --provider c")).toEqual(["claude", "codex"]);
+    expect(complete("umbel answer ")).toEqual(["alpha", "beta"]);
+    expect(complete("umbel answer alpha ")).toEqual(["allow", "always", "deny"]);
+    expect(complete("umbel answer alpha allow ")).toEqual([]);
+  });
+
+  test("wait --any and --all: a worker name at every place", () => {
+    expect(complete("umbel wait --any alpha ")).toEqual(["alpha", "beta"]);
+    expect(complete("umbel wait --all alpha b")).toEqual(["beta"]);
+    expect(complete("umbel kill alpha ")).toEqual([]);
+  });
 });
 
 test("an unknown shell is a usage error; --help says how to install each script", async () => {

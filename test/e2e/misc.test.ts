@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { copyFileSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 
@@ -82,6 +84,47 @@ describe("the binary's surface", () => {
       Bun.spawnSync(["script", "-qec", `${UMBEL} wait --help`, "/dev/null"], { env: { ...sb.env, ...env } });
     expect(onTty({}).stdout.toString()).toContain("\u001b[1mUsage:");
     expect(onTty({ NO_COLOR: "1" }).stdout.toString()).not.toContain("\u001b");
+  });
+
+  test("--json: every verb's help lists it; completion and mcp, which print formats of their own, refuse it", async () => {
+    const commands = (await sb.umbel(["--help"])).stdout.split("Commands:\n")[1]?.split("\n\n")[0] ?? "";
+    const verbs = [...commands.matchAll(/^ {2}([a-z]+)/gm)].map((m) => m[1] ?? "");
+    expect(verbs).toContain("attach");
+    for (const verb of verbs.filter((v) => !["mcp", "completion"].includes(v)))
+      expect({ verb, json: (await sb.umbel([verb, "--help"])).stdout.includes("--json") }).toEqual({
+        verb,
+        json: true,
+      });
+    for (const args of [
+      ["completion", "bash", "--json"],
+      ["mcp", "--json"],
+    ]) {
+      const r = await sb.umbel(args);
+      expect(JSON.parse(r.stdout).error).toMatchObject({ code: "usage", exitCode: 2 });
+      expect(r.code).toBe(2);
+    }
+  });
+
+  test("dist/umbel copied alone onto PATH is an install: a turn from any folder, its hooks from inside it", async () => {
+    const bin = join(sb.dir, "installed");
+    mkdirSync(bin);
+    copyFileSync(UMBEL, join(bin, "umbel"));
+    const root = join(sb.dir, "copied-state");
+    const child = Bun.spawn(["umbel", "-p", "fake:reply from a copy"], {
+      cwd: sb.work,
+      env: { ...sb.env, PATH: `${bin}:/usr/bin:/bin`, UMBEL_HOME: root },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    expect({ stdout, stderr }).toEqual({ stdout: "from a copy\n", stderr: "" });
+    expect(await child.exited).toBe(0);
+    expect(readdirSync(join(root, "bin")).map((f) => f.replace(/-[0-9a-f]+\./, "."))).toEqual(
+      expect.arrayContaining(["hook.sh", "launch.sh"]),
+    );
   });
 
   test("attach needs a terminal", async () => {

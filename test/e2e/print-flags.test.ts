@@ -181,6 +181,14 @@ describe("umbel -p conversations", () => {
     });
   });
 
+  test("--resume of a session id the CLI does not know: its refusal at startup, exit 1 (as claude -p)", async () => {
+    const r = await sb.umbel(["-p", "hi", "--resume", "123e4567-e89b-12d3-a456-426614174000"]);
+    expect(r.stderr).toContain("No conversation found with session ID: 123e4567-e89b-12d3-a456-426614174000");
+    expect(r.stdout).toBe("");
+    expect(r.code).toBe(1);
+    expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
+  });
+
   test("--continue picks the live worker of this directory used last", async () => {
     await sb.umbel(["-p", "fake:history", "--name", "recent"]);
     const r = await sb.umbel(["-p", "fake:history", "-c", "--output-format", "json"]);

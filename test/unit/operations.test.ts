@@ -270,6 +270,26 @@ describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
     expect(world.sessions.has("w2")).toBe(true);
   });
 
+  test("capture drops the blank lines below the last text; keepBlank keeps the pane's full height", async () => {
+    const world = readyWorker("  top\n\n❯ box  \n   \n\n\n");
+    expect(await captureScreen(world.deps, { name: "w1" })).toEqual({
+      name: "w1",
+      screen: "  top\n\n❯ box  \n",
+      source: "live",
+    });
+    expect((await captureScreen(world.deps, { name: "w1", keepBlank: true })).screen).toBe(
+      "  top\n\n❯ box  \n   \n\n\n",
+    );
+    setScreen(world, "w1", "\n\n");
+    expect((await captureScreen(world.deps, { name: "w1" })).screen).toBe("");
+    await killWorker(world.deps, { name: "w1" });
+    Object.assign(world.sessions.get("w1") ?? {}, { lastScreen: "dead\n\n\n" });
+    expect(await captureScreen(world.deps, { name: "w1" })).toMatchObject({
+      screen: "dead\n",
+      source: "tombstone",
+    });
+  });
+
   test("keys presses each key in order", async () => {
     const world = readyWorker();
     expect(await sendKeys(world.deps, { name: "w1", keys: ["Down", "Enter"] })).toEqual({

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { gunzipSync } from "node:zlib";
 import { type BinaryFormat, readBinaryFormat } from "../../scripts/binary-format.ts";
 import { parseChecksums, renderChecksums } from "../../scripts/checksums.ts";
+import { parseReleaseArgs, RELEASE_USAGE } from "../../scripts/release.ts";
 import { hostTarget, RELEASE_TARGETS, targetByName } from "../../scripts/release-targets.ts";
 import { readTar, tarOneFile } from "../../scripts/tar.ts";
 
@@ -119,5 +120,29 @@ describe("tar", () => {
     const listed = Bun.spawnSync(["tar", "-tvf", "-"], { stdin: tar });
     expect(listed.stdout.toString()).toMatch(/^-rwxr-xr-x .* umbel\n$/);
     expect(readTar(gunzipSync(Bun.gzipSync(tar)))).toHaveLength(1);
+  });
+});
+
+describe("npm run release's arguments", () => {
+  test("--targets picks some, in the order given; without it, every target", () => {
+    expect(parseReleaseArgs(["--targets", "linux-x64,darwin-arm64"])).toMatchObject({
+      targets: [{ name: "linux-x64" }, { name: "darwin-arm64" }],
+      archives: true,
+    });
+    const all = parseReleaseArgs([]);
+    expect(all !== "help" && all.targets).toEqual(RELEASE_TARGETS);
+    expect(parseReleaseArgs(["--targets", "linux-x64", "--no-archives"])).toMatchObject({ archives: false });
+  });
+
+  test("an unknown target is refused with the list, before anything is built", () => {
+    expect(() => parseReleaseArgs(["--targets", "linux-x64,windows-x64"])).toThrow(
+      `unknown target windows-x64 (${RELEASE_TARGETS.map((t) => t.name).join(", ")})`,
+    );
+  });
+
+  test("--help says how to build one target", () => {
+    expect(parseReleaseArgs(["--help"])).toBe("help");
+    expect(RELEASE_USAGE).toContain("npm run release -- --targets linux-x64");
+    for (const t of RELEASE_TARGETS) expect(RELEASE_USAGE).toContain(t.name);
   });
 });

@@ -105,3 +105,35 @@ describe("status without a name", () => {
     expect(status.exitCode(result)).toBe(0);
   });
 });
+
+describe("on a terminal, what a person reads; through a pipe, what a script reads", () => {
+  const spawned = {
+    name: "rev",
+    provider: "claude",
+    cwd: "/w/repo",
+    sessionId: "s1",
+    state: "ready" as const,
+    elapsedMs: 2340,
+    dialogsAnswered: ["trust"],
+  };
+
+  test("ls and status with no workers: a line on a terminal, nothing through a pipe", () => {
+    for (const name of ["ls", "status"]) {
+      const v = verb(name);
+      expect(v.text({ workers: [] })).toBe("");
+      expect(v.cli?.terminal?.({ workers: [] })).toBe("no workers\n");
+    }
+  });
+
+  test("spawn: one friendly line on a terminal (as umbel_spawn's text), the name through a pipe", () => {
+    const v = verb("spawn");
+    expect(v.text(spawned)).toBe("rev\n");
+    expect(v.cli?.terminal?.(spawned)).toBe(
+      'rev is ready (claude in /w/repo, 2.3s; answered: trust). Next: umbel send rev "PROMPT"\n',
+    );
+  });
+
+  test("capture's --keep-blank comes from its schema (MCP's keepBlank too)", () => {
+    expect(Object.keys(verb("capture").input.shape)).toContain("keepBlank");
+  });
+});

@@ -171,7 +171,20 @@ describe("errors name file:line:col and the key", () => {
       "workers: { a: {} }\nsteps: []\nsteps: []\n",
       [expect.stringMatching(/^wf\.yaml:3:1: .*unique/i)],
     ],
-    ["an empty file", "", ["wf.yaml:1:1: expected object, received null"]],
+    ...["", "\n\n", "# only a comment\n", "---\n"].map((text): [string, string, string[]] => [
+      `an empty file (${JSON.stringify(text)})`,
+      text,
+      [
+        "wf.yaml:1:1: not a umbel workflow: the file is empty (no YAML value, only blank lines or comments); a workflow is a mapping with `workers` and `steps` (docs/workflows.md)",
+      ],
+    ]),
+    [
+      "a file that is only null",
+      "~\n",
+      [
+        "wf.yaml:1:1: not a umbel workflow: the top level is null; a workflow is a mapping with `workers` and `steps` (docs/workflows.md)",
+      ],
+    ],
     [
       "no steps",
       "workers: { a: {} }\nsteps: []\n",

@@ -72,7 +72,7 @@ function print(io: CliIo, json: boolean, verb: Verb, result: unknown): void {
   if (json) {
     const value = verb.json(result);
     if (value !== undefined) io.out(`${JSON.stringify(value)}\n`);
-  } else io.out(verb.text(result));
+  } else io.out(io.stdoutIsTty && verb.cli?.terminal ? verb.cli.terminal(result) : verb.text(result));
 }
 
 /** Flags from the input schema, the positionals (required ones marked), short aliases, and --json. */

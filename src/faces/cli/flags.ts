@@ -29,7 +29,7 @@ export type PositionalInfo = {
   readonly rest: boolean;
   /** Read from stdin when absent or `-` (send's prompt). */
   readonly stdin: boolean;
-  /** A worker name of this state root (completion asks `umbel ls`). */
+  /** A worker name of this state root, or a list of them (completion asks `umbel ls`). */
   readonly worker: boolean;
 };
 
@@ -58,7 +58,8 @@ export function positionalsOf(verb: Verb): PositionalInfo[] {
       required: !field.safeParse(undefined).success,
       rest: unwrap(field).def.type === "array",
       stdin: cli?.stdin === key,
-      worker: key === "name" && verb.name !== "spawn",
+      // spawn's NAME is a new one; wait's NAMES (--any/--all) are workers too.
+      worker: (key === "name" || key === "names") && verb.name !== "spawn",
     };
   });
 }

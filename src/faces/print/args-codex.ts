@@ -38,6 +38,12 @@ const SPECS: Record<string, FlagSpec> = {
   ...UMBEL_FLAGS,
 };
 
+/** The flags `umbel exec` takes, as codex exec spells them (shell completion offers them). */
+export const EXEC_FLAGS: Readonly<Record<string, FlagSpec>> = SPECS;
+
+/** codex exec's --color values. */
+export const COLOR_MODES = ["always", "never", "auto"] as const;
+
 /** codex exec flags umbel does not mirror: named in the error instead of "unknown option". */
 const NOT_MIRRORED = new Set([
   "-c",
@@ -77,6 +83,9 @@ const SANDBOXES: Record<string, PermissionMode | null> = {
   "danger-full-access": null,
 };
 
+/** codex exec's --sandbox values. */
+export const SANDBOX_MODES: readonly string[] = Object.keys(SANDBOXES);
+
 export type ExecArgs = {
   /** Raw input for PrintInput, minus the prompt and the schema (the face reads them). */
   readonly raw: Record<string, unknown>;
@@ -101,8 +110,8 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
   if (cd !== undefined) raw.cwd = cd;
   if (args.values.addDir) raw.addDir = [...args.values.addDir];
   const color = lastValue(args, "color");
-  if (color !== undefined && !["always", "never", "auto"].includes(color))
-    throw new UsageError(`--color ${quoteArg(color)}: must be one of always, never, auto`, {
+  if (color !== undefined && !(COLOR_MODES as readonly string[]).includes(color))
+    throw new UsageError(`--color ${quoteArg(color)}: must be one of ${COLOR_MODES.join(", ")}`, {
       flag: "--color",
     });
   raw.outputFormat = args.flags.has("json") ? "json" : "text";

@@ -52,6 +52,9 @@ const SPECS: Record<string, Spec> = {
   "--accept-timeout": { key: "acceptTimeout", kind: "value" },
 };
 
+/** The flags `umbel -p` takes, as claude spells them (shell completion offers them). */
+export const PRINT_FLAGS: Readonly<Record<string, { readonly key: string; readonly kind: Kind }>> = SPECS;
+
 /** claude -p flags umbel does not mirror (yet): named in the error instead of "unknown option". */
 const NOT_MIRRORED = new Set([
   "--agent",

@@ -34,6 +34,7 @@ export const statusVerb = defineVerb({
     usage: "[NAME]",
     summary: "idle, busy, needs-input, starting, dead or killed; no NAME: every worker",
     positionals: ["name"],
+    terminal: (r) => ("workers" in r ? renderFleetTerminal(r) : renderStatus(r)),
     json: (r) => ("workers" in r ? r.workers : r),
     examples: ["umbel status reviewer", "umbel status --json"],
   },
@@ -54,6 +55,8 @@ export const lsVerb = defineVerb({
   cli: {
     usage: "",
     summary: "list workers",
+    // Through a pipe no workers is no output (`[ -z "$(umbel ls)" ]`); a person gets a line.
+    terminal: renderFleetTerminal,
     json: (r) => r.workers,
     examples: ["umbel ls", "umbel ls --json"],
   },
@@ -158,6 +161,10 @@ async function fleet(deps: Deps): Promise<FleetStatus> {
 
 function renderFleet(r: FleetStatus): string {
   return renderTable(r.workers) || "no workers";
+}
+
+function renderFleetTerminal(r: FleetStatus): string {
+  return renderTable(r.workers) || "no workers\n";
 }
 
 function renderLogs(r: LogsResult): string {

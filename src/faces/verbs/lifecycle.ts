@@ -14,7 +14,7 @@ import { withDefaultProvider } from "../../operations/user-config.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
-import { renderPrune, renderRead, renderSend, renderSpawn } from "./render-mcp.ts";
+import { renderPrune, renderRead, renderSend, renderSpawn, renderSpawnTerminal } from "./render-mcp.ts";
 import { renderWaitResult, renderWaitResultMcp } from "./render-wait.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 
@@ -34,11 +34,13 @@ export const spawnVerb = defineVerb({
   // A matching spare of the warm pool is claimed when there is one (ready at once). No provider
   // given: UMBEL_PROVIDER, else config.toml's, else claude (for the CLI and MCP alike).
   run: async (input, { deps }) => spawnOrClaim(deps, await withDefaultProvider(deps, input)),
+  // A script's `$(umbel spawn …)` gets the name; a person, what happened and what to do next.
   text: (r) => `${r.name}\n`,
   cli: {
     usage: "NAME",
     summary: "start a worker and return when its TUI is ready",
     positionals: ["name"],
+    terminal: renderSpawnTerminal,
     examples: [
       "umbel spawn reviewer --cwd ./repo --model sonnet",
       "umbel spawn fixer --provider codex --unattended --env GITHUB_TOKEN",

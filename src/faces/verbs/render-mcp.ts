@@ -11,8 +11,17 @@ import { renderOutcome } from "./render.ts";
  */
 
 export function renderSpawn(r: SpawnResult): string {
+  return `${spawned(r)} Next: umbel_send {name: "${r.name}", prompt}.`;
+}
+
+/** `umbel spawn` on a terminal: the same line, with the CLI's next step. */
+export function renderSpawnTerminal(r: SpawnResult): string {
+  return `${spawned(r)} Next: umbel send ${r.name} "PROMPT"\n`;
+}
+
+function spawned(r: SpawnResult): string {
   const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
-  return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}). Next: umbel_send {name: "${r.name}", prompt}.`;
+  return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}).`;
 }
 
 export function renderSend(r: SendOutput): string {

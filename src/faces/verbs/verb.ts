@@ -32,6 +32,8 @@ type CliSpec<R, P> = {
   readonly examples: readonly string[];
   /** Short flags: field → letter (`{follow: "f"}` makes `-f` mean `--follow`). */
   readonly aliases?: Readonly<Record<string, string>>;
+  /** What a person reads when stdout is a terminal (default: `text`, which a pipe always gets). */
+  terminal?(result: R): string;
   /** What `--json` prints (default: the result); undefined prints nothing. */
   json?(result: R): unknown;
   /** Prints each progress update as it comes (text, or one JSON line each); the result is not printed. */

@@ -1,5 +1,11 @@
 import type { FlagInfo } from "../flags.ts";
-import { type CompletionCommand, completionCommands, SHELLS, valueFlags } from "./model.ts";
+import {
+  type Argument,
+  argumentPlaces,
+  type CompletionCommand,
+  completionCommands,
+  valueFlags,
+} from "./model.ts";
 
 /**
  * `umbel completion bash`: `source <(umbel completion bash)` in ~/.bashrc. Worker names come from
@@ -7,7 +13,11 @@ import { type CompletionCommand, completionCommands, SHELLS, valueFlags } from "
  */
 export function renderBash(version: string): string {
   const commands = completionCommands();
-  const names = commands.map((c) => c.name).join(" ");
+  const names = commands
+    .filter((c) => c.word)
+    .map((c) => c.name)
+    .join(" ");
+  const firstFlags = ["-p", "--print", "--help", "--version"].join(" ");
   return `# bash completion for umbel ${version}: source <(umbel completion bash)
 # Generated from umbel's verb table and schemas; regenerate after an upgrade.
 _umbel_workers() { command umbel ls 2>/dev/null | awk 'NR > 1 { print $1 }'; }
@@ -17,10 +27,11 @@ _umbel() {
   local flags="" values="" i word args=0
   COMPREPLY=()
   if [ "$COMP_CWORD" -eq 1 ]; then
-    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "-p --print --help --version" -- "$cur"))
+    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "${firstFlags}" -- "$cur"))
     else COMPREPLY=($(compgen -W "${names}" -- "$cur")); fi
     return 0
   fi
+${commands.flatMap(aliasLines).join("\n")}
   case "$cmd" in
 ${commands.map(flagLists).join("\n")}
     *) return 0 ;;
@@ -37,14 +48,17 @@ ${commands.flatMap(valueCases).join("\n")}
     [[ " $values " == *" \${COMP_WORDS[i-1]} "* ]] && continue
     args=$((args + 1))
   done
-  [ "$args" -eq 0 ] || return 0
   case "$cmd" in
-${argumentCases(commands)}
+${commands.flatMap(argumentCases).join("\n")}
   esac
   return 0
 }
 complete -F _umbel umbel
 `;
+}
+
+function aliasLines(c: CompletionCommand): string[] {
+  return c.aliases.map((alias) => `  [ "$cmd" = ${alias} ] && cmd=${c.name}`);
 }
 
 function flagLists(c: CompletionCommand): string {
@@ -62,19 +76,25 @@ function valueCases(c: CompletionCommand): string[] {
           : f.completes === "file"
             ? `COMPREPLY=($(compgen -f -- "$cur"))`
             : null;
-    return action ? [`    "${c.name} ${f.flag}") ${action}; return 0 ;;`] : [];
+    const spellings = f.alias ? [f.flag, `-${f.alias}`] : [f.flag];
+    return action
+      ? [`    ${spellings.map((s) => `"${c.name} ${s}"`).join("|")}) ${action}; return 0 ;;`]
+      : [];
   });
 }
 
-function argumentCases(commands: readonly CompletionCommand[]): string {
-  const of = (kind: string) =>
-    commands
-      .filter((c) => c.argument === kind)
-      .map((c) => c.name)
-      .join("|");
-  return [
-    `    ${of("worker")}) COMPREPLY=($(compgen -W "$(_umbel_workers)" -- "$cur")) ;;`,
-    `    ${of("workflow")}) COMPREPLY=($(compgen -f -- "$cur")) ;;`,
-    `    ${of("shell")}) COMPREPLY=($(compgen -W "${SHELLS.join(" ")}" -- "$cur")) ;;`,
-  ].join("\n");
+/** `cmd) case $args in 0) … ;; *) … ;; esac ;;`: what each place completes to. */
+function argumentCases(c: CompletionCommand): string[] {
+  const places = argumentPlaces(c);
+  if (places.length === 0) return [];
+  const inner = places.map((p) => `${p.place}) ${action(p.argument)} ;;`).join(" ");
+  return [`    ${c.name}) case $args in ${inner} esac ;;`];
+}
+
+function action(argument: Argument): string {
+  if (argument.kind === "worker") return `COMPREPLY=($(compgen -W "$(_umbel_workers)" -- "$cur"))`;
+  if (argument.kind === "workflow") return `COMPREPLY=($(compgen -f -- "$cur"))`;
+  if (argument.kind === "choices")
+    return `COMPREPLY=($(compgen -W "${argument.values.join(" ")}" -- "$cur"))`;
+  return ":";
 }

@@ -1,5 +1,12 @@
 import type { FlagInfo } from "../flags.ts";
-import { type CompletionCommand, completionCommands, SHELLS, shortText, valueFlags } from "./model.ts";
+import {
+  type Argument,
+  argumentPlaces,
+  type CompletionCommand,
+  completionCommands,
+  shortText,
+  valueFlags,
+} from "./model.ts";
 
 /**
  * `umbel completion zsh`: `source <(umbel completion zsh)` after compinit in ~/.zshrc, or save it
@@ -7,6 +14,7 @@ import { type CompletionCommand, completionCommands, SHELLS, shortText, valueFla
  */
 export function renderZsh(version: string): string {
   const commands = completionCommands();
+  const words = commands.filter((c) => c.word);
   return `#compdef umbel
 # zsh completion for umbel ${version}: source <(umbel completion zsh) after compinit,
 # or save it as _umbel in a folder of $fpath. Generated from umbel's verb table and schemas.
@@ -17,11 +25,12 @@ _umbel() {
   local -a flags values commands descriptions
   local i args=0
   if (( CURRENT == 2 )); then
-    commands=(${commands.map((c) => c.name).join(" ")})
-    descriptions=(${commands.map((c) => quote(`${c.name.padEnd(11)}-- ${shortText(c.summary)}`)).join(" ")})
+    commands=(${words.map((c) => c.name).join(" ")})
+    descriptions=(${words.map((c) => quote(`${c.name.padEnd(11)}-- ${shortText(c.summary)}`)).join(" ")})
     if [[ $cur == -* ]]; then compadd -- -p --print --help --version; else compadd -l -d descriptions -- $commands; fi
     return 0
   fi
+${commands.flatMap(aliasLines).join("\n")}
   case $cmd in
 ${commands.map(flagLists).join("\n")}
     *) return 1 ;;
@@ -37,9 +46,8 @@ ${commands.flatMap(valueCases).join("\n")}
     (( \${values[(Ie)\${words[i-1]}]} )) && continue
     (( args++ ))
   done
-  (( args == 0 )) || return 0
   case $cmd in
-${argumentCases(commands)}
+${commands.flatMap(argumentCases).join("\n")}
   esac
   return 0
 }
@@ -48,9 +56,13 @@ if [[ \${funcstack[1]} == _umbel ]]; then _umbel "$@"; else compdef _umbel umbel
 `;
 }
 
+function aliasLines(c: CompletionCommand): string[] {
+  return c.aliases.map((alias) => `  [[ $cmd == ${alias} ]] && cmd=${c.name}`);
+}
+
 function flagLists(c: CompletionCommand): string {
   const flags = c.flags.flatMap((f) => (f.alias ? [`-${f.alias}`, f.flag] : [f.flag])).join(" ");
-  return `    ${c.name}) flags=(${flags}); values=(${valueFlags(c).join(" ")}) ;;`;
+  return `    ${pattern(c.name)}) flags=(${flags}); values=(${valueFlags(c).join(" ")}) ;;`;
 }
 
 function valueCases(c: CompletionCommand): string[] {
@@ -63,21 +75,31 @@ function valueCases(c: CompletionCommand): string[] {
           : f.completes === "file"
             ? "_files"
             : null;
-    return action ? [`    "${c.name} ${f.flag}") ${action}; return 0 ;;`] : [];
+    const spellings = f.alias ? [f.flag, `-${f.alias}`] : [f.flag];
+    return action
+      ? [`    ${spellings.map((s) => `"${c.name} ${s}"`).join("|")}) ${action}; return 0 ;;`]
+      : [];
   });
 }
 
-function argumentCases(commands: readonly CompletionCommand[]): string {
-  const of = (kind: string) =>
-    commands
-      .filter((c) => c.argument === kind)
-      .map((c) => c.name)
-      .join("|");
-  return [
-    `    ${of("worker")}) compadd -- \${(f)"$(_umbel_workers)"} ;;`,
-    `    ${of("workflow")}) _files -g '*.(yaml|yml)' ;;`,
-    `    ${of("shell")}) compadd -- ${SHELLS.join(" ")} ;;`,
-  ].join("\n");
+/** `cmd) case $args in 0) … ;; *) … ;; esac ;;`: what each place completes to. */
+function argumentCases(c: CompletionCommand): string[] {
+  const places = argumentPlaces(c);
+  if (places.length === 0) return [];
+  const inner = places.map((p) => `(${p.place}) ${action(p.argument)} ;;`).join(" ");
+  return [`    ${pattern(c.name)}) case $args in ${inner} esac ;;`];
+}
+
+function action(argument: Argument): string {
+  if (argument.kind === "worker") return `compadd -- \${(f)"$(_umbel_workers)"}`;
+  if (argument.kind === "workflow") return "_files -g '*.(yaml|yml)'";
+  if (argument.kind === "choices") return `compadd -- ${argument.values.join(" ")}`;
+  return ":";
+}
+
+/** A case pattern: `-p` would read as an option to nothing, but zsh's case takes it quoted. */
+function pattern(name: string): string {
+  return name.startsWith("-") ? `"${name}"` : name;
 }
 
 /** A single-quoted zsh word. */
