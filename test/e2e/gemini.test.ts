@@ -168,12 +168,21 @@ describe("a gemini worker's life", () => {
       expect(r.stdout).toBe(
         `CONFIG system=${sha("SYSTEM TEXT")} memory=${sha(memory)} dirs=${extra} mcp=tools exclude=run_shell_command,web_fetch\n`,
       );
+      // The --add-dir trust box, answered for this session only, and said so (-p as spawn).
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^umbel: p-[0-9a-f]{8}: answered gemini's include-trust dialog for ${extra}: "Yes" \\(not kept past this worker\\)\n$`,
+        ),
+      );
       expect(r.code).toBe(0);
     } finally {
       rmSync(join(userGemini, "GEMINI.md"));
     }
     const spawned = await spawn("dirs", "--add-dir", extra);
     expect(spawned.dialogsAnswered).toEqual(["include-trust"]);
+    expect(spawned.dialogs).toEqual([
+      { dialog: "include-trust", answer: "Yes", folders: [extra], lasting: false },
+    ]);
     expect((await turn("dirs", "fake:config")).outcome.reason).toBe("stop");
     expect((await sb.umbel(["read", "dirs"])).stdout).toBe(
       `CONFIG system=unset memory=none dirs=${extra} mcp=none exclude=none\n`,

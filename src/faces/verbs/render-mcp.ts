@@ -4,6 +4,7 @@ import type { CaptureResult, KeysResult, PruneResult, ReadResult, SpawnResult } 
 import type { SendOutput } from "../../core/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
 import { renderOutcome } from "./render.ts";
+import { describeDialog } from "./render-dialogs.ts";
 
 /**
  * Pure renderers: the readable text beside each MCP tool's structured content. They reuse the CLI's
@@ -11,8 +12,9 @@ import { renderOutcome } from "./render.ts";
  */
 
 export function renderSpawn(r: SpawnResult): string {
-  const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
-  return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}). Next: umbel_send {name: "${r.name}", prompt}.`;
+  // Every dialog answered, as the CLI's stderr says it: trust is never given silently.
+  const dialogs = r.dialogs.map((d) => ` umbel ${describeDialog(r.provider, d)}.`).join("");
+  return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}).${dialogs} Next: umbel_send {name: "${r.name}", prompt}.`;
 }
 
 export function renderSend(r: SendOutput): string {
