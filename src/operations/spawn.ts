@@ -35,7 +35,7 @@ export type SpawnExtra = {
    * Trust the folder for the worker's own session only, leaving no lasting trust behind (-p, the
    * warm pool's spares): the CLI is told so where it can be (claude: CLAUDE_CODE_SANDBOXED), and a
    * trust question whose answer it would keep is refused (InputRequiredError), never answered. spawn
-   * answers it as a person would, and the CLI keeps it (docs/cli-reference.md#spawn).
+   * answers it as a person would, and the CLI keeps it (docs/cli-reference.md#spawn-name).
    */
   readonly sessionTrust?: boolean | undefined;
 };

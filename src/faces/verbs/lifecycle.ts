@@ -26,7 +26,7 @@ const EVIDENCE_MESSAGE_CHARS = 2000;
 /** umbel_read's input: the read verb's fields plus how to bound a long answer. */
 const ReadToolInput = ReadInput.extend(TextBound.shape);
 
-/** spawn --help's word on trust (docs/cli-reference.md#spawn says the same, per CLI). */
+/** spawn --help's word on trust (docs/cli-reference.md#spawn-name says the same, per CLI). */
 const SPAWN_TRUST =
   "Trust: a CLI that asks whether to trust the folder (claude's trust dialog, which defaults to \"No, exit\") is answered Yes, as you would, and the CLI keeps that answer: claude records it in its .claude.json (~/.claude.json or $CLAUDE_CONFIG_DIR/.claude.json), so your own claude trusts the folder from then on. Each dialog umbel answers is printed on stderr and listed in the result's dialogs. / and your home directory are never trusted for you. codex and gemini workers trust the folder through umbel's own config home, for the worker only; opencode asks nothing. umbel -p and the warm pool's spares trust for their own session only and leave nothing behind.";
 
