@@ -196,5 +196,27 @@ describe("a gemini worker's life", () => {
     expect(r.code).toBe(0);
     const j = await sb.umbel(["-p", "--provider", "gemini", "--output-format", "json", "fake:reply json"]);
     expect(JSON.parse(j.stdout)).toMatchObject({ type: "result", is_error: false, result: "json" });
+    expect(JSON.parse(j.stdout).umbel).not.toHaveProperty("dialogs");
+  });
+
+  test("umbel -p lists the dialogs its new worker answered in the JSON result (umbel.dialogs)", async () => {
+    const extra = join(sb.dir, "extra-json");
+    mkdirSync(extra);
+    const args = [
+      "-p",
+      "--provider",
+      "gemini",
+      "--add-dir",
+      extra,
+      "--output-format",
+      "json",
+      "fake:reply ok",
+    ];
+    const r = await sb.umbel(args);
+    expect(JSON.parse(r.stdout).umbel.dialogs).toEqual([
+      { dialog: "include-trust", answer: "Yes", folders: [extra], lasting: false },
+    ]);
+    expect(r.stderr).toContain(`answered gemini's include-trust dialog for ${extra}`);
+    expect(r.code).toBe(0);
   });
 });

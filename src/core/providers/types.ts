@@ -60,7 +60,7 @@ export type ScreenState =
    * `keys` answer it from this very screen (moves, then Enter); `grantsTrust`: answering it trusts
    * a folder on the user's behalf (umbel refuses that for / and the home directory itself);
    * `lasting`: the CLI keeps that answer in the user's own configuration, past the worker's life
-   * (`Provider.trustRecord` says where). `answer` is the option umbel picks, as the screen words it,
+   * (`Provider.dialogRecord` says where). `answer` is the option umbel picks, as the screen words it,
    * and `folders` the folders a trust question names: both are what spawn reports.
    */
   | {
