@@ -97,6 +97,39 @@ describe("trust", () => {
   });
 });
 
+describe("trust in a workflow run", () => {
+  test("each dialog a worker answered is a log line (text) and an event plus the summary's (--json)", async () => {
+    const dir = join(sb.dir, "wf");
+    await Bun.write(
+      join(dir, "wf.yaml"),
+      "workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: hello }\n",
+    );
+    const folder = realpathSync(dir);
+    const text = await sb.umbel(["run", join(dir, "wf.yaml")]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toMatch(
+      new RegExp(
+        `\\d\\d:\\d\\d:\\d\\d umbel: a-[0-9a-f]+-1: answered claude's trust dialog for ${folder}: "Yes, I trust this folder"; claude keeps this answer in `,
+      ),
+    );
+    // The trust lasts (as spawn's), so a second run in the folder is asked nothing: use another.
+    const other = join(sb.dir, "wf2");
+    await Bun.write(
+      join(other, "wf.yaml"),
+      "workers: { a: {} }\nsteps:\n  - { id: s, run: a, prompt: hello }\n",
+    );
+    const json = await sb.umbel(["run", join(other, "wf.yaml"), "--json"]);
+    expect(json.code).toBe(0);
+    const events = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const dialog = { dialog: "trust", folders: [realpathSync(other)], lasting: true };
+    expect(events.filter((e) => e.event === "dialog")).toEqual([expect.objectContaining(dialog)]);
+    expect(events.at(-1)?.dialogs).toEqual([expect.objectContaining({ provider: "claude", ...dialog })]);
+  });
+});
+
 describe("trust over MCP", () => {
   test("umbel_spawn's result lists the dialog, and its text says it", async () => {
     const other = join(sb.dir, "other");
