@@ -118,6 +118,7 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
   return runCli(route.verb, [...route.rest], {
     deps,
     out: io.out,
+    err: io.err,
     readStdin: io.readStdin,
     stdinIsTty: io.stdinIsTty,
     stdoutIsTty: io.stdoutIsTty,

@@ -10,6 +10,20 @@ import { z } from "zod";
 const Name = z.string().describe("Worker name");
 const ElapsedMs = z.number().describe("How long it took, in milliseconds");
 
+/** A startup dialog umbel answered (spawn reports each, on stderr and in its result). */
+export const DialogAnswer = z.object({
+  dialog: z.string().describe("Which dialog: trust, add-dir, api-key, …"),
+  answer: z.string().optional().describe("The option umbel chose, as the screen words it"),
+  folders: z.array(z.string()).optional().describe("A trust question: the folders the answer trusts"),
+  lasting: z
+    .boolean()
+    .describe(
+      "The CLI keeps this answer in your own configuration after the worker is gone (claude's trust dialog: projects[…].hasTrustDialogAccepted in .claude.json)",
+    ),
+  record: z.string().optional().describe("A lasting answer: the file the CLI keeps it in"),
+});
+export type DialogAnswer = z.infer<typeof DialogAnswer>;
+
 export const SpawnResult = z.object({
   name: Name,
   provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini, opencode)"),
@@ -17,7 +31,8 @@ export const SpawnResult = z.object({
   sessionId: z.string().describe("The CLI's own session id"),
   state: z.literal("ready").describe("Always ready: spawn returns only once the TUI takes prompts"),
   elapsedMs: ElapsedMs,
-  dialogsAnswered: z.array(z.string()).describe("Startup dialogs umbel answered (e.g. trust)"),
+  dialogsAnswered: z.array(z.string()).describe("Startup dialogs umbel answered (e.g. trust): their names"),
+  dialogs: z.array(DialogAnswer).describe("Each startup dialog umbel answered, with what it answered"),
   worktree: z
     .object({
       path: z.string().describe("The worktree (the worker's cwd is in it)"),

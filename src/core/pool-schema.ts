@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DialogAnswer } from "./outputs.ts";
 import { Duration, SpawnInput, type WithProvider } from "./schemas.ts";
 import { choiceError } from "./suggest.ts";
 
@@ -50,6 +51,14 @@ export const PoolResult = z.object({
   spares: z.array(SpareInfo).describe("warm: the spares of this key; ls: every spare; drain: none left"),
   made: z.array(z.string()).describe("warm: the spares this call started"),
   removed: z.array(z.string()).describe("drain: the spares removed"),
+  dialogs: z
+    .array(
+      DialogAnswer.extend({
+        worker: z.string().describe("The spare that answered it"),
+        provider: z.string().describe("Its agent CLI"),
+      }),
+    )
+    .describe("warm: each startup dialog a new spare answered (also said on stderr)"),
   elapsedMs: z.number().describe("How long it took, in milliseconds"),
 });
 export type PoolResult = z.infer<typeof PoolResult>;

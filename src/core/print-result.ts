@@ -2,6 +2,7 @@ import { MAX_INVALID_CALLS } from "./guard/decide.ts";
 import type { Attempt } from "./guard/record.ts";
 import type { UsageLimit } from "./limits.ts";
 import type { Outcome, OutcomeEvidence } from "./outcome.ts";
+import type { DialogAnswer } from "./outputs.ts";
 import { describeFailure } from "./print.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
 import type { OutcomeReason } from "./schemas.ts";
@@ -35,6 +36,8 @@ type UmbelExtras = {
   attempts?: Attempt[];
   /** A usage limit (limited): its window and reset time, also in evidence. */
   limit?: UsageLimit;
+  /** The startup dialogs umbel answered for the run's new worker. */
+  dialogs?: DialogAnswer[];
 };
 
 export type ResultArgs = {

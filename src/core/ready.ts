@@ -1,8 +1,9 @@
 import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError, UsageError } from "./errors.ts";
 import { parseEvents } from "./events.ts";
 import type { ExitRecord } from "./outcome.ts";
+import type { DialogAnswer } from "./outputs.ts";
 import type { PaneInfo } from "./ports.ts";
-import type { Provider } from "./providers/types.ts";
+import type { Provider, ScreenState } from "./providers/types.ts";
 import { screenTail } from "./screen.ts";
 import type { SignInAdvice } from "./sign-in.ts";
 
@@ -49,6 +50,13 @@ export type ReadyConfig = {
   readonly untrusted: string | null;
   /** What a sign-in refusal tells the user to do (core/sign-in.ts); default: log in by hand. */
   readonly signInAdvice?: SignInAdvice;
+  /** The worker's cwd: the folder of a trust question whose screen does not spell it out. */
+  readonly cwd?: string;
+  /**
+   * The worker trusts its folder for its own session only (-p, a spare of the warm pool): a trust
+   * question whose answer the CLI would keep in the user's configuration is refused, never answered.
+   */
+  readonly sessionTrust?: boolean;
 };
 
 export type ReadyCommand =
@@ -59,7 +67,7 @@ export type ReadyCommand =
   | { readonly kind: "capture"; readonly scrollback: boolean }
   | { readonly kind: "keys"; readonly keys: readonly string[] }
   | { readonly kind: "sleep"; readonly ms: number; readonly wake: boolean }
-  | { readonly kind: "ready"; readonly dialogsAnswered: readonly string[] }
+  | { readonly kind: "ready"; readonly dialogs: readonly DialogAnswer[] }
   | { readonly kind: "fail"; readonly error: UmbelError };
 
 export type ReadyObservation = { readonly now: number; readonly aborted: boolean } & (
@@ -85,7 +93,7 @@ export type ReadyState =
   | {
       readonly phase: "starting";
       readonly config: ReadyConfig;
-      readonly answered: readonly string[];
+      readonly answered: readonly DialogAnswer[];
       readonly dialog: DialogSeen | null;
       readonly readySince: number | null;
       readonly screen: string | null;
@@ -150,7 +158,7 @@ function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
       // Read while the screen is not ready yet: only to know whether the hook has come.
       if (s.readySince === null)
         return untilDeadline({ ...s, hookedAt: s.hookedAt ?? (started ? o.now : null) }, o.now);
-      if (started) return { state: s, next: { kind: "ready", dialogsAnswered: s.answered } };
+      if (started) return { state: s, next: { kind: "ready", dialogs: s.answered } };
       if (o.now - (s.readySince ?? o.now) > HOOKLESS_READY_MS)
         return fail(
           s,
@@ -190,7 +198,10 @@ function onScreen(s: Starting, now: number): ReadyStep {
             { name, path: untrusted, dialog: state.dialog },
           ),
         );
-      return onDialog(s, now, state.dialog, state.keys);
+      const answer = describeAnswer(state, s.config.cwd);
+      if (s.config.sessionTrust && state.grantsTrust && state.lasting)
+        return fail(s, sessionOnly(s.config, answer));
+      return onDialog(s, now, answer, state.keys);
     }
     case "sign-in": {
       const advice = s.config.signInAdvice?.text ?? `run ${provider.defaultBin} once by hand to log in`;
@@ -219,7 +230,7 @@ function onScreen(s: Starting, now: number): ReadyStep {
       const ready: Starting = { ...s, readySince: s.readySince ?? now };
       // codex fires SessionStart at the first prompt: its status line is all there is to see.
       if (provider.sessionStartAtLaunch === false)
-        return { state: ready, next: { kind: "ready", dialogsAnswered: s.answered } };
+        return { state: ready, next: { kind: "ready", dialogs: s.answered } };
       return { state: ready, next: { kind: "read-log" } };
     }
     default: {
@@ -237,8 +248,9 @@ function onScreen(s: Starting, now: number): ReadyStep {
  * redrawn screen asks for, so Enter goes only once the highlight sits on the answer. Under load a
  * TUI drops keys (1 of 120 concurrent spawns pressed Enter on claude's "No, exit").
  */
-function onDialog(s: Starting, now: number, dialog: string, keys: readonly string[]): ReadyStep {
+function onDialog(s: Starting, now: number, answer: DialogAnswer, keys: readonly string[]): ReadyStep {
   const { name } = s.config;
+  const { dialog } = answer;
   const seen: DialogSeen =
     s.dialog?.dialog === dialog
       ? s.dialog
@@ -259,7 +271,7 @@ function onDialog(s: Starting, now: number, dialog: string, keys: readonly strin
         screen: screenTail(s.screen),
       }),
     );
-  const answered = s.answered.includes(dialog) ? s.answered : [...s.answered, dialog];
+  const answered = s.answered.some((a) => a.dialog === dialog) ? s.answered : [...s.answered, answer];
   const next: Starting = {
     ...base,
     answered,
@@ -272,6 +284,30 @@ function onDialog(s: Starting, now: number, dialog: string, keys: readonly strin
     },
   };
   return { state: next, next: { kind: "keys", keys: [key] } };
+}
+
+/** What spawn reports of a dialog it answers; a trust question's folder is the cwd unless it names one. */
+function describeAnswer(
+  state: Extract<ScreenState, { kind: "dialog" }>,
+  cwd: string | undefined,
+): DialogAnswer {
+  const named = state.folders ?? [];
+  const folders = state.grantsTrust && named.length === 0 && cwd !== undefined ? [cwd] : [...named];
+  return {
+    dialog: state.dialog,
+    ...(state.answer === undefined ? {} : { answer: state.answer }),
+    ...(state.grantsTrust || folders.length > 0 ? { folders } : {}),
+    lasting: state.lasting === true,
+  };
+}
+
+function sessionOnly(config: ReadyConfig, answer: DialogAnswer): UmbelError {
+  const { provider, name } = config;
+  const folder = answer.folders?.join(", ") || "its folder";
+  return new InputRequiredError(
+    `${provider.displayName} asks to trust ${folder}, and would keep that answer in your own configuration; this worker (umbel -p, or a spare of the warm pool) trusts its folder for its own session only, so umbel does not answer it. Start ${provider.defaultBin} there once and answer it yourself, or use umbel spawn, which answers it and says so`,
+    { name, path: answer.folders?.[0] ?? null, dialog: answer.dialog },
+  );
 }
 
 function untilDeadline(s: Starting, now: number): ReadyStep {

@@ -1,8 +1,14 @@
 import { SpawnFailedError, UmbelError } from "../core/errors.ts";
+import type { DialogAnswer } from "../core/outputs.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { Provider } from "../core/providers/types.ts";
-import { type ReadyCommand, type ReadyObservation, startReady, stepReady } from "../core/ready.ts";
-import type { SignInAdvice } from "../core/sign-in.ts";
+import {
+  type ReadyCommand,
+  type ReadyConfig,
+  type ReadyObservation,
+  startReady,
+  stepReady,
+} from "../core/ready.ts";
 import { DEAD_SCROLLBACK } from "./worker.ts";
 
 /**
@@ -14,11 +20,11 @@ export async function waitReady(
   deps: Deps,
   provider: Provider,
   name: string,
-  options: { timeoutMs: number; untrusted: string | null; signInAdvice: SignInAdvice },
-): Promise<string[]> {
-  const { timeoutMs, untrusted, signInAdvice } = options;
+  options: Pick<ReadyConfig, "untrusted" | "signInAdvice" | "cwd" | "sessionTrust"> & { timeoutMs: number },
+): Promise<DialogAnswer[]> {
+  const { timeoutMs, ...rest } = options;
   const deadline = deps.clock.now() + timeoutMs;
-  let state = startReady({ provider, name, deadline, timeoutMs, untrusted, signInAdvice });
+  let state = startReady({ provider, name, deadline, timeoutMs, ...rest });
   const waker = deps.watch.dir(deps.store.paths(name).events);
   const looked: Looked = { screen: undefined };
   try {
@@ -26,7 +32,7 @@ export async function waitReady(
     for (;;) {
       const step = stepReady(state, seen);
       state = step.state;
-      if (step.next.kind === "ready") return [...step.next.dialogsAnswered];
+      if (step.next.kind === "ready") return [...step.next.dialogs];
       if (step.next.kind === "fail") throw step.next.error;
       seen = await performReady(deps, name, waker, step.next, looked);
     }

@@ -37,6 +37,7 @@ export async function spawnOrClaim(deps: Deps, input: SpawnInput): Promise<Spawn
     state: "ready",
     elapsedMs: deps.clock.now() - started,
     dialogsAnswered: [],
+    dialogs: [],
   };
 }
 

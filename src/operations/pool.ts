@@ -19,25 +19,34 @@ export async function runPool(deps: Deps, input: PoolInput): Promise<PoolResult>
     action: input.action,
     made: [],
     removed: [],
+    dialogs: [],
     elapsedMs: deps.clock.now() - started,
     ...part,
   });
   if (input.action === "ls") return done({ spares: (await listSpares(deps)).map(({ info }) => info) });
   if (input.action === "drain") return done({ spares: [], removed: await drainPool(deps) });
   const key = await spawnKey(deps, spawnOfPool(input, `${SPARE_PREFIX}key`));
-  const made = await warmPool(deps, input, key);
+  const { made, dialogs } = await warmPool(deps, input, key);
   const spares = (await listSpares(deps)).filter((s) => s.key === key).map(({ info }) => info);
-  return done({ spares, made });
+  return done({ spares, made, dialogs });
 }
 
-async function warmPool(deps: Deps, input: PoolInput, key: string): Promise<string[]> {
+async function warmPool(
+  deps: Deps,
+  input: PoolInput,
+  key: string,
+): Promise<Pick<PoolResult, "made" | "dialogs">> {
   const size = input.count ?? 1;
   const pool: PoolMeta = { key, size, ttlMs: input.ttl ?? DEFAULT_POOL_TTL_MS, state: "spare" };
   const have = (await listSpares(deps)).filter((s) => s.key === key && s.info.state !== "dead").length;
   const made: string[] = [];
+  const dialogs: PoolResult["dialogs"] = [];
   const starts = Array.from({ length: Math.max(0, size - have) }, async () => {
     const name = `${SPARE_PREFIX}${deps.system.uuid().slice(-8)}`;
-    await spawnWorker(deps, spawnOfPool(input, name), pool);
+    // A spare is started before anyone asks for its folder: it trusts it for its own session only
+    // (never a lasting trust, whichever -p or spawn claims it).
+    const spawned = await spawnWorker(deps, spawnOfPool(input, name), { pool, sessionTrust: true });
+    dialogs.push(...spawned.dialogs.map((d) => ({ worker: name, provider: spawned.provider, ...d })));
     // Claimable from here on (a claim and the retire timer both remove it, under the claim lock).
     await deps.store.writeWorkerFile(name, SPARE_MARKER, "");
     made.push(name);
@@ -45,7 +54,7 @@ async function warmPool(deps: Deps, input: PoolInput, key: string): Promise<stri
   // Every start runs to its end (each unwinds itself on failure); the first failure is reported.
   const failed = (await Promise.allSettled(starts)).find((r) => r.status === "rejected");
   if (failed) throw failed.reason;
-  return made;
+  return { made, dialogs };
 }
 
 type Spare = { readonly info: SpareInfo; readonly key: string };

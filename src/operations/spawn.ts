@@ -28,22 +28,41 @@ import { makeWorktree, planWorktree, unmakeWorktree } from "./worktree.ts";
 const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
 
+/** How a worker is made beyond its input: a spare of the warm pool, and how it may trust its folder. */
+export type SpawnExtra = {
+  readonly pool?: PoolMeta | undefined;
+  /**
+   * Trust the folder for the worker's own session only, leaving no lasting trust behind (-p, the
+   * warm pool's spares): the CLI is told so where it can be (claude: CLAUDE_CODE_SANDBOXED), and a
+   * trust question whose answer it would keep is refused (InputRequiredError), never answered. spawn
+   * answers it as a person would, and the CLI keeps it (docs/cli-reference.md#spawn-name).
+   */
+  readonly sessionTrust?: boolean | undefined;
+};
+
 /**
  * Creates a worker and returns when its TUI is ready. Everything is validated before any I/O; any
  * failure after the name is claimed unwinds the tmux session, the buffer and the session directory.
  */
-export async function spawnWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta): Promise<SpawnResult> {
+export async function spawnWorker(
+  deps: Deps,
+  input: SpawnInput,
+  extra: SpawnExtra = {},
+): Promise<SpawnResult> {
   const started = deps.clock.now();
-  const launched = await launchWorker(deps, input, { pool, bootSlot: true });
-  const { meta, provider, untrusted, signInAdvice: advice, unwind } = launched;
+  const launched = await launchWorker(deps, input, { ...extra, bootSlot: true });
+  const { meta, provider, untrusted, signInAdvice: advice, dialogRecord, unwind } = launched;
   try {
     const timeoutMs = input.startTimeout ?? DEFAULT_START_TIMEOUT_MS;
     deps.trace.mark(`spawn ${input.name}: ${provider.id} started in tmux, waiting for ready`);
-    const dialogsAnswered = await waitReady(deps, provider, input.name, {
+    const answered = await waitReady(deps, provider, input.name, {
       timeoutMs,
       untrusted,
       signInAdvice: advice,
+      cwd: meta.cwd,
+      sessionTrust: extra.sessionTrust === true,
     });
+    const dialogs = answered.map((d) => (d.lasting && dialogRecord ? { ...d, record: dialogRecord } : d));
     if (input.structured) await awaitStructuredServer(deps, input.name, started + timeoutMs);
     const { spawner: _spawned, ...ready } = meta;
     await deps.store.writeMeta({
@@ -59,7 +78,8 @@ export async function spawnWorker(deps: Deps, input: SpawnInput, pool?: PoolMeta
       sessionId: meta.sessionId,
       state: "ready",
       elapsedMs: deps.clock.now() - started,
-      dialogsAnswered,
+      dialogsAnswered: dialogs.map((d) => d.dialog),
+      dialogs,
       ...(meta.worktree
         ? { worktree: { path: meta.worktree.path, branch: meta.worktree.branch, base: meta.worktree.base } }
         : {}),
@@ -80,6 +100,8 @@ export type LaunchedWorker = {
   readonly untrusted: string | null;
   /** What a sign-in refusal tells the user to do (core/sign-in.ts). */
   readonly signInAdvice: SignInAdvice;
+  /** Where the CLI keeps a lasting dialog answer, for this worker's environment (Provider.dialogRecord). */
+  readonly dialogRecord: string | null;
   /** Removes what the launch made: the session, the env buffer, the provider files, the directory. */
   unwind(): Promise<void>;
   /** The boot slot taken for it (UMBEL_MAX_STARTING), when asked for: the caller frees it once ready. */
@@ -94,7 +116,7 @@ export type LaunchedWorker = {
 export async function launchWorker(
   deps: Deps,
   input: SpawnInput,
-  extra: { pool?: PoolMeta | undefined; bootSlot?: boolean } = {},
+  extra: SpawnExtra & { bootSlot?: boolean } = {},
 ): Promise<LaunchedWorker> {
   const { pool } = extra;
   const provider = getProvider(input.provider);
@@ -190,6 +212,7 @@ export async function launchWorker(
       structuredServer: structured,
       onLimit: input.onLimit,
       statusLineCommand,
+      sessionTrust: extra.sessionTrust === true,
     };
     let plan: LaunchPlan;
     let providerFiles: readonly string[] = [];
@@ -297,6 +320,7 @@ export async function launchWorker(
         passed: Object.keys(explicitEnv ?? {}),
         configFile: userConfig.file ?? userConfig.home,
       }),
+      dialogRecord: provider.dialogRecord?.(env) ?? null,
       unwind,
       bootSlot,
     };

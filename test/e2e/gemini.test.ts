@@ -168,12 +168,21 @@ describe("a gemini worker's life", () => {
       expect(r.stdout).toBe(
         `CONFIG system=${sha("SYSTEM TEXT")} memory=${sha(memory)} dirs=${extra} mcp=tools exclude=run_shell_command,web_fetch\n`,
       );
+      // The --add-dir trust box, answered for this session only, and said so (-p as spawn).
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^umbel: p-[0-9a-f]{8}: answered gemini's include-trust dialog for ${extra}: "Yes" \\(not kept past this worker\\)\n$`,
+        ),
+      );
       expect(r.code).toBe(0);
     } finally {
       rmSync(join(userGemini, "GEMINI.md"));
     }
     const spawned = await spawn("dirs", "--add-dir", extra);
     expect(spawned.dialogsAnswered).toEqual(["include-trust"]);
+    expect(spawned.dialogs).toEqual([
+      { dialog: "include-trust", answer: "Yes", folders: [extra], lasting: false },
+    ]);
     expect((await turn("dirs", "fake:config")).outcome.reason).toBe("stop");
     expect((await sb.umbel(["read", "dirs"])).stdout).toBe(
       `CONFIG system=unset memory=none dirs=${extra} mcp=none exclude=none\n`,
@@ -187,5 +196,27 @@ describe("a gemini worker's life", () => {
     expect(r.code).toBe(0);
     const j = await sb.umbel(["-p", "--provider", "gemini", "--output-format", "json", "fake:reply json"]);
     expect(JSON.parse(j.stdout)).toMatchObject({ type: "result", is_error: false, result: "json" });
+    expect(JSON.parse(j.stdout).umbel).not.toHaveProperty("dialogs");
+  });
+
+  test("umbel -p lists the dialogs its new worker answered in the JSON result (umbel.dialogs)", async () => {
+    const extra = join(sb.dir, "extra-json");
+    mkdirSync(extra);
+    const args = [
+      "-p",
+      "--provider",
+      "gemini",
+      "--add-dir",
+      extra,
+      "--output-format",
+      "json",
+      "fake:reply ok",
+    ];
+    const r = await sb.umbel(args);
+    expect(JSON.parse(r.stdout).umbel.dialogs).toEqual([
+      { dialog: "include-trust", answer: "Yes", folders: [extra], lasting: false },
+    ]);
+    expect(r.stderr).toContain(`answered gemini's include-trust dialog for ${extra}`);
+    expect(r.code).toBe(0);
   });
 });

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
@@ -330,12 +338,33 @@ describe("spawn failures leave nothing behind", () => {
     for (const name of ["tok", "tok2"]) expect((await sb.umbel(["kill", name, "--purge"])).code).toBe(0);
   });
 
-  test("an untrusted folder's trust dialog is answered (its default is 'No, exit')", async () => {
+  test("an untrusted folder's trust dialog is answered (its default is 'No, exit'), and said so", async () => {
     const fresh = join(sb.dir, "fresh");
     await Bun.write(join(fresh, ".keep"), "");
+    const folder = realpathSync(fresh);
+    const trustedBefore = readFileSync(join(sb.cfg, "fake-trusted"), "utf8");
     const r = await sb.umbel(["spawn", "trusty", "--cwd", fresh, "--json"]);
     expect(json(r.stdout).dialogsAnswered).toEqual(["trust"]);
+    // claude keeps the answer, as a person's: spawn says what it answered, for which folder, and where.
+    expect(json(r.stdout).dialogs).toEqual([
+      {
+        dialog: "trust",
+        answer: "Yes, I trust this folder",
+        folders: [folder],
+        lasting: true,
+        record: join(sb.cfg, ".claude.json"),
+      },
+    ]);
+    expect(r.stderr).toBe(
+      `umbel: trusty: answered claude's trust dialog for ${folder}: "Yes, I trust this folder"; claude keeps this answer in ${join(sb.cfg, ".claude.json")}\n`,
+    );
     expect(readFileSync(join(sb.cfg, "fake-trusted"), "utf8")).toContain(fresh);
+    await sb.umbel(["kill", "trusty", "--purge"]);
+    // Without --json too: the result on stdout, the dialog on stderr.
+    writeFileSync(join(sb.cfg, "fake-trusted"), trustedBefore);
+    const text = await sb.umbel(["spawn", "trusty", "--cwd", fresh]);
+    expect(text.stdout).toBe("trusty\n");
+    expect(text.stderr).toContain(`answered claude's trust dialog for ${folder}`);
     await sb.umbel(["kill", "trusty", "--purge"]);
   });
 

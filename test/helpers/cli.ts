@@ -1,16 +1,22 @@
 import { expect } from "bun:test";
+import type { SpawnResult } from "../../src/core/outputs.ts";
+import { renderDialogNotes } from "../../src/faces/verbs/render-dialogs.ts";
 import type { Sandbox } from "./sandbox.ts";
 
 /** A JSON result printed by dist/umbel (wait outcomes carry `evidence`). */
 export type CliJson = Record<string, unknown> & { evidence: Record<string, unknown> };
 const parseJson = (text: string) => JSON.parse(text) as CliJson;
 
-/** `umbel spawn NAME --json …` that must succeed; returns its result. */
+/**
+ * `umbel spawn NAME --json …` that must succeed; returns its result. stderr holds exactly one line
+ * per dialog the result says umbel answered (nothing else, and no dialog unsaid).
+ */
 export async function spawnOk(sb: Sandbox, name: string, flags: readonly string[] = []): Promise<CliJson> {
   const r = await sb.umbel(["spawn", name, "--json", ...flags]);
-  expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
-  return parseJson(r.stdout);
+  const result = parseJson(r.stdout) as CliJson & SpawnResult;
+  expect(r.stderr).toBe(renderDialogNotes(result));
+  return result;
 }
 
 /** One turn through the CLI: send (from stdin, must be taken) → wait --after its baseline. */

@@ -1,4 +1,5 @@
 import type { ExitRecord } from "../../src/core/outcome.ts";
+import type { DialogAnswer } from "../../src/core/outputs.ts";
 import type { PaneInfo } from "../../src/core/ports.ts";
 import {
   type ReadyCommand,
@@ -174,7 +175,9 @@ function performWait(
 
 export type ReadyRun = {
   readonly result: "ready" | "fail";
+  /** The dialogs' names (`dialogs`, each with what was answered). */
   readonly dialogsAnswered: readonly string[];
+  readonly dialogs: readonly DialogAnswer[];
   readonly error: { name: string; message: string; data: Record<string, unknown> } | null;
   readonly at: number;
   readonly keys: readonly (readonly string[])[];
@@ -207,11 +210,20 @@ export function runReady(
     const c: ReadyCommand = step.next;
     commands.push(c.kind);
     if (c.kind === "ready")
-      return { result: "ready", dialogsAnswered: c.dialogsAnswered, error: null, at: now, keys, commands };
+      return {
+        result: "ready",
+        dialogsAnswered: c.dialogs.map((d) => d.dialog),
+        dialogs: c.dialogs,
+        error: null,
+        at: now,
+        keys,
+        commands,
+      };
     if (c.kind === "fail")
       return {
         result: "fail",
         dialogsAnswered: [],
+        dialogs: [],
         error: { name: c.error.name, message: c.error.message, data: c.error.data },
         at: now,
         keys,

@@ -158,7 +158,12 @@ describe("fake gemini through the gemini provider", () => {
   test("fake:loop: the answer, AfterAgent, then the loop dialog (answered with its digit)", async () => {
     const { baseline, turnKey } = await g.send("fake:loop");
     await g.afterAgent(baseline);
-    expect(await g.until("dialog")).toEqual({ kind: "dialog", dialog: "loop-detection", keys: ["1"] });
+    expect(await g.until("dialog")).toEqual({
+      kind: "dialog",
+      dialog: "loop-detection",
+      keys: ["1"],
+      answer: "Keep loop detection enabled",
+    });
     await world.tmux.sendKeys(name, ["1"]);
     await g.until("ready");
     expect((await g.answer(turnKey)).text).toStartWith("FAKE-REPLY");
@@ -201,7 +206,13 @@ describe("fake gemini: startup screens", () => {
     const g = driveGemini(world, "trust");
     await world.start("trust", { env: { GEMINI_CLI_TRUST_WORKSPACE: "" }, watchStartup: true });
     const dialog = await g.until("dialog");
-    expect(dialog).toEqual({ kind: "dialog", dialog: "trust", keys: ["1"], grantsTrust: true });
+    expect(dialog).toEqual({
+      kind: "dialog",
+      dialog: "trust",
+      keys: ["1"],
+      grantsTrust: true,
+      answer: "Trust folder",
+    });
     await world.tmux.sendKeys("trust", [...dialog.keys]);
     await g.until("ready");
     expect(readFileSync(join(world.geminiHome, ".gemini", "trustedFolders.json"), "utf8")).toContain(

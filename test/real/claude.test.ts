@@ -196,7 +196,7 @@ describe.skipIf(claude === null)("real claude through dist/umbel", () => {
     try {
       let started = performance.now();
       const plain = await w.sb.umbel(["-p", "print me", ...KEY]);
-      timing("umbel -p, cold (trust dialog answered)", performance.now() - started);
+      timing("umbel -p, cold (trusted for its session only)", performance.now() - started);
       expect(plain.stdout).toBe(`${renderPromptEcho("print me")}\n`);
       expect(plain.code).toBe(0);
       const piped = await w.sb.umbel(["-p", ...KEY], { stdin: "from stdin\n" });

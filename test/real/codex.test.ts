@@ -174,6 +174,31 @@ describe.skipIf(codex === null)("real codex through dist/umbel", () => {
     expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
   });
 
+  test("an untrusted git checkout: spawn and -p ask nothing, and no trust is kept for it anywhere", async () => {
+    // codex asks to trust a git checkout it has no entry for ("Your trust decision will be saved").
+    const repo = join(sb.dir, "checkout");
+    mkdirSync(repo);
+    expect(Bun.spawnSync(["git", "init", "-q", repo]).exitCode).toBe(0);
+    const folder = realpathSync(repo);
+    const userConfig = () => readFileSync(join(userHome, "config.toml"), "utf8");
+    const before = userConfig();
+    stub.script(text("from -p"));
+    const printed = await sb.umbel(["-p", "--provider", "codex", "--cwd", repo, "hi"]);
+    expect(printed.stdout).toBe("from -p\n");
+    expect(printed.stderr).toBe("");
+    expect(printed.code).toBe(0);
+    const r = await sb.umbel(["spawn", "rt", "--provider", "codex", "--cwd", repo, "--json"]);
+    expect(r.code).toBe(0);
+    // umbel's profile trusts the folder for the worker: no dialog to answer, nothing to say.
+    expect(JSON.parse(r.stdout).dialogs).toEqual([]);
+    expect(r.stderr).toBe("");
+    expect((await sb.umbel(["kill", "rt", "--purge"])).code).toBe(0);
+    expect(userConfig()).toBe(before);
+    // umbel's shared codex home keeps no trust for it either (only the removed profile had one).
+    expect(readFileSync(join(sb.root, "codex-home", "config.toml"), "utf8")).not.toContain(folder);
+    expect(existsSync(join(repo, ".codex"))).toBe(false);
+  });
+
   describe("claude's launch flags", () => {
     type Item = { role?: string; content?: { text?: string }[] };
     type Tool = { name?: string; type?: string; tools?: { name: string }[] };

@@ -154,6 +154,29 @@ describe.skipIf(gemini === null)("real gemini through dist/umbel", () => {
     });
   });
 
+  test("a fresh untrusted folder: spawn and -p ask nothing, and no trust is kept for it anywhere", async () => {
+    const folder = join(sb.dir, "fresh");
+    mkdirSync(folder);
+    const userTrust = join(sb.dir, "home", ".gemini", "trustedFolders.json");
+    stub.script(text("from -p"));
+    const printed = await sb.umbel(["-p", "--provider", "gemini", "--cwd", folder, "hi"]);
+    expect(printed.stdout).toBe("from -p\n");
+    expect(printed.stderr).toBe("");
+    expect(printed.code).toBe(0);
+    const r = await sb.umbel(["spawn", "gt", "--provider", "gemini", "--cwd", folder, "--json"]);
+    expect(r.code).toBe(0);
+    // GEMINI_CLI_TRUST_WORKSPACE trusts it for the worker's session: no box to answer, nothing said.
+    expect(JSON.parse(r.stdout).dialogs).toEqual([]);
+    expect(r.stderr).toBe("");
+    // Not in the worker's own home (gemini's trustedFolders.json there), nor in the user's.
+    expect(existsSync(join(sb.root, "sessions", "gt", "gemini", ".gemini", "trustedFolders.json"))).toBe(
+      false,
+    );
+    expect((await sb.umbel(["kill", "gt", "--purge"])).code).toBe(0);
+    expect(existsSync(userTrust)).toBe(false);
+    expect(existsSync(join(folder, ".gemini"))).toBe(false);
+  });
+
   test("umbel -p --provider gemini: text and json", async () => {
     stub.script(text("printed answer"), text("json answer"));
     const r = await sb.umbel(["-p", "--provider", "gemini", "print it"]);

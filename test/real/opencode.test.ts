@@ -51,6 +51,8 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
       async () => {
         const spawned = await ok(["spawn", "ro", "--provider", "opencode", "--start-timeout", "90s"]);
         expect(spawned.state).toBe("ready");
+        // opencode 1.18.33 has no trust question (nor any first-run dialog): nothing to answer or say.
+        expect(spawned.dialogs).toEqual([]);
         stub.script(text("hello from the stub"));
         const t = await turn("ro", "say hello");
         expect(t.outcome).toMatchObject({

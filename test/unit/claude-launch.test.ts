@@ -82,7 +82,7 @@ describe("launch flags", () => {
   });
 });
 
-test("the --add-dir trust question is answered yes (it defaults to No, exit)", () => {
+test("the --add-dir trust question is answered yes (it defaults to No, exit), for this session only", () => {
   const screen = `
  Adding a new directory:
 
@@ -100,5 +100,26 @@ test("the --add-dir trust question is answered yes (it defaults to No, exit)", (
     dialog: "add-dir",
     keys: ["Down", "Enter"],
     grantsTrust: true,
+    // "Your answer holds for this session." (2.1.332): nothing is recorded, so not lasting.
+    answer: "Yes, add it",
+    folders: ["/tmp/explore"],
+  });
+});
+
+describe("trust for the session only (-p, a spare of the warm pool)", () => {
+  test("CLAUDE_CODE_SANDBOXED=1: claude trusts its folder for this session and records nothing", () => {
+    // Measured on 2.1.332: no trust dialog, hooks and project settings on, and .claude.json's
+    // projects[<cwd>].hasTrustDialogAccepted stays false, as after `claude -p`.
+    expect(claude.planLaunch({ ...base, sessionTrust: true }).env).toMatchObject({
+      CLAUDE_CODE_SANDBOXED: "1",
+    });
+    expect(claude.planLaunch(base).env).not.toHaveProperty("CLAUDE_CODE_SANDBOXED");
+  });
+
+  test.each([
+    [{ HOME: "/home/u" }, "/home/u/.claude.json"],
+    [{ HOME: "/home/u", CLAUDE_CONFIG_DIR: "/cfg" }, "/cfg/.claude.json"],
+  ])("where claude keeps a lasting answer: %j", (env, file) => {
+    expect(claude.dialogRecord?.(env)).toBe(file);
   });
 });

@@ -12,6 +12,10 @@ describe("claude screens", () => {
       dialog: "trust",
       keys: ["Down", "Enter"],
       grantsTrust: true,
+      // claude keeps a "Yes" in its own config (~/.claude.json): the answer outlives the worker.
+      lasting: true,
+      answer: "Yes, I trust this folder",
+      folders: ["/tmp/project"],
     });
   });
   test("already on the wanted option: just Enter", () => {
@@ -21,12 +25,22 @@ describe("claude screens", () => {
       dialog: "trust",
       keys: ["Enter"],
       grantsTrust: true,
+      lasting: true,
+      answer: "Yes, I trust this folder",
+      folders: ["/tmp/project"],
     });
   });
   test("API key dialog: move up to Yes", () => {
     const screen =
       "  Detected a custom API key in your environment\n\n    Yes\n  ❯ No (recommended)\n\n  Enter to confirm";
-    expect(classifyScreen(screen)).toEqual({ kind: "dialog", dialog: "api-key", keys: ["Up", "Enter"] });
+    expect(classifyScreen(screen)).toEqual({
+      kind: "dialog",
+      dialog: "api-key",
+      keys: ["Up", "Enter"],
+      answer: "Yes",
+      // Its "Yes" is kept in .claude.json's customApiKeyResponses.approved (measured, 2.1.332).
+      lasting: true,
+    });
   });
   test.each([
     [IDLE, "ready"],

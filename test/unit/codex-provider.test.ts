@@ -37,9 +37,28 @@ describe("codex screens (real captures)", () => {
     ["interrupted", { kind: "ready" }],
     ["composer-text", { kind: "ready" }],
     ["unknown-command", { kind: "ready" }],
-    ["trust-dialog", { kind: "dialog", dialog: "trust", keys: ["Enter"], grantsTrust: true }],
-    ["hooks-review", { kind: "dialog", dialog: "hooks-review", keys: ["Down", "Down", "Enter"] }],
-    ["update", { kind: "dialog", dialog: "update", keys: ["Down", "Enter"] }],
+    [
+      "trust-dialog",
+      {
+        kind: "dialog",
+        dialog: "trust",
+        keys: ["Enter"],
+        grantsTrust: true,
+        // Saved in CODEX_HOME's config.toml, which is umbel's home (never the user's): not lasting.
+        answer: "Trust and continue",
+        folders: ["/home/u/project"],
+      },
+    ],
+    [
+      "hooks-review",
+      {
+        kind: "dialog",
+        dialog: "hooks-review",
+        keys: ["Down", "Down", "Enter"],
+        answer: "Continue without trusting (hooks won't run)",
+      },
+    ],
+    ["update", { kind: "dialog", dialog: "update", keys: ["Down", "Enter"], answer: "Skip" }],
     [
       "thread-locked",
       {

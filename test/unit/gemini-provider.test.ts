@@ -53,14 +53,26 @@ describe("gemini screens (real 0.61.0 captures)", () => {
     [
       "folder trust: the digit of 'Trust folder'",
       S.TRUST,
-      { kind: "dialog", dialog: "trust", keys: ["1"], grantsTrust: true },
+      // The box names the folder by its base name only (the cwd): spawn names it in full.
+      { kind: "dialog", dialog: "trust", keys: ["1"], grantsTrust: true, answer: "Trust folder" },
     ],
     [
       "--add-dir's folders: Yes (this session)",
       S.INCLUDE_TRUST,
-      { kind: "dialog", dialog: "include-trust", keys: ["1"], grantsTrust: true },
+      {
+        kind: "dialog",
+        dialog: "include-trust",
+        keys: ["1"],
+        grantsTrust: true,
+        answer: "Yes",
+        folders: ["/tmp/umbel-gemini-74jlIh/extra-dir"],
+      },
     ],
-    ["loop detection", LOOP, { kind: "dialog", dialog: "loop-detection", keys: ["1"] }],
+    [
+      "loop detection",
+      LOOP,
+      { kind: "dialog", dialog: "loop-detection", keys: ["1"], answer: "Keep loop detection enabled" },
+    ],
   ])("%s", (_name, screen, expected) => {
     expect(classifyGeminiScreen(screen)).toEqual(expected as ReturnType<typeof classifyGeminiScreen>);
   });

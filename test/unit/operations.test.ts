@@ -66,10 +66,33 @@ describe("spawn (in memory)", () => {
     };
     const result = await spawnWorker(world.deps, { name: "w1", provider: "claude" });
     expect(result).toMatchObject({ name: "w1", state: "ready", dialogsAnswered: ["trust"] });
+    // What was answered, and where claude keeps it: spawn's trust lasts, as the user's own answer.
+    expect(result.dialogs).toEqual([
+      {
+        dialog: "trust",
+        answer: "Yes, I trust this folder",
+        folders: ["/tmp/project"],
+        lasting: true,
+        record: "/home/u/.claude.json",
+      },
+    ]);
+    expect(world.tmux.started[0]?.bufferContent).not.toContain("CLAUDE_CODE_SANDBOXED");
     expect(world.tmux.started).toHaveLength(1);
     expect(world.sessions.get("w1")?.meta?.state).toBe("ready");
     // The env travels in the buffer, never on the command line.
     expect(world.tmux.started[0]?.command.join(" ")).not.toContain("PATH=");
+  });
+
+  test("session-only trust (-p): claude is told so, and a trust question it would keep is refused", async () => {
+    const world = createFakeWorld();
+    world.tmux.onNewSession = ({ name }) =>
+      Object.assign(world.tmux.panes.get(name) ?? {}, { screen: TRUST });
+    await expect(
+      spawnWorker(world.deps, { name: "w1", provider: "claude" }, { sessionTrust: true }),
+    ).rejects.toMatchObject({ code: "input", data: { path: "/tmp/project", dialog: "trust" } });
+    expect(world.tmux.started[0]?.bufferContent).toContain("CLAUDE_CODE_SANDBOXED='1'");
+    expect(world.tmux.calls.filter((c) => c.startsWith("send-keys"))).toEqual([]);
+    expect(world.sessions.has("w1")).toBe(false);
   });
 
   test("a cwd that is / (or links to it) is never trusted on the user's behalf", async () => {

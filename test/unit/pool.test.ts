@@ -47,6 +47,34 @@ describe("pool warm", () => {
     expect(command.slice(2, 4)).toEqual(["--retire-after", "60"]);
   });
 
+  test("a spare trusts its folder for its own session only, and says each dialog it answered", async () => {
+    const w = world({ ANTHROPIC_API_KEY: "sk-ant-0123456789abcdefghij" });
+    w.tmux.onNewSession = ({ name }) => {
+      const pane = w.tmux.panes.get(name);
+      if (!pane) return;
+      pane.screen = "  Detected a custom API key in your environment\n\n  ❯ Yes\n    No (recommended)\n";
+      w.tmux.onKeys = (target, keys) => {
+        const asked = w.tmux.panes.get(target);
+        if (!asked || !keys.includes("Enter")) return;
+        asked.screen = IDLE;
+        w.hook(target, START);
+      };
+    };
+    const r = await warm(w, { count: 1, env: { ANTHROPIC_API_KEY: { fromEnv: "ANTHROPIC_API_KEY" } } });
+    // Made before anyone asked for its folder: never a trust claude would keep (CLAUDE_CODE_SANDBOXED).
+    expect(w.tmux.started[0]?.bufferContent).toContain("CLAUDE_CODE_SANDBOXED='1'");
+    expect(r.dialogs).toEqual([
+      {
+        worker: r.made[0] ?? "",
+        provider: "claude",
+        dialog: "api-key",
+        answer: "Yes",
+        lasting: true,
+        record: "/home/u/.claude.json",
+      },
+    ]);
+  });
+
   test("tops up: a second warm of the same spawn starts only what is missing", async () => {
     const w = world();
     await warm(w);

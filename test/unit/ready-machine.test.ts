@@ -43,6 +43,68 @@ describe("spawn readiness machine", () => {
     expect(run.keys).toEqual([["Down"], ["Enter"]]);
   });
 
+  test("each dialog answered says what: the option chosen, the folders it trusts, whether it lasts", () => {
+    const run = runReady(config(), {
+      screens: [[0, TRUST]],
+      events: [[5000, START]],
+      onKeys: (keys) => (keys[0] === "Down" ? TRUSTED : keys[0] === "Enter" ? IDLE : null),
+    });
+    expect(run.dialogs).toEqual([
+      { dialog: "trust", answer: "Yes, I trust this folder", folders: ["/tmp/project"], lasting: true },
+    ]);
+  });
+
+  test("a trust question that names no folder (gemini's names the cwd's base name) reports the cwd", () => {
+    const asks = {
+      ...claude,
+      classifyScreen: (screen: string) =>
+        screen === "asks"
+          ? ({
+              kind: "dialog",
+              dialog: "trust",
+              keys: ["1"],
+              grantsTrust: true,
+              answer: "Trust folder",
+            } as const)
+          : claude.classifyScreen(screen),
+    };
+    const run = runReady(config({ provider: asks, cwd: "/work/p" }), {
+      screens: [[0, "asks"]],
+      events: [[5000, START]],
+      onKeys: () => IDLE,
+    });
+    expect(run.dialogs).toEqual([
+      { dialog: "trust", answer: "Trust folder", folders: ["/work/p"], lasting: false },
+    ]);
+  });
+
+  test("session-only trust (-p, a spare): a trust answer the CLI would keep is refused, never given", () => {
+    const run = runReady(config({ sessionTrust: true }), { screens: [[0, TRUST]] });
+    expect(run.keys).toEqual([]);
+    expect(run.error).toMatchObject({
+      name: "InputRequiredError",
+      data: { name: "w1", path: "/tmp/project", dialog: "trust" },
+    });
+    expect(run.error?.message).toContain("for its own session only");
+  });
+
+  test("session-only trust: a trust that lasts only for the session (--add-dir's) is answered", () => {
+    const ADD_DIR = TRUST.replace("Accessing workspace:", "Adding a new directory:").replace(
+      "Yes, I trust this folder",
+      "Yes, add it",
+    );
+    const run = runReady(config({ sessionTrust: true }), {
+      screens: [[0, ADD_DIR]],
+      events: [[5000, START]],
+      onKeys: (keys) =>
+        keys[0] === "Down" ? ADD_DIR.replace("❯ No", "  No").replace("   Yes", " ❯ Yes") : IDLE,
+    });
+    expect(run.result).toBe("ready");
+    expect(run.dialogs).toEqual([
+      { dialog: "add-dir", answer: "Yes, add it", folders: ["/tmp/project"], lasting: false },
+    ]);
+  });
+
   test("keys go one at a time, re-read after each: Enter only once the highlight is on the answer", () => {
     const run = runReady(config(), {
       screens: [[0, TRUST]],

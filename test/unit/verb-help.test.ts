@@ -36,6 +36,14 @@ describe("a verb's --help", () => {
     expect(help).not.toContain(ESC);
   });
 
+  test("spawn says that its trust lasts, where claude keeps it, and that -p's does not", () => {
+    const help = renderVerbHelp(verb("spawn"), { width: 400, colour: false });
+    expect(help).toContain("\n\nTrust: a CLI that asks whether to trust the folder");
+    expect(help).toContain("claude records it in its .claude.json");
+    expect(help).toContain("Each dialog umbel answers is printed on stderr");
+    expect(help).toContain("umbel -p and the warm pool's spares trust for their own session only");
+  });
+
   test.each(cliVerbs)("%s: every line fits 80 columns and the flag column is narrow", (_name, v) => {
     const help = renderVerbHelp(v, plain);
     for (const line of help.split("\n"))

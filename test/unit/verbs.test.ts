@@ -115,6 +115,7 @@ describe("on a terminal, what a person reads; through a pipe, what a script read
     state: "ready" as const,
     elapsedMs: 2340,
     dialogsAnswered: ["trust"],
+    dialogs: [{ dialog: "trust", answer: "Yes, I trust this folder", folders: ["/w/repo"], lasting: true }],
   };
 
   test("ls and status with no workers: a line on a terminal, nothing through a pipe", () => {

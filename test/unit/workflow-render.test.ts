@@ -111,3 +111,37 @@ test("MCP progress: always growing, with how far the run is", () => {
     message: "2/2 steps finished · 12:00:03 fix (fixer) failed: dead",
   });
 });
+
+describe("a dialog a run's worker answered (trust is never given silently)", () => {
+  const dialog: WorkflowEvent = {
+    event: "dialog",
+    runId: RUN,
+    at: "2025-01-01T12:00:02.000Z",
+    session: "fixer-a1b2c3-3",
+    provider: "claude",
+    dialog: "trust",
+    answer: "Yes, I trust this folder",
+    folders: ["/src/app"],
+    lasting: true,
+    record: "/home/u/.claude.json",
+  };
+  const line =
+    'umbel: fixer-a1b2c3-3: answered claude\'s trust dialog for /src/app: "Yes, I trust this folder"; claude keeps this answer in /home/u/.claude.json';
+
+  test("a log line, as spawn's stderr line", () => {
+    expect(renderEventLine(dialog)).toBe(`12:00:02 ${line}\n`);
+  });
+
+  test("the live view keeps it under the steps", () => {
+    let model: LiveModel = { runId: "", rows: [] };
+    model = applyEvent(model, start, 0);
+    model = applyEvent(model, dialog, 100);
+    expect(renderLive(model, 200).split("\n").slice(-2)).toEqual([line, ""]);
+  });
+
+  test("MCP progress says it", () => {
+    const progress = createRunProgress();
+    progress(start);
+    expect(progress(dialog)?.message).toContain("answered claude's trust dialog for /src/app");
+  });
+});

@@ -35,6 +35,11 @@ export type LaunchInput = {
   readonly onLimit?: OnLimit | undefined;
   /** A command that keeps the CLI's statusline JSON (claude's statusLine; it reads the JSON on stdin). */
   readonly statusLineCommand?: string | undefined;
+  /**
+   * Trust the cwd for this session only, recording nothing (-p, a spare of the warm pool), where the
+   * CLI would otherwise ask and keep the answer in the user's configuration (claude).
+   */
+  readonly sessionTrust?: boolean | undefined;
 };
 
 /** The launch options a provider may not support, checked before any I/O. */

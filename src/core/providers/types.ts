@@ -58,9 +58,21 @@ export type Delivery = {
 export type ScreenState =
   /**
    * `keys` answer it from this very screen (moves, then Enter); `grantsTrust`: answering it trusts
-   * a folder on the user's behalf (umbel refuses that for / and the home directory itself).
+   * a folder on the user's behalf (umbel refuses that for / and the home directory itself);
+   * `lasting`: the CLI keeps that answer in the user's own configuration, past the worker's life
+   * (`Provider.dialogRecord` says where). `answer` is the option umbel picks, as the screen words it,
+   * and `folders` the folders a trust question names: both are what spawn reports.
    */
-  | { kind: "dialog"; dialog: string; keys: readonly string[]; fatal?: string; grantsTrust?: true }
+  | {
+      kind: "dialog";
+      dialog: string;
+      keys: readonly string[];
+      fatal?: string;
+      grantsTrust?: true;
+      lasting?: true;
+      answer?: string;
+      folders?: readonly string[];
+    }
   | { kind: "sign-in"; text: string }
   | { kind: "input"; text: string }
   /** `keys` (when given) dismiss it so the provider ends the turn (gemini: Stop on "Keep trying / Stop"). */
@@ -95,6 +107,11 @@ export type ProviderCommon = {
   readonly signInToken?: { readonly env: string; readonly makeWith: string };
   /** Where a stored sign-in shows without starting the TUI (`umbel doctor`); none: doctor cannot tell. */
   signInClues?(env: Readonly<Record<string, string | undefined>>): SignInClues;
+  /**
+   * The file where the CLI keeps a lasting dialog answer (a dialog with `lasting`), from the
+   * worker's environment: what spawn tells the user, so they know where to undo it.
+   */
+  dialogRecord?(env: Readonly<Record<string, string | undefined>>): string;
   /** Hook events to register; the engine builds one command per event. */
   readonly hookEvents: readonly string[];
   /** How its hook payloads name the event, the session and the transcript. */

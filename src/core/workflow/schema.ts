@@ -180,6 +180,12 @@ export const RunWorkflowOutput = z.looseObject({
     .record(z.string(), z.unknown())
     .optional()
     .describe("The failed step: step, worker, outcome, message, evidence"),
+  dialogs: z
+    .array(z.record(z.string(), z.unknown()))
+    .optional()
+    .describe(
+      "Each startup dialog the run's workers answered: {session, provider, dialog, answer, folders, lasting, record}, as umbel_spawn's",
+    ),
   waves: z
     .array(z.array(z.record(z.string(), z.unknown())))
     .optional()

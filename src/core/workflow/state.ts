@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { DialogAnswer } from "../outputs.ts";
 import type { FinalOutput } from "./final.ts";
 import { RunId } from "./schema.ts";
 
@@ -88,9 +89,21 @@ export type RunSummary = {
   /** A finished run without `keep`: the worker sessions it removed (a failed run keeps them). */
   purged?: string[];
   failure?: StepFailure;
+  /** Every startup dialog this attempt's workers answered (also a `dialog` event each). */
+  dialogs?: Omit<DialogEvent, "event" | "runId" | "at">[];
 };
 
-export type WorkflowEvent = RunStartEvent | StepEvent | RunSummary;
+/** A startup dialog a run's worker answered as it was spawned (said as spawn says it). */
+export type DialogEvent = {
+  event: "dialog";
+  runId: string;
+  at: string;
+  /** The worker session that answered it, and its CLI. */
+  session: string;
+  provider: string;
+} & DialogAnswer;
+
+export type WorkflowEvent = RunStartEvent | StepEvent | DialogEvent | RunSummary;
 
 export type ResumePlan = {
   /** Steps finished earlier, with their outputs: not run again. */

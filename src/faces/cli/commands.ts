@@ -10,6 +10,8 @@ import { argsFromSchema, inputFromArgs, kebab, rejectUnknownFlags } from "./args
 export type CliIo = {
   readonly deps: Deps;
   readonly out: (text: string) => void;
+  /** stderr: notes beside a result (CliSpec.notes). */
+  readonly err: (text: string) => void;
   readonly readStdin: () => Promise<string>;
   readonly stdinIsTty: boolean;
   readonly stdoutIsTty: boolean;
@@ -49,6 +51,8 @@ function commandOfVerb(verb: Verb): CommandDef | null {
         progress,
         terminal: io.stdinIsTty && io.stdoutIsTty,
       });
+      const notes = cli.notes?.(result);
+      if (notes) io.err(notes);
       if (!stream) print(io, json, verb, result);
       return verb.exitCode(result);
     },

@@ -20,6 +20,7 @@ export function renderVerbHelp(verb: Verb, style: HelpStyle): string {
   const positionals = positionalsOf(verb);
   const out = [`${bold("Usage:")} umbel ${verb.name}${positionals.map(synopsis).join("")} [flags]`, ""];
   out.push(...wrap(verb.description, width), "");
+  if (verb.cli?.details) out.push(...wrap(verb.cli.details, width), "");
   if (positionals.length > 0) {
     out.push(bold("Arguments:"));
     out.push(

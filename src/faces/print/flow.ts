@@ -2,6 +2,7 @@ import { EXIT } from "../../core/errors.ts";
 import type { Attempt } from "../../core/guard/record.ts";
 import type { UsageLimit } from "../../core/limits.ts";
 import type { Outcome } from "../../core/outcome.ts";
+import type { DialogAnswer } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { PrintInput } from "../../core/print-input.ts";
 import { addModelUsage, decideEnding, type PrintEnding } from "../../core/print-result.ts";
@@ -33,6 +34,8 @@ export type UmbelExtras = {
   attempts?: Attempt[];
   /** A usage limit (limited): its window and reset time, also in evidence. */
   limit?: UsageLimit;
+  /** The startup dialogs umbel answered for this run's new worker (also said on stderr). */
+  dialogs?: DialogAnswer[];
 };
 
 export type TurnReport = {
@@ -162,6 +165,7 @@ export async function runTurns(
         umbel: {
           ...extras(worker.name, input.provider, turn.outcome, ending, code),
           ...(turn.attempts ? { attempts: turn.attempts } : {}),
+          ...(worker.dialogs?.length ? { dialogs: worker.dialogs } : {}),
         },
       });
       if (code !== EXIT.ok) break;

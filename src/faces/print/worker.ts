@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import type { Meta } from "../../core/meta.ts";
 import type { ExitRecord } from "../../core/outcome.ts";
+import type { DialogAnswer } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import { isSessionId, LAUNCH_FLAGS, type PrintInput } from "../../core/print-input.ts";
 import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
@@ -12,10 +13,14 @@ import { claimSpare } from "../../operations/pool-claim.ts";
 import { spawnWorker } from "../../operations/spawn.ts";
 import { statusOf } from "../../operations/status.ts";
 import { lastScreen, loadWorker } from "../../operations/worker.ts";
+import { renderDialogNotes } from "../verbs/render-dialogs.ts";
 
 export type PrintWorker =
-  /** `refill`: a claimed spare's, started once the turn is over (operations/pool-claim.ts). */
-  | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void }
+  /**
+   * `refill`: a claimed spare's, started once the turn is over (operations/pool-claim.ts).
+   * `dialogs`: the startup dialogs answered for a worker started here (said on stderr already).
+   */
+  | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void; dialogs?: DialogAnswer[] }
   /** A named worker that died: reported with its evidence, never silently respawned. */
   | { kind: "dead"; name: string; state: string; exit: ExitRecord | null; screen: string };
 
@@ -51,16 +56,16 @@ export async function acquireWorker(
       throw new UsageError(
         `worker ${named} exists and holds another session; pick a new --name to resume ${r}`,
       );
-    return create(deps, input, { resumeSession: r });
+    return create(deps, input, { resumeSession: r }, note);
   }
   if (named && (await deps.store.exists(named))) return reuse(deps, named, input, note);
   if (input.continue) {
     const cwd = resolveCwd(deps, input.cwd);
     const recent = await findRecentWorker(deps, { cwd, provider: input.provider });
     if (recent) return reuse(deps, recent.name, input, note);
-    return create(deps, input, { continueSession: true });
+    return create(deps, input, { continueSession: true }, note);
   }
-  return create(deps, input, {});
+  return create(deps, input, {}, note);
 }
 
 /** An anonymous worker is removed on every exit path; a named one is kept (warm). */
@@ -77,6 +82,7 @@ async function create(
   deps: Deps,
   input: PrintInput,
   how: { resumeSession?: string; continueSession?: boolean },
+  note: (text: string) => void,
 ): Promise<PrintWorker> {
   const anonymous = input.name === undefined;
   const name = input.name ?? `p-${deps.system.uuid().slice(0, 8)}`;
@@ -94,8 +100,11 @@ async function create(
   // its pool name and goes at the end like any anonymous worker; --name N takes N).
   const claimed = await claimSpare(deps, spawn, { rename: !anonymous });
   if (claimed) return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill };
-  await spawnWorker(deps, spawn); // on failure spawn unwinds what it made
-  return { kind: "ready", name, anonymous };
+  // Trust for the worker's session only: `claude -p` asks nothing and records nothing, and neither
+  // may umbel -p (a trust question the CLI would keep is refused). On failure spawn unwinds it all.
+  const spawned = await spawnWorker(deps, spawn, { sessionTrust: true });
+  note(renderDialogNotes(spawned));
+  return { kind: "ready", name, anonymous, dialogs: spawned.dialogs };
 }
 
 async function reuse(

@@ -14,6 +14,7 @@ import { withDefaultProvider } from "../../operations/user-config.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
+import { renderDialogNotes } from "./render-dialogs.ts";
 import { renderPrune, renderRead, renderSend, renderSpawn, renderSpawnTerminal } from "./render-mcp.ts";
 import { renderWaitResult, renderWaitResultMcp } from "./render-wait.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
@@ -25,6 +26,10 @@ const EVIDENCE_MESSAGE_CHARS = 2000;
 
 /** umbel_read's input: the read verb's fields plus how to bound a long answer. */
 const ReadToolInput = ReadInput.extend(TextBound.shape);
+
+/** spawn --help's word on trust (docs/cli-reference.md#spawn-name says the same, per CLI). */
+const SPAWN_TRUST =
+  "Trust: a CLI that asks whether to trust the folder (claude's trust dialog, which defaults to \"No, exit\") is answered Yes, as you would, and the CLI keeps that answer: claude records it in its .claude.json (~/.claude.json or $CLAUDE_CONFIG_DIR/.claude.json), so your own claude trusts the folder from then on. Each dialog umbel answers is printed on stderr and listed in the result's dialogs. / and your home directory are never trusted for you. codex and gemini workers trust the folder through umbel's own config home, for the worker only; opencode asks nothing. umbel -p and the warm pool's spares trust for their own session only and leave nothing behind.";
 
 export const spawnVerb = defineVerb({
   name: "spawn",
@@ -41,6 +46,9 @@ export const spawnVerb = defineVerb({
     summary: "start a worker and return when its TUI is ready",
     positionals: ["name"],
     terminal: renderSpawnTerminal,
+    // Each dialog answered is one stderr line, with or without --json (whose `dialogs` says the same).
+    notes: renderDialogNotes,
+    details: SPAWN_TRUST,
     examples: [
       "umbel spawn reviewer --cwd ./repo --model sonnet",
       "umbel spawn fixer --provider codex --unattended --env GITHUB_TOKEN",

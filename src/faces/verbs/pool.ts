@@ -1,6 +1,7 @@
 import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool-schema.ts";
 import { runPool } from "../../operations/pool.ts";
 import { withDefaultProvider } from "../../operations/user-config.ts";
+import { renderDialogNotes } from "./render-dialogs.ts";
 import { defineVerb } from "./verb.ts";
 
 /** `umbel pool warm N [spawn flags] | ls | drain` / `umbel_pool` (docs/performance.md#the-warm-pool). */
@@ -17,6 +18,11 @@ export const poolVerb = defineVerb({
     usage: "warm N [spawn flags] | ls | drain",
     summary: "keep N spare workers ready for -p and spawn; list or remove them",
     positionals: ["action", "count"],
+    // Each dialog a new spare answered: one stderr line, as spawn's.
+    notes: (r) =>
+      r.dialogs
+        .map(({ worker, provider, ...d }) => renderDialogNotes({ name: worker, provider, dialogs: [d] }))
+        .join(""),
     examples: ["umbel pool warm 2 --cwd ./repo --model sonnet", "umbel pool drain"],
   },
   mcp: {

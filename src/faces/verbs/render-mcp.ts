@@ -4,6 +4,7 @@ import type { CaptureResult, KeysResult, PruneResult, ReadResult, SpawnResult } 
 import type { SendOutput } from "../../core/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
 import { renderOutcome } from "./render.ts";
+import { describeDialog } from "./render-dialogs.ts";
 
 /**
  * Pure renderers: the readable text beside each MCP tool's structured content. They reuse the CLI's
@@ -11,16 +12,21 @@ import { renderOutcome } from "./render.ts";
  */
 
 export function renderSpawn(r: SpawnResult): string {
-  return `${spawned(r)} Next: umbel_send {name: "${r.name}", prompt}.`;
+  // Every dialog answered, as the CLI's stderr says it: trust is never given silently.
+  const dialogs = r.dialogs.map((d) => ` umbel ${describeDialog(r.provider, d)}.`).join("");
+  return `${spawned(r, "")}${dialogs} Next: umbel_send {name: "${r.name}", prompt}.`;
 }
 
-/** `umbel spawn` on a terminal: the same line, with the CLI's next step. */
+/**
+ * `umbel spawn` on a terminal: the same line, with the CLI's next step; the dialogs are named only,
+ * since their stderr lines (renderDialogNotes) say what was answered.
+ */
 export function renderSpawnTerminal(r: SpawnResult): string {
-  return `${spawned(r)} Next: umbel send ${r.name} "PROMPT"\n`;
+  const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
+  return `${spawned(r, dialogs)} Next: umbel send ${r.name} "PROMPT"\n`;
 }
 
-function spawned(r: SpawnResult): string {
-  const dialogs = r.dialogsAnswered.length ? `; answered: ${r.dialogsAnswered.join(", ")}` : "";
+function spawned(r: SpawnResult, dialogs: string): string {
   return `${r.name} is ready (${r.provider} in ${r.cwd}, ${seconds(r.elapsedMs)}${dialogs}).`;
 }
 

@@ -36,6 +36,10 @@ type CliSpec<R, P> = {
   terminal?(result: R): string;
   /** What `--json` prints (default: the result); undefined prints nothing. */
   json?(result: R): unknown;
+  /** Lines for stderr beside the result, with or without --json (spawn: each dialog it answered). */
+  notes?(result: R): string;
+  /** A paragraph `--help` prints under the description (what a verb does that its flags do not say). */
+  readonly details?: string;
   /** Prints each progress update as it comes (text, or one JSON line each); the result is not printed. */
   readonly stream?: { text(update: P): string; json(update: P): unknown };
 };

@@ -1,6 +1,6 @@
 import { formatDuration } from "../../core/duration.ts";
 import type { StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
-import { STATUS_MARK } from "./render.ts";
+import { renderDialogEvent, STATUS_MARK } from "./render.ts";
 
 type LiveRow = {
   id: string;
@@ -14,7 +14,8 @@ type LiveRow = {
   earlier?: boolean;
 };
 
-export type LiveModel = { runId: string; rows: LiveRow[] };
+/** `notes`: each dialog a worker answered, one line each under the steps (trust is never silent). */
+export type LiveModel = { runId: string; rows: LiveRow[]; notes?: string[] };
 
 /** Folds one event into the model (pure). */
 export function applyEvent(model: LiveModel, event: WorkflowEvent, now: number): LiveModel {
@@ -24,6 +25,8 @@ export function applyEvent(model: LiveModel, event: WorkflowEvent, now: number):
       rows: event.steps.map((s) => ({ ...s, ...(s.status === "done" ? { earlier: true } : {}) })),
     };
   if (event.event === "summary") return model;
+  if (event.event === "dialog")
+    return { ...model, notes: [...(model.notes ?? []), renderDialogEvent(event)] };
   const rows = model.rows.map((row): LiveRow => {
     if (row.id !== event.step) return row;
     const next: LiveRow = { ...row, status: event.status };
@@ -59,6 +62,7 @@ export function renderLive(model: LiveModel, now: number): string {
     ];
     lines.push(`  ${cells.join("  ")}${r.note && r.status !== "done" ? `  ${r.note}` : ""}`);
   }
+  lines.push(...(model.notes ?? []));
   return `${lines.join("\n")}\n`;
 }
 

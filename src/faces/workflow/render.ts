@@ -1,6 +1,13 @@
 import { formatDuration } from "../../core/duration.ts";
 import type { WorkflowPlan } from "../../core/workflow/describe.ts";
-import type { RunSummary, StepFailure, StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
+import type {
+  DialogEvent,
+  RunSummary,
+  StepFailure,
+  StepStatus,
+  WorkflowEvent,
+} from "../../core/workflow/state.ts";
+import { describeDialog } from "../verbs/render-dialogs.ts";
 
 /** Pure renderers for `umbel run`: the plan, log lines, the summary and a failure's evidence. */
 
@@ -60,10 +67,17 @@ export function renderEventLine(event: WorkflowEvent): string {
   if (event.event === "run")
     return `${time}run ${event.runId} started (attempt ${event.attempt}, ${event.steps.length} steps; state in ${event.stateDir})\n`;
   if (event.event === "summary") return "";
+  if (event.event === "dialog") return `${time}${renderDialogEvent(event)}\n`;
   const took = event.elapsedMs === undefined ? "" : ` after ${formatDuration(event.elapsedMs)}`;
   const why = event.failure ? `: ${event.failure.outcome}` : "";
   const where = event.session ? ` [${event.session}]` : "";
   return `${time}${event.step} (${event.worker})${where} ${event.status}${why}${took}\n`;
+}
+
+/** A run's dialog, as spawn's stderr line says it (`umbel: <session>: answered …`). */
+export function renderDialogEvent(event: DialogEvent): string {
+  const { event: _e, runId: _r, at: _a, session, provider, ...answer } = event;
+  return `umbel: ${session}: ${describeDialog(provider, answer)}`;
 }
 
 export function renderSummary(summary: RunSummary): string {
@@ -119,7 +133,10 @@ export function createRunProgress(): (event: WorkflowEvent) => { progress: numbe
     if (event.event === "run") {
       total = event.steps.length;
       for (const s of event.steps) if (s.status === "done") finished.add(s.id);
-    } else if (event.status === "done" || event.status === "failed" || event.status === "stopped")
+    } else if (
+      event.event === "step" &&
+      (event.status === "done" || event.status === "failed" || event.status === "stopped")
+    )
       finished.add(event.step);
     seen++;
     return {

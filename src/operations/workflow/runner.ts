@@ -49,6 +49,7 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     if (record.status === "done") outputs[id] = record.outputs ?? {};
 
   const save = () => store.save({ ...state, updatedAt: iso() });
+  const dialogs: NonNullable<RunSummary["dialogs"]> = [];
   const update = async (id: string, patch: Partial<StepRecord>) => {
     const record: StepRecord = { ...(state.steps[id] as StepRecord), ...patch };
     state.steps[id] = record;
@@ -64,6 +65,14 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     onSession: async (name) => {
       state.sessions.push(name);
       await save();
+    },
+    // Trust is never given silently: each dialog a worker answered is an event, and in the summary.
+    onDialogs: (spawned) => {
+      for (const answered of spawned.dialogs) {
+        const dialog = { session: spawned.name, provider: spawned.provider, ...answered };
+        dialogs.push(dialog);
+        args.onEvent({ event: "dialog", runId: state.runId, at: iso(), ...dialog });
+      }
     },
   });
 
@@ -157,6 +166,7 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     ...(runStatus === "done" ? { final: finalOutputs(workflow, state.baseDir) } : {}),
     ...(purged ? { purged } : {}),
     ...(state.failure ? { failure: state.failure } : {}),
+    ...(dialogs.length > 0 ? { dialogs } : {}),
   };
   args.onEvent(summary);
   return summary;

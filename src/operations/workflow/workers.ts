@@ -1,3 +1,4 @@
+import type { SpawnResult } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
@@ -28,6 +29,8 @@ export function createWorkerPool(args: {
   sessionsSoFar: number;
   /** Called with a session's name before it is spawned, so the run records it first. */
   onSession: (name: string) => Promise<void>;
+  /** The startup dialogs a new session answered (the run reports each). */
+  onDialogs?: (result: SpawnResult) => void;
 }): WorkerPool {
   const current = new Map<string, string>();
   const made: string[] = [];
@@ -49,13 +52,14 @@ export function createWorkerPool(args: {
       await args.onSession(name);
       // A step with a schema needs the StructuredOutput tool in its worker.
       const structured = args.workflow.steps.some((s) => s.run === key && s.schema !== undefined);
-      await spawnWorker(deps, {
+      const spawned = await spawnWorker(deps, {
         ...worker,
         provider: worker.provider ?? args.defaultProvider,
         name,
         cwd: cwdOf(key),
         ...(structured ? { structured } : {}),
       });
+      args.onDialogs?.(spawned);
       current.set(key, name);
       return name;
     },

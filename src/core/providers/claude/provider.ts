@@ -47,6 +47,9 @@ export const claude: PlainProvider = {
   // A subscription's long-lived token; not in envNames, so it is passed only when asked for.
   signInToken: { env: "CLAUDE_CODE_OAUTH_TOKEN", makeWith: "claude setup-token" },
   signInClues: claudeSignInClues,
+  // The trust dialog's "Yes" and the API-key dialog's go into .claude.json (notes: §1).
+  dialogRecord: (env) =>
+    env.CLAUDE_CONFIG_DIR ? `${env.CLAUDE_CONFIG_DIR}/.claude.json` : `${env.HOME ?? "~"}/.claude.json`,
   hookEvents: CLAUDE_HOOK_EVENTS,
   hookWire: SNAKE_HOOK_WIRE,
   submitEvent: "UserPromptSubmit",
@@ -114,5 +117,9 @@ function planLaunch(input: LaunchInput): LaunchPlan {
   const env: Record<string, string> = { DISABLE_AUTOUPDATER: "1" };
   // As root, bypass mode refuses to start ("cannot be used with root/sudo privileges") unless IS_SANDBOX=1.
   if (bypass && input.isRoot) env.IS_SANDBOX = "1";
+  // Trust for this session only, as `claude -p` has it: 2.1.332 then asks no trust question (nor
+  // --add-dir's) and records none (projects[<cwd>].hasTrustDialogAccepted stays false), with hooks
+  // and project settings on; measured (docs/providers.md). Commands the worker runs inherit it.
+  if (input.sessionTrust) env.CLAUDE_CODE_SANDBOXED = "1";
   return { argv, env };
 }

@@ -7,10 +7,17 @@ const ADD_DIR_OPTION = "Yes, add it";
 export function classifyScreen(screen: string): ScreenState {
   if (screen.includes("didn't start because this folder isn't trusted"))
     return { kind: "exited", text: tail(screen) };
-  if (screen.includes(TRUST_OPTION)) return trusting(dialog("trust", screen, TRUST_OPTION));
-  // --add-dir of a folder claude has not trusted yet asks again, defaulting to "No, exit".
-  if (screen.includes(ADD_DIR_OPTION)) return trusting(dialog("add-dir", screen, ADD_DIR_OPTION));
-  if (screen.includes("Detected a custom API key")) return dialog("api-key", screen, "Yes");
+  // A "Yes" is written to `projects[<folder, or its git repository's top>].hasTrustDialogAccepted`
+  // in claude's own .claude.json (2.1.332): it lasts past the worker, as a person's answer would.
+  if (screen.includes(TRUST_OPTION))
+    return trusting(dialog("trust", screen, TRUST_OPTION), named(screen, "Accessing workspace:"), true);
+  // --add-dir of a folder claude has not trusted yet asks again, defaulting to "No, exit". "Your
+  // answer holds for this session" (2.1.332): nothing is recorded.
+  if (screen.includes(ADD_DIR_OPTION))
+    return trusting(dialog("add-dir", screen, ADD_DIR_OPTION), named(screen, "Adding a new directory:"));
+  // "Yes" goes into .claude.json's customApiKeyResponses.approved (the key's last 20 characters):
+  // lasting, though no trust (and umbel shows it only for a key passed with --env).
+  if (screen.includes("Detected a custom API key")) return kept(dialog("api-key", screen, "Yes"));
   if (screen.includes("Yes, I accept") && screen.includes("Bypass Permissions")) {
     return dialog("bypass-permissions", screen, "Yes, I accept");
   }
@@ -73,13 +80,26 @@ function rateLimitMenu(screen: string): ScreenState | null {
   return { kind: "error", text, keys: [option[1]] };
 }
 
-function trusting(state: ScreenState): ScreenState {
-  return state.kind === "dialog" ? { ...state, grantsTrust: true } : state;
+function trusting(state: ScreenState, folders: string[], lasting = false): ScreenState {
+  if (state.kind !== "dialog") return state;
+  return { ...state, grantsTrust: true, ...(lasting ? { lasting: true } : {}), folders };
+}
+
+function kept(state: ScreenState): ScreenState {
+  return state.kind === "dialog" ? { ...state, lasting: true } : state;
 }
 
 function dialog(name: string, screen: string, target: string): ScreenState {
   const keys = answerDialog(screen, target);
-  return keys ? { kind: "dialog", dialog: name, keys } : { kind: "unknown" };
+  return keys ? { kind: "dialog", dialog: name, keys, answer: target } : { kind: "unknown" };
+}
+
+/** The folder a trust question names: the first line under its header (`Accessing workspace:`). */
+function named(screen: string, header: string): string[] {
+  const lines = screen.split("\n");
+  const at = lines.findLastIndex((l) => l.trim() === header);
+  const folder = at < 0 ? undefined : lines.slice(at + 1).find((l) => l.trim() !== "");
+  return folder === undefined ? [] : [folder.trim()];
 }
 
 /** The prompt block: from the tool line (`● Bash(...)`) or the header down to "Esc to cancel". */

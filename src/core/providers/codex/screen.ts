@@ -42,8 +42,11 @@ export function classifyCodexScreen(screen: string): ScreenState {
       fatal: "the codex session is open in another codex process; close that one first",
     };
   }
+  // "Your trust decision will be saved": in CODEX_HOME's config.toml, which for a worker is umbel's
+  // home (a copy of the user's, rewritten at each spawn), never the user's own. umbel's profile
+  // trusts the cwd for the worker, so this dialog is not expected at all.
   if (screen.includes("Trust this folder?"))
-    return trusting(menu("trust", lines, "Trust this folder?", "Trust and continue"));
+    return trusting(menu("trust", lines, "Trust this folder?", "Trust and continue"), folderAccess(lines));
   // Hooks umbel did not write (the user's inline hooks, a project's new hooks): never trusted on the
   // user's behalf; umbel's own hooks are pre-trusted and keep running.
   if (screen.includes("Hooks need review"))
@@ -163,6 +166,7 @@ function menu(dialog: string, lines: readonly string[], title: string, target: s
     kind: "dialog",
     dialog,
     keys: [...Array.from({ length: Math.abs(delta) }, () => move), "Enter"],
+    answer: target,
   };
 }
 
@@ -183,8 +187,15 @@ function rateLimitPopup(lines: readonly string[]): ScreenState | null {
   return { kind: "error", text: below.filter((l) => l.trim() !== "").join("\n"), keys: [keep[2]] };
 }
 
-function trusting(state: ScreenState): ScreenState {
-  return state.kind === "dialog" ? { ...state, grantsTrust: true } : state;
+function trusting(state: ScreenState, folders: string[]): ScreenState {
+  return state.kind === "dialog" ? { ...state, grantsTrust: true, folders } : state;
+}
+
+/** The folder under the trust dialog's `Folder access` title. */
+function folderAccess(lines: readonly string[]): string[] {
+  const at = lines.findLastIndex((l) => l.trim() === "Folder access");
+  const folder = at < 0 ? undefined : lines.slice(at + 1).find((l) => l.trim() !== "");
+  return folder === undefined ? [] : [folder.trim()];
 }
 
 function tail(lines: readonly string[]): string {

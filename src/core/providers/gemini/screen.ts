@@ -27,6 +27,8 @@ export function classifyGeminiScreen(screen: string): GeminiScreenState {
   if (/Error starting session:|already exists\. Use --resume/.test(text))
     return { kind: "exited", text: tail(lines) };
   if (SIGN_IN.test(text)) return { kind: "sign-in", text: tail(lines) };
+  // Saved to $GEMINI_CLI_HOME/.gemini/trustedFolders.json: the worker's own home, never the user's.
+  // The box names the cwd by its base name only; umbel's GEMINI_CLI_TRUST_WORKSPACE keeps it away.
   if (text.includes("Do you trust the files in this folder?")) {
     return trusting(pick("trust", lines, "Trust folder"));
   }
@@ -34,7 +36,7 @@ export function classifyGeminiScreen(screen: string): GeminiScreenState {
   // box comes ~0.3 s after the composer and ~0.4 s before SessionStart (which waits for gemini's
   // config to load), so spawn answers it before it calls the worker ready.
   if (text.includes("Do you trust the following folders being added to this workspace?")) {
-    return trusting(pick("include-trust", lines, "Yes"));
+    return trusting(pick("include-trust", lines, "Yes"), listedFolders(lines));
   }
   if (text.includes("Do you want to connect IDE to Gemini CLI?")) {
     return { kind: "dialog", dialog: "ide-nudge", keys: ["Escape"] };
@@ -82,13 +84,22 @@ function optionDigit(lines: readonly string[], label: string): string | null {
   return null;
 }
 
-function trusting(state: GeminiScreenState): GeminiScreenState {
-  return state.kind === "dialog" ? { ...state, grantsTrust: true } : state;
+function trusting(state: GeminiScreenState, folders?: string[]): GeminiScreenState {
+  if (state.kind !== "dialog") return state;
+  return { ...state, grantsTrust: true, ...(folders ? { folders } : {}) };
 }
 
 function pick(dialog: string, lines: readonly string[], label: string): GeminiScreenState {
   const digit = optionDigit(lines, label);
-  return digit === null ? { kind: "unknown" } : { kind: "dialog", dialog, keys: [digit] };
+  return digit === null ? { kind: "unknown" } : { kind: "dialog", dialog, keys: [digit], answer: label };
+}
+
+/** The `- <folder>` lines of the --include-directories trust box. */
+function listedFolders(lines: readonly string[]): string[] {
+  return lines.flatMap((line) => {
+    const m = /^- (\/.*)$/.exec(line.trim());
+    return m?.[1] ? [m[1].trim()] : [];
+  });
 }
 
 /**
