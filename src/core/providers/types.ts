@@ -30,6 +30,9 @@ export type HookWire = {
   eventName(payload: Readonly<Record<string, unknown>>): string | null;
   sessionId(payload: Readonly<Record<string, unknown>>): string | null;
   transcriptPath(payload: Readonly<Record<string, unknown>>): string | null;
+  /** A tool call's tool and its input, for spawn --allow/--deny (core/policy/decide.ts): top-level fields only. */
+  toolName?(payload: Readonly<Record<string, unknown>>): string | null;
+  toolInput?(payload: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | null;
 };
 
 /** What a hook event means for the turn protocol (provider-neutral). */
