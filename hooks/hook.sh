@@ -33,16 +33,18 @@ tab='	'
 nl='
 '
 # policy.tsv (core/policy.ts, spawn --allow/--deny): one line per hook event a rule answers — the
-# event, what to print when umbel cannot decide (- for nothing: a person is asked; a deny rule's
-# event has the CLI's deny answer), and the marker for that line. A payload that holds such an
-# event's name anywhere (over-inclusive, and never missing: the CLI's own top-level
-# "hook_event_name":"<Event>" is in it) is handed to this very umbel (policy.cmd: `umbel __policy
+# event, a regex of the rules' tool names as JSON strings, what to print when umbel cannot decide
+# (- for nothing: a person is asked; a deny rule's event has the CLI's deny answer), and the marker
+# for that line. A payload that holds such an event's name and one of those tools anywhere
+# (over-inclusive, and never missing: the CLI's own top-level "hook_event_name":"<Event>" and
+# "tool_name":"<Tool>" are in it) is handed to this very umbel (policy.cmd: `umbel __policy
 # SESSION`), which parses it, decides from the CLI's own fields and prints two lines: the marker
 # and the CLI's answer (nothing: no rule decides). A failure to run or a garbled answer is the
 # fallback's (fail closed). Measured: hook start → answer, docs/performance.md.
 if [ -f "$session/policy.tsv" ]; then
-  while IFS="$tab" read -r pol_event fail_answer fail_marker; do
+  while IFS="$tab" read -r pol_event pol_tools fail_answer fail_marker; do
     grep -q -F "\"$pol_event\"" "$tmp" 2>/dev/null || continue
+    grep -q -E -e "$pol_tools" "$tmp" 2>/dev/null || continue
     if [ -f "$session/policy.cmd" ]; then
       decided=$(sh -c "$(cat "$session/policy.cmd")" < "$tmp" 2>>"$session/policy.log")
       status=$?

@@ -73,9 +73,11 @@ export const FAILED_CHECK_RULE = "(umbel policy check failed)";
 /**
  * The rules umbel answers (deny rules first; rules a provider answers itself, gemini's allowlist,
  * are not among them), and policy.tsv: one line per hook event a rule answers, deny events first —
- * the event, what the hook prints when umbel's check cannot run (the CLI's deny answer where a deny
- * rule answers that event; `-` where only allow rules do: a person is asked), and the marker of that
- * line in the events log.
+ * the event; an extended regex the payload must match for any rule to apply (the rules' tool names
+ * as JSON strings, `"Bash"`: the CLI's own `"tool_name":"Bash"` holds it; `.` when a rule names every
+ * tool), so calls no rule can answer never start umbel; what the hook prints when umbel's check
+ * cannot run (the CLI's deny answer where a deny rule answers that event; `-` where only allow rules
+ * do: a person is asked); and the marker of that line in the events log.
  */
 export function compilePolicy(
   rules: PolicyRules,
@@ -100,10 +102,14 @@ export function compileHookLines(file: PolicyFile, spec: PolicySpec): string {
   const events = [...new Set(file.rules.map((r) => r.event))];
   const denies = (event: string) => file.rules.some((r) => r.event === event && r.verdict === "deny");
   const lines = [...events.filter(denies), ...events.filter((e) => !denies(e))].map((event) => {
-    if (!denies(event)) return `${event}\t-\t-`;
+    const tools = [...new Set(file.rules.filter((r) => r.event === event).map((r) => r.tool))];
+    const named = tools.includes("*")
+      ? "."
+      : `"(${tools.map((t) => t.replace(/[.\\^$|?*+()[\]{}]/g, "\\$&")).join("|")})"`;
+    if (!denies(event)) return `${event}\t${named}\t-\t-`;
     const reason = "denied by umbel policy: umbel could not check this call, so it is refused";
     const marker = JSON.stringify({ decision: "deny", rule: FAILED_CHECK_RULE });
-    return `${event}\t${JSON.stringify(spec.answer("deny", event, reason))}\t${marker}`;
+    return `${event}\t${named}\t${JSON.stringify(spec.answer("deny", event, reason))}\t${marker}`;
   });
   return `${lines.join("\n")}\n`;
 }

@@ -166,6 +166,23 @@ describe("fail closed when umbel cannot decide", () => {
   );
 });
 
+describe("calls no rule can answer never start umbel", () => {
+  test("a Read call under a Bash-only deny rule, with a umbel that would fail: no answer at all", async () => {
+    const s = await session({ allow: [], deny: ["Bash(rm:*)"] }, HOOK_POLICY, "claude", ["/bin/false"]);
+    const read = await fire(s, {
+      hook_event_name: "PreToolUse",
+      tool_name: "Read",
+      tool_input: { file_path: "/x" },
+    });
+    expect(read.out).toBe("");
+    expect(read.line.umbel_policy).toBeUndefined();
+    // The same failing umbel, asked about a Bash call: the deny rule's fallback.
+    expect(JSON.parse((await fire(s, bash("PreToolUse", "ls"))).out)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: "deny" },
+    });
+  });
+});
+
 describe("policy on gemini's BeforeTool", () => {
   test("deny answers gemini's way; allow is gemini's own (no rule of umbel's)", async () => {
     const s = await session(

@@ -67,12 +67,12 @@ describe("policy.json and policy.tsv", () => {
       .split("\n")
       .map((l) => l.split("\t"));
     // Where a deny rule answers, umbel's failure denies; where only allow rules do, a person is asked.
-    expect(pre?.[0]).toBe("PreToolUse");
-    expect(JSON.parse(pre?.[1] ?? "")).toMatchObject({
+    expect(pre?.slice(0, 2)).toEqual(["PreToolUse", '"(Bash)"']);
+    expect(JSON.parse(pre?.[2] ?? "")).toMatchObject({
       hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" },
     });
-    expect(JSON.parse(pre?.[2] ?? "")).toEqual({ decision: "deny", rule: FAILED_CHECK_RULE });
-    expect(permission).toEqual(["PermissionRequest", "-", "-"]);
+    expect(JSON.parse(pre?.[3] ?? "")).toEqual({ decision: "deny", rule: FAILED_CHECK_RULE });
+    expect(permission).toEqual(["PermissionRequest", '"(Read)"', "-", "-"]);
   });
 
   test("gemini: allow rules are gemini's own allowlist, so only deny rules are umbel's", () => {
@@ -107,7 +107,7 @@ describe("policy.json and policy.tsv", () => {
       rule: "*",
       reason: "no person here",
     });
-    expect(compileHookLines(file, HOOK_POLICY).split("\t")[0]).toBe("PermissionRequest");
+    expect(compileHookLines(file, HOOK_POLICY).split("\t").slice(0, 2)).toEqual(["PermissionRequest", "."]);
   });
 });
 
@@ -242,5 +242,17 @@ describe("notify.tsv", () => {
       'PermissionRequest\tinput\t126\t-\t"umbel_policy"',
       'Notification\tinput\t126\t"notification_type":"(agent_needs_input|elicitation_dialog)"\t-',
     ]);
+  });
+});
+
+describe("which payloads start umbel", () => {
+  test("the tools' regex names each rule's tool as a JSON string, its dots and dashes literal", () => {
+    const compiled = compilePolicy({ allow: ["mcp__a.b__c-d"], deny: [] }, HOOK_POLICY, "claude");
+    const regex = compiled?.tsv.split("\t")[1] ?? "";
+    expect(regex).toBe('"(mcp__a\\.b__c-d)"');
+    const matches = (line: string) =>
+      Bun.spawnSync(["grep", "-q", "-E", "-e", regex], { stdin: new Blob([line]) }).exitCode === 0;
+    expect(matches('{"tool_name":"mcp__a.b__c-d"}')).toBe(true);
+    expect(matches('{"tool_name":"mcp__aXb__c-d"}')).toBe(false);
   });
 });
