@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { readTextOrNull } from "../../adapters/files.ts";
-import { loadShellParser } from "../../adapters/shell-parser.ts";
 import { StateError, UsageError } from "../../core/errors.ts";
 import { parseJsonObject } from "../../core/json.ts";
 import { decideCall, needsShell, toolCallOf } from "../../core/policy/decide.ts";
@@ -34,7 +33,10 @@ export async function runPolicyHook(
   const payload = parseJsonObject(await io.readStdin());
   if (payload === null) throw new UsageError("the hook payload on stdin is not a JSON object");
   const call = toolCallOf(payload, provider.hookWire);
-  const parse = needsShell(policy.data, spec, call) ? await loadShellParser() : null;
+  // Loaded only for a shell call a rule reads: web-tree-sitter and its WebAssembly cost ~60 ms.
+  const parse = needsShell(policy.data, spec, call)
+    ? await (await import("../../adapters/shell-parser.ts")).loadShellParser()
+    : null;
   const decision = decideCall(policy.data, spec, call, parse);
   if (decision === null || call.event === null) return 0;
   const marker = {
