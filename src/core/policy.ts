@@ -76,8 +76,8 @@ export const FAILED_CHECK_RULE = "(umbel policy check failed)";
  * the event; an extended regex the payload must match for any rule to apply (the rules' tool names
  * as JSON strings, `"Bash"`: the CLI's own `"tool_name":"Bash"` holds it; `.` when a rule names every
  * tool), so calls no rule can answer never start umbel; what the hook prints when umbel's check
- * cannot run (the CLI's deny answer where a deny rule answers that event; `-` where only allow rules
- * do: a person is asked); and the marker of that line in the events log.
+ * cannot run (the CLI's deny answer where a deny rule answers that event; its ask where ask rules
+ * do, gemini; `-` where only allow rules do: a person is asked); and the marker of that line.
  */
 export function compilePolicy(
   rules: PolicyRules,
@@ -85,13 +85,14 @@ export function compilePolicy(
   provider: ProviderId,
 ): CompiledPolicy | null {
   const compiled: PolicyRule[] = [];
-  const add = (verdict: "allow" | "deny", event: string, pattern: string) => {
+  const add = (verdict: PolicyRule["verdict"], event: string, pattern: string) => {
     const parsed = parseToolPattern(pattern);
     if (typeof parsed !== "string")
       compiled.push({ verdict, event, tool: parsed.tool, arg: parsed.arg, rule: pattern });
   };
   for (const pattern of rules.deny) add("deny", spec.denyEvent, pattern);
   if (spec.allowEvent !== null) for (const pattern of rules.allow) add("allow", spec.allowEvent, pattern);
+  else if (spec.asksAtDenyEvent) for (const pattern of rules.allow) add("ask", spec.denyEvent, pattern);
   if (compiled.length === 0) return null;
   const file: PolicyFile = { provider, rules: compiled };
   return { file, tsv: compileHookLines(file, spec) };
@@ -106,10 +107,12 @@ export function compileHookLines(file: PolicyFile, spec: PolicySpec): string {
     const named = tools.includes("*")
       ? "."
       : `"(${tools.map((t) => t.replace(/[.\\^$|?*+()[\]{}]/g, "\\$&")).join("|")})"`;
-    if (!denies(event)) return `${event}\t${named}\t-\t-`;
-    const reason = "denied by umbel policy: umbel could not check this call, so it is refused";
-    const marker = JSON.stringify({ decision: "deny", rule: FAILED_CHECK_RULE });
-    return `${event}\t${named}\t${JSON.stringify(spec.answer("deny", event, reason))}\t${marker}`;
+    const asks = file.rules.some((r) => r.event === event && r.verdict === "ask");
+    if (!denies(event) && !asks) return `${event}\t${named}\t-\t-`;
+    const verdict = denies(event) ? "deny" : "ask";
+    const reason = `${verdict === "deny" ? "denied" : "asked"} by umbel policy: umbel could not check this call`;
+    const marker = JSON.stringify({ decision: verdict, rule: FAILED_CHECK_RULE });
+    return `${event}\t${named}\t${JSON.stringify(spec.answer(verdict, event, reason))}\t${marker}`;
   });
   return `${lines.join("\n")}\n`;
 }

@@ -184,7 +184,7 @@ describe("calls no rule can answer never start umbel", () => {
 });
 
 describe("policy on gemini's BeforeTool", () => {
-  test("deny answers gemini's way; allow is gemini's own (no rule of umbel's)", async () => {
+  test("deny answers gemini's way; allow is gemini's own, asked first where umbel would not allow", async () => {
     const s = await session(
       { allow: ["run_shell_command(git)"], deny: ["run_shell_command(rm)"] },
       GEMINI_POLICY,
@@ -200,5 +200,11 @@ describe("policy on gemini's BeforeTool", () => {
       reason: "denied by umbel policy: run_shell_command(rm)",
     });
     expect((await fire(s, call("git status"))).out).toBe("");
+    const asked = await fire(s, call("git status > /etc/x"));
+    expect(JSON.parse(asked.out)).toEqual({
+      decision: "ask",
+      reason: "asked by umbel policy: run_shell_command(git) does not allow this call",
+    });
+    expect(asked.line.umbel_policy).toEqual({ decision: "ask", rule: "run_shell_command(git)" });
   });
 });

@@ -75,16 +75,35 @@ describe("policy.json and policy.tsv", () => {
     expect(permission).toEqual(["PermissionRequest", '"(Read)"', "-", "-"]);
   });
 
-  test("gemini: allow rules are gemini's own allowlist, so only deny rules are umbel's", () => {
+  test("gemini: allow rules are gemini's own allowlist; umbel asks first where it would not allow", () => {
     const compiled = compilePolicy(
       { allow: ["run_shell_command(git)"], deny: ["run_shell_command(rm)"] },
       GEMINI_POLICY,
       "gemini",
     );
-    expect(compiled?.file.rules.map((r) => [r.verdict, r.event])).toEqual([["deny", "BeforeTool"]]);
-    expect(
-      compilePolicy({ allow: ["run_shell_command(git)"], deny: [] }, GEMINI_POLICY, "gemini"),
-    ).toBeNull();
+    expect(compiled?.file.rules.map((r) => [r.verdict, r.event])).toEqual([
+      ["deny", "BeforeTool"],
+      ["ask", "BeforeTool"],
+    ]);
+    const only = compilePolicy({ allow: ["run_shell_command(git diff)"], deny: [] }, GEMINI_POLICY, "gemini");
+    const [, , fallback] = (only?.tsv ?? "").split("\t");
+    expect(JSON.parse(fallback ?? "")).toEqual({
+      decision: "ask",
+      reason: "asked by umbel policy: umbel could not check this call",
+    });
+    const call = (command: string) => ({
+      event: "BeforeTool",
+      tool: "run_shell_command",
+      input: { command },
+    });
+    const file = only?.file as PolicyFile;
+    expect(decideCall(file, GEMINI_POLICY, call("git diff --output=x"), parse)).toEqual({
+      verdict: "ask",
+      rule: "run_shell_command(git diff)",
+      reason: "asked by umbel policy: run_shell_command(git diff) does not allow this call",
+    });
+    expect(decideCall(file, GEMINI_POLICY, call("git diff --stat"), parse)).toBeNull();
+    expect(decideCall(file, GEMINI_POLICY, { ...call("x"), tool: "read_file" }, parse)).toBeNull();
   });
 
   test("a catch-all deny with its own message (a rule -p may add: whatever would ask a person)", () => {

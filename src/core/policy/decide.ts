@@ -14,7 +14,7 @@ export type ToolCall = {
 
 /** What umbel answers a call: the rule that decided, the reason the CLI shows, and why when it could not tell. */
 export type Decision = {
-  readonly verdict: "allow" | "deny";
+  readonly verdict: "allow" | "deny" | "ask";
   readonly rule: string;
   readonly reason: string;
   readonly why?: string;
@@ -57,6 +57,15 @@ export function decideCall(
     if (found === true) return deny(rule);
     if (typeof found === "string") return deny(rule, found);
   }
+  // The CLI's own allowlist takes these calls (gemini): what umbel would not allow is asked first.
+  const asks = rules.filter((r) => r.verdict === "ask" && (r.tool === "*" || r.tool === call.tool));
+  const [ask] = asks;
+  if (ask && !asks.some((r) => allowMatch(r, spec, call, parse)))
+    return {
+      verdict: "ask",
+      rule: ask.rule,
+      reason: `asked by umbel policy: ${ask.rule} does not allow this call`,
+    };
   for (const rule of rules.filter((r) => r.verdict === "allow")) {
     if ((rule.tool === "*" || rule.tool === call.tool) && allowMatch(rule, spec, call, parse))
       return {

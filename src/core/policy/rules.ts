@@ -17,7 +17,9 @@ export type ArgPattern = z.infer<typeof ArgPattern>;
 
 /** One compiled --allow / --deny rule, answered at one hook event of the worker's CLI. */
 export const PolicyRule = z.object({
-  verdict: z.enum(["allow", "deny"]).describe("What the rule answers"),
+  verdict: z
+    .enum(["allow", "deny", "ask"])
+    .describe("What the rule answers (ask: a call of its tool umbel would not allow is asked first)"),
   event: z
     .string()
     .describe("The hook event it answers (the CLI's own name: PreToolUse, PermissionRequest, BeforeTool)"),

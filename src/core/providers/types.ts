@@ -196,8 +196,14 @@ export type PolicySpec = {
   readonly shellTools: readonly string[];
   /** `Tool(text)` means "starts with text" (gemini's own rules) rather than "exactly text". */
   readonly exactIsPrefix?: boolean;
+  /**
+   * Where the CLI's own allowlist takes allow rules (allowEvent null): its deny event can force a
+   * question, so a call of an allow rule's tool that umbel would not allow is asked there, and the
+   * CLI's allowlist never runs what umbel's allow would not (gemini's BeforeTool `ask`).
+   */
+  readonly asksAtDenyEvent?: boolean;
   /** What the hook prints for a decision at `event` (its JSON output). */
-  answer(verdict: "allow" | "deny", event: string, reason: string): Readonly<Record<string, unknown>>;
+  answer(verdict: "allow" | "deny" | "ask", event: string, reason: string): Readonly<Record<string, unknown>>;
 };
 
 /** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */
