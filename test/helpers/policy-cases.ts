@@ -133,6 +133,8 @@ export const DENIED: readonly (readonly [string, string, "uncertain"?])[] = [
   ["bash -lc 'ls; rm -rf v'", RM],
   ["nohup sh -c 'rm -rf v' &", RM],
   ["eval 'rm -rf v'", RM],
+  ["env -S 'rm -rf v'", RM],
+  ["trap 'rm -rf v' EXIT", RM],
   ["cat <<E\n$(rm -rf v)\nE", RM],
   ["cat <<E\n`rm -rf v`\nE", RM, "uncertain"],
   ['eval "$cmd"', RM, "uncertain"],

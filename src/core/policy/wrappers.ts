@@ -46,6 +46,8 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   env: {
     withValue: ["-u", "--unset", "-C", "--chdir"],
     flags: ["-i", "-", "-0", "-v", "--ignore-environment", "--null", "--debug"],
+    // -S splits its value into the command and its arguments, much as a shell would.
+    script: ["-S", "--split-string"],
     assignments: true,
   },
   sudo: {
@@ -197,6 +199,12 @@ export function resolveWrapped(words: Words, sink: WrapperSink): void {
   }
   if (name === "alias") {
     sink.uncertain("an alias can rename any command");
+    return;
+  }
+  if (name === "trap") {
+    // trap's first operand is a script the shell runs later (at a signal or EXIT).
+    const operands = rest[0] === "--" ? rest.slice(1) : rest;
+    if (operands[0] !== undefined && !operands[0]?.startsWith("-")) sink.script(operands[0] ?? null);
     return;
   }
   if (name === "find") {

@@ -192,7 +192,7 @@ export type NotifyRule = {
 export type PolicySpec = {
   readonly allowEvent: string | null;
   readonly denyEvent: string;
-  /** Tools whose argument is a shell command (an allow never matches a compound command). */
+  /** Tools whose argument (`command`) is a shell command, read by core/policy/shell-scan.ts. */
   readonly shellTools: readonly string[];
   /** `Tool(text)` means "starts with text" (gemini's own rules) rather than "exactly text". */
   readonly exactIsPrefix?: boolean;
