@@ -135,6 +135,8 @@ export const DENIED: readonly (readonly [string, string, "uncertain"?])[] = [
   ["eval 'rm -rf v'", RM],
   ["env -S 'rm -rf v'", RM],
   ["trap 'rm -rf v' EXIT", RM],
+  ["script -qc 'rm -rf v' /dev/null", RM],
+  ["hash -p /bin/rm x; x -rf v", RM, "uncertain"],
   ["cat <<E\n$(rm -rf v)\nE", RM],
   ["cat <<E\n`rm -rf v`\nE", RM, "uncertain"],
   ['eval "$cmd"', RM, "uncertain"],

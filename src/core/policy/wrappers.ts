@@ -38,6 +38,7 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   nohup: { withValue: [], flags: [] },
   coproc: { withValue: [], flags: [] },
   busybox: { withValue: [], flags: [] },
+  toybox: { withValue: [], flags: [] },
   time: {
     withValue: ["-f", "--format", "-o", "--output"],
     flags: ["-p", "-a", "-v", "-q", "--portability", "--append", "--verbose", "--quiet"],
@@ -162,6 +163,26 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
       "--open-tty",
     ],
   },
+  script: {
+    withValue: [
+      "-E",
+      "-o",
+      "-T",
+      "-I",
+      "-O",
+      "-B",
+      "-m",
+      "--echo",
+      "--output-limit",
+      "--log-timing",
+      "--log-in",
+      "--log-out",
+      "--log-io",
+      "--logging-format",
+    ],
+    flags: ["-a", "-e", "-f", "-q", "--append", "--return", "--flush", "--force", "--quiet"],
+    script: ["-c", "--command"],
+  },
   su: {
     withValue: ["-s", "-g", "-G", "-w", "--shell", "--group", "--supp-group", "--whitelist-environment"],
     flags: ["-", "-l", "-m", "-p", "-f", "-P", "--login", "--preserve-environment", "--pty"],
@@ -199,6 +220,14 @@ export function resolveWrapped(words: Words, sink: WrapperSink): void {
   }
   if (name === "alias") {
     sink.uncertain("an alias can rename any command");
+    return;
+  }
+  // `hash -p /bin/rm x` makes `x` run rm; `enable -f` loads a builtin from a file.
+  if (
+    (name === "hash" && rest.some((w) => w === null || /^-\w*p/.test(w))) ||
+    (name === "enable" && rest.some((w) => w === null || /^-\w*f/.test(w)))
+  ) {
+    sink.uncertain(`${name} can give a program another name`);
     return;
   }
   if (name === "trap") {
