@@ -7,9 +7,9 @@
 # - while <events>/halt-<Event>.json exists (umbel -p --max-turns armed it), the hook for <Event>
 #   prints it: claude's PostToolUse and gemini's AfterTool answer {"continue":false} (stop after this
 #   tool, as claude -p does), codex's PreToolUse denies the call;
-# - a rule of <session>/policy.tsv (spawn --allow/--deny, core/policy.ts) that matches this event's
-#   tool call: the CLI's answer is printed, and the logged line carries "umbel_policy" first (in the
-#   same line, so no reader ever sees the request without its decision).
+# - a tool call that umbel's policy decides (spawn --allow/--deny, below): the CLI's answer is
+#   printed, and the logged line carries "umbel_policy" first (in the same line, so no reader ever
+#   sees the request without its decision).
 # After the append, <session>/notify.tsv (spawn --notify) may start the caller's command in the
 # background with the turn's outcome on stdin, and a queued prompt (send --queue) may start umbel to
 # send it; neither delays the CLI.
@@ -21,87 +21,54 @@ events=${log%/*}
 session=${events%/*}
 tmp="$log.$$.tmp"
 { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null
-# Inside a JSON string a quote is escaped, so only the payload's own key matches. Read only where
-# needed before the append (a policy), else after it: a waiter wakes on the append, 3 ms sooner
-# (measured: hook start → line 5.6 → 2.2 ms; the sed is a process start).
+# The event's name for the halt files (umbel -p --max-turns; not for a policy, which umbel reads
+# itself): read after the append, so a waiter wakes on the append 3 ms sooner (measured: hook start →
+# line 5.6 → 2.2 ms; the sed is a process start).
 read_event() { event=$(sed -n 's/.*"hook_event_name":"\([A-Za-z]*\)".*/\1/p' "$tmp" 2>/dev/null); }
 event=
 answer=
 
-# The tool call's main argument (command, file_path, …): leftmost key of the first kind present,
-# JSON escapes undone. esc=1 when an escape other than \" \\ \/ remains: no allow rule then matches.
-read_call() {
-  tool=$(sed -n 's/.*"tool_name":"\([^"\\]*\)".*/\1/p' "$tmp")
-  eval "$(awk '
-    function rep(s, from, to,   out, i) {
-      out = ""
-      while ((i = index(s, from)) > 0) { out = out substr(s, 1, i - 1) to; s = substr(s, i + length(from)) }
-      return out s
-    }
-    {
-      arg = ""; found = 0
-      n = split("command file_path absolute_path path url pattern", keys, " ")
-      for (k = 1; k <= n && !found; k++) {
-        if (match($0, "\"" keys[k] "\":\"([^\"\\\\]|\\\\.)*\"")) {
-          arg = substr($0, RSTART + length(keys[k]) + 4, RLENGTH - length(keys[k]) - 5); found = 1
-        }
-      }
-      arg = rep(rep(rep(arg, "\\\\", "\001"), "\\\"", "\""), "\\/", "/")
-      esc = index(arg, "\\") > 0
-      arg = rep(rep(arg, "\001", "\\"), "\047", "\047\\\047\047")
-      printf "arg=\047%s\047; esc=%d; found=%d\n", arg, esc, found
-    }' "$tmp")"
-}
-
-# 0 when the rule (kind, glob, verdict) matches the call read by read_call.
-matches() {
-  case $1 in
-    any) return 0 ;;
-    arg)
-      [ "$found" = 1 ] && [ "$esc" = 0 ] || return 1
-      case $arg in $2) return 0 ;; esac
-      return 1 ;;
-    cmd)
-      [ "$found" = 1 ] || return 1
-      if [ "$3" = allow ]; then
-        # An allowed command is one simple command: never a list, pipe, substitution, redirection,
-        # escape or second line.
-        [ "$esc" = 0 ] || return 1
-        case $arg in *[\;\&\|\<\>\`\$\(\)\{\}\\]*) return 1 ;; esac
-        case $arg in $2) return 0 ;; esac
-        return 1
-      fi
-      # A denied command is denied wherever it appears in a list, pipe or substitution.
-      printf '%s\n' "$arg" | sed 's/\\n/;/g' | tr ';&|(){}`' '\n\n\n\n\n\n\n\n' | {
-        while IFS= read -r part; do
-          part=$(printf '%s' "$part" | sed 's/^[[:space:]$]*//')
-          case $part in $2) exit 0 ;; esac
-        done
-        exit 1
-      }
-      return $? ;;
-  esac
-  return 1
-}
-
-# A tab, without a subshell (this runs for every event of every worker).
+# A tab and a newline, without a subshell (this runs for every event of every worker).
 tab='	'
-if [ -f "$session/policy.tsv" ] && read_event && [ -n "$event" ] && grep -q "^[a-z]*$tab$event$tab" "$session/policy.tsv"; then
-  read_call
-  while IFS="$tab" read -r verdict rule_event rule_tool kind glob marker reply; do
-    [ "$rule_event" = "$event" ] && [ "$rule_tool" = "$tool" ] || continue
-    if matches "$kind" "$glob" "$verdict"; then
-      line=$(cat "$tmp")
-      if [ "$line" = "{}" ]; then rest="}"; else rest=",${line#\{}"; fi
-      printf '{"umbel_policy":%s%s\n' "$marker" "$rest" > "$tmp"
-      answer=$reply
-      break
+nl='
+'
+# policy.tsv (core/policy.ts, spawn --allow/--deny): one line per hook event a rule answers — the
+# event, a regex of the rules' tool names as JSON strings, what to print when umbel cannot decide
+# (- for nothing: a person is asked; a deny rule's event has the CLI's deny answer), and the marker
+# for that line. A payload that holds such an event's name and one of those tools anywhere
+# (over-inclusive, and never missing: the CLI's own top-level "hook_event_name":"<Event>" and
+# "tool_name":"<Tool>" are in it) is handed to this very umbel (policy.cmd: `umbel __policy
+# SESSION`), which parses it, decides from the CLI's own fields and prints two lines: the marker
+# and the CLI's answer (nothing: no rule decides). A failure to run or a garbled answer is the
+# fallback's (fail closed). Measured: hook start → answer, docs/performance.md.
+if [ -f "$session/policy.tsv" ]; then
+  while IFS="$tab" read -r pol_event pol_tools fail_answer fail_marker; do
+    grep -q -F "\"$pol_event\"" "$tmp" 2>/dev/null || continue
+    grep -q -E -e "$pol_tools" "$tmp" 2>/dev/null || continue
+    if [ -f "$session/policy.cmd" ]; then
+      decided=$(sh -c "$(cat "$session/policy.cmd")" < "$tmp" 2>>"$session/policy.log")
+      status=$?
+    else
+      decided= status=127
     fi
+    case $decided in *"$nl"*) ;; '') ;; *) status=70 ;; esac
+    if [ "$status" != 0 ]; then
+      echo "umbel policy: exit $status at $pol_event" >>"$session/policy.log"
+      [ "$fail_answer" = - ] || { marker=$fail_marker answer=$fail_answer; }
+    elif [ -n "$decided" ]; then
+      marker=${decided%%"$nl"*} answer=${decided#*"$nl"}
+    fi
+    break
   done < "$session/policy.tsv"
+  if [ -n "$answer" ]; then
+    line=$(cat "$tmp")
+    if [ "$line" = "{}" ]; then rest="}"; else rest=",${line#\{}"; fi
+    printf '{"umbel_policy":%s%s\n' "$marker" "$rest" > "$tmp"
+  fi
 fi
 
 cat "$tmp" >> "$log" 2>/dev/null
-[ -n "$event" ] || read_event
+read_event
 halt="$events/halt-$event.json"
 if [ -n "$event" ] && [ -f "$halt" ]; then
   cat "$halt" 2>/dev/null

@@ -67,6 +67,12 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
   // a few objects once, so compiling costs more than it saves (status: 52.8 → 48.4 ms of CPU).
   const { config } = await import("zod");
   config({ jitless: true });
+  if (route.face === "policy") {
+    // A tool call from a worker's hook: decided from its files alone, with no ports to build.
+    const { runPolicyHook } = await import("./faces/policy/hook.ts");
+    trace.mark("face policy loaded");
+    return runPolicyHook(route.rest, { readStdin: io.readStdin, out: io.out });
+  }
   const { createDeps } = await import("./adapters/deps.ts");
   if (route.face === "structured") {
     // A --structured worker's own MCP server: its state root comes on argv, never from env.

@@ -6,12 +6,14 @@ export const FleetSpawnOptions = z.object({
     .array(z.string().min(1))
     .optional()
     .describe(
-      "Tool calls answered yes without a person, in the CLI's tool-pattern syntax (e.g. Bash(git diff:*), Read); logged, counted in status",
+      "Tool calls answered yes without a person, in the CLI's tool-pattern syntax (e.g. Bash(git diff:*), Read): a shell command only as one simple command of literal words with no option that writes or reads an unnamed file; logged, counted in status",
     ),
   deny: z
     .array(z.string().min(1))
     .optional()
-    .describe("Tool calls refused without a person (e.g. Bash(rm:*)); logged, counted in status"),
+    .describe(
+      "Tool calls refused without a person (e.g. Bash(rm:*)): anywhere in a shell command, through quoting, wrappers and paths, and whatever umbel cannot tell apart; logged, counted in status",
+    ),
   notify: z
     .string()
     .min(1)

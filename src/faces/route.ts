@@ -1,5 +1,6 @@
 import { UsageError } from "../core/errors.ts";
 import { STRUCTURED_SERVER_COMMAND } from "../core/guard/tool.ts";
+import { POLICY_HOOK_COMMAND } from "../core/policy.ts";
 import { quoteArg } from "../core/quote.ts";
 import { didYouMean } from "../core/suggest.ts";
 
@@ -18,6 +19,7 @@ export type Route =
   | { readonly face: "run"; readonly rest: readonly string[] }
   | { readonly face: "mcp"; readonly rest: readonly string[] }
   | { readonly face: "structured"; readonly rest: readonly string[] }
+  | { readonly face: "policy"; readonly rest: readonly string[] }
   | { readonly face: "verb"; readonly verb: string; readonly rest: readonly string[] };
 
 /**
@@ -86,6 +88,8 @@ export function routeArgv(argv: readonly string[]): Route {
   if (first === "mcp") return { face: "mcp", rest };
   // Hidden: a --structured worker's own StructuredOutput server, started by its CLI (never typed).
   if (first === STRUCTURED_SERVER_COMMAND) return { face: "structured", rest };
+  // Hidden: a --allow/--deny worker's hook asking umbel to decide a tool call (never typed).
+  if (first === POLICY_HOOK_COMMAND) return { face: "policy", rest };
   if ((VERB_NAMES as readonly string[]).includes(first) || (CLI_ONLY as readonly string[]).includes(first))
     return { face: "verb", verb: first, rest };
   const options = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));

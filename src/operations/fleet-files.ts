@@ -1,13 +1,15 @@
 import { UsageError } from "../core/errors.ts";
 import { compileNotify } from "../core/notify.ts";
-import { checkPolicy, compilePolicy } from "../core/policy.ts";
+import { checkPolicy, compilePolicy, policyCommand } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
 import type { Provider } from "../core/providers/types.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 
 /**
  * The files hooks/hook.sh and launch.sh read from a worker's session dir for its fleet options:
- * `policy.tsv` (--allow/--deny) and `notify.cmd` + `notify.tsv` (--notify). Checked before any I/O.
+ * `policy.json` + `policy.cmd` + `policy.tsv` (--allow/--deny: the rules, how the hook runs this
+ * umbel to decide a call, the events it asks about) and `notify.cmd` + `notify.tsv` (--notify).
+ * Checked before any I/O.
  */
 
 /** A usage error for fleet options the provider cannot honour, or a pattern that is not one. */
@@ -18,7 +20,7 @@ export function checkFleetOptions(provider: Provider, input: SpawnInput): void {
       throw new UsageError(`--allow/--deny are not supported with --provider ${provider.id}`, {
         provider: provider.id,
       });
-    const problem = checkPolicy(rules, provider.policy);
+    const problem = checkPolicy(rules);
     if (problem) throw new UsageError(problem, { provider: provider.id });
   }
   if (input.notify !== undefined && !provider.notifyRules)
@@ -40,8 +42,14 @@ export function nativeAllowedTools(provider: Provider, input: SpawnInput): strin
 
 export async function writeFleetFiles(deps: Deps, provider: Provider, input: SpawnInput): Promise<void> {
   const rules = { allow: input.allow ?? [], deny: input.deny ?? [] };
-  const policy = provider.policy ? compilePolicy(rules, provider.policy) : "";
-  if (policy !== "") await deps.store.writeWorkerFile(input.name, "policy.tsv", policy);
+  const policy = provider.policy ? compilePolicy(rules, provider.policy, provider.id) : null;
+  if (policy !== null) {
+    const command = policyCommand(deps.system.selfArgv(), deps.store.paths(input.name).dir);
+    await deps.store.writeWorkerFile(input.name, "policy.json", `${JSON.stringify(policy.file)}\n`);
+    await deps.store.writeWorkerFile(input.name, "policy.cmd", command);
+    // Last: the hook asks umbel only once policy.tsv exists.
+    await deps.store.writeWorkerFile(input.name, "policy.tsv", policy.tsv);
+  }
   if (input.notify !== undefined && provider.notifyRules) {
     await deps.store.writeWorkerFile(input.name, "notify.cmd", input.notify);
     await deps.store.writeWorkerFile(input.name, "notify.tsv", compileNotify(provider.notifyRules));

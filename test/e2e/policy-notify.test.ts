@@ -86,6 +86,17 @@ describe.each([
     expect((await sb.umbel(["logs", name])).stdout).toContain(`[umbel policy: deny ${deny}]`);
   });
 
+  test("a call of an allowed command with an option that writes a file still asks (gemini: umbel's ask beats its allowlist)", async () => {
+    const t = await sendAndWait(sb, name, `fake:permission ${allowed} --output=out.patch`, [
+      "--timeout",
+      "20s",
+    ]);
+    expect(t.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+    expect((await sb.umbel(["answer", name, "deny"])).code).toBe(0);
+    await sb.umbel(["wait", name, "--after", String(t.baseline), "--timeout", "20s"]);
+    expect(existsSync(join(sb.work, "out.patch"))).toBe(false);
+  });
+
   test("anything the rules do not name still asks: input (126), notified as input", async () => {
     const t = await sendAndWait(sb, name, "fake:permission touch other.txt", ["--timeout", "20s"]);
     expect(t.outcome).toMatchObject({ reason: "input", exitCode: 126 });

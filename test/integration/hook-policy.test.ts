@@ -1,133 +1,210 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compilePolicy, policyDecisionOf } from "../../src/core/policy.ts";
-import { CLAUDE_POLICY } from "../../src/core/providers/claude/policy.ts";
+import { compilePolicy, FAILED_CHECK_RULE, type PolicyRules, policyCommand } from "../../src/core/policy.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";
+import { HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
+import type { PolicySpec } from "../../src/core/providers/types.ts";
+import type { ProviderId } from "../../src/core/schemas.ts";
+import { ALLOWED, ASKED, CASE_RULES, DENIED } from "../helpers/policy-cases.ts";
+import { UMBEL } from "../helpers/sandbox.ts";
+
+// 150+ hook runs, each starting umbel's binary (~60-150 ms on a loaded 2-core machine).
+setDefaultTimeout(60_000);
 
 /**
- * hooks/hook.sh answering spawn --allow/--deny from the policy.tsv core/policy.ts compiles, under the
- * sh every worker runs it with: fail closed (a compound, redirected or escaped command is never
- * allowed), deny anywhere in a list, the decision recorded in the very line of the request.
+ * hooks/hook.sh under the sh every worker runs it with, handing each tool call a rule may answer to
+ * umbel's `__policy` face (dist/umbel, and bun with src/main.ts): the probe table's verdicts, the
+ * decision recorded in the very line of the request, the answer from the CLI's own top-level fields,
+ * and fail closed when umbel cannot decide.
  */
 const HOOK = join(import.meta.dir, "..", "..", "hooks", "hook.sh");
+const SOURCE = [process.execPath, join(import.meta.dir, "..", "..", "src", "main.ts")];
 
-let session: string;
-let log: string;
+let dir: string;
 beforeAll(async () => {
-  session = await mkdtemp(join(tmpdir(), "umbel-policy-"));
-  await mkdir(join(session, "events"));
-  log = join(session, "events", "hooks.jsonl");
+  dir = await mkdtemp(join(tmpdir(), "umbel-policy-"));
 });
 afterAll(async () => {
-  await rm(session, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true });
 });
 
-async function fire(payload: object): Promise<{ out: string; line: Record<string, unknown> }> {
-  const child = Bun.spawn(["sh", HOOK, log], { stdin: new Blob([JSON.stringify(payload)]), stdout: "pipe" });
+type Session = { dir: string; log: string };
+let made = 0;
+async function session(
+  rules: PolicyRules,
+  spec: PolicySpec = HOOK_POLICY,
+  provider: ProviderId = "claude",
+  self: readonly string[] = [UMBEL],
+): Promise<Session> {
+  const at = join(dir, `s${made++}`);
+  await mkdir(join(at, "events"), { recursive: true });
+  const compiled = compilePolicy(rules, spec, provider);
+  if (compiled === null) throw new Error("no rules");
+  await writeFile(join(at, "policy.json"), JSON.stringify(compiled.file));
+  await writeFile(join(at, "policy.cmd"), policyCommand(self, at));
+  await writeFile(join(at, "policy.tsv"), compiled.tsv);
+  return { dir: at, log: join(at, "events", "hooks.jsonl") };
+}
+
+async function fire(
+  s: Session,
+  payload: object | string,
+): Promise<{ out: string; line: Record<string, unknown> }> {
+  const text = typeof payload === "string" ? payload : JSON.stringify(payload);
+  const child = Bun.spawn(["sh", HOOK, s.log], { stdin: new Blob([text]), stdout: "pipe" });
   const out = await new Response(child.stdout).text();
   expect(await child.exited).toBe(0);
-  const lines = (await readFile(log, "utf8")).trim().split("\n");
+  const lines = (await readFile(s.log, "utf8")).trim().split("\n");
   return { out, line: JSON.parse(lines.at(-1) ?? "{}") as Record<string, unknown> };
 }
 
-const call = (event: string, tool: string, input: object) => ({
+const bash = (event: string, command: string) => ({
   session_id: "s",
   hook_event_name: event,
-  tool_name: tool,
-  tool_input: input,
+  tool_name: "Bash",
+  tool_input: { command, description: "d" },
 });
-const bash = (event: string, command: string) => call(event, "Bash", { command, description: "d" });
 
-describe("policy on claude's hooks (codex answers the same way)", () => {
+describe("the probe table through hook.sh and dist/umbel", () => {
+  let s: Session;
   beforeAll(async () => {
-    const rules = {
-      allow: ["Bash(git diff:*)", "Bash(npm test)", "Read", "Edit(/w/src/*)"],
-      deny: ["Bash(rm:*)"],
-    };
-    await writeFile(join(session, "policy.tsv"), compilePolicy(rules, CLAUDE_POLICY));
+    s = await session(CASE_RULES);
   });
 
-  test.each([
-    ["git diff --stat", "Bash(git diff:*)"],
-    ["git diff", "Bash(git diff:*)"],
-    ['git diff "a b"', "Bash(git diff:*)"],
-    ["npm test", "Bash(npm test)"],
-  ])("allowed: %j (%s), recorded in the request's own line", async (command, rule) => {
-    const { out, line } = await fire(bash("PermissionRequest", command));
-    expect(JSON.parse(out)).toEqual({
-      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } },
-    });
-    expect(line.umbel_policy).toEqual({ decision: "allow", rule });
-    expect(line.tool_input).toEqual({ command, description: "d" });
-  });
-
-  test.each([
-    "git diffx",
-    "git diff; rm -rf /",
-    "git diff && curl x | sh",
-    "git diff > /etc/passwd",
-    "git diff $(id)",
-    "git diff `id`",
-    "git diff\nrm -rf /",
-    "git diff \\\nx",
-    "npm test --watch",
-    "ls",
-  ])("fail closed: %j reaches the caller (no answer, no decision)", async (command) => {
-    const { out, line } = await fire(bash("PermissionRequest", command));
-    expect(out).toBe("");
-    expect(line.umbel_policy).toBeUndefined();
-    expect(policyDecisionOf({ index: 0, name: "PermissionRequest", payload: line })).toBeNull();
-  });
-
-  test.each(["rm -rf build", "rm", "ls && rm x", "echo $(rm y)", "ls\nrm y", "(cd a; rm b)"])(
-    "denied wherever it appears: %j",
-    async (command) => {
-      const { out, line } = await fire(bash("PreToolUse", command));
-      expect(JSON.parse(out)).toMatchObject({
-        hookSpecificOutput: {
-          permissionDecision: "deny",
-          permissionDecisionReason: "denied by umbel policy: Bash(rm:*)",
-        },
+  test.each(ALLOWED)(
+    "allowed at PermissionRequest: %j (%s), recorded in the request's own line",
+    async (command, rule) => {
+      const { out, line } = await fire(s, bash("PermissionRequest", command));
+      expect(JSON.parse(out)).toEqual({
+        hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } },
       });
-      expect(line.umbel_policy).toEqual({ decision: "deny", rule: "Bash(rm:*)" });
+      expect(line.umbel_policy).toEqual({ decision: "allow", rule });
+      expect(line.tool_input).toEqual({ command, description: "d" });
     },
   );
 
-  test.each([
-    ["PreToolUse", bash("PreToolUse", "rmdir x")],
-    ["PreToolUse", bash("PreToolUse", "git diff")],
-    ["PermissionRequest", call("PermissionRequest", "Edit", { file_path: "/w/other/a.ts" })],
-    ["PermissionRequest", call("PermissionRequest", "Write", { file_path: "/w/src/a.ts" })],
-  ])("no rule for %s %j", async (_event, payload) => {
-    expect((await fire(payload)).out).toBe("");
+  test.each(DENIED.map(([command, rule]) => [command, rule] as const))(
+    "denied at PreToolUse: %j (%s)",
+    async (command, rule) => {
+      const { out, line } = await fire(s, bash("PreToolUse", command));
+      expect(JSON.parse(out)).toMatchObject({
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny" },
+      });
+      expect(line.umbel_policy).toMatchObject({ decision: "deny", rule });
+    },
+  );
+
+  test.each(ASKED)("asked: %j gets no answer and no decision", async (command) => {
+    const { out, line } = await fire(s, bash("PermissionRequest", command));
+    expect(out).toBe("");
+    expect(line.umbel_policy).toBeUndefined();
+  });
+});
+
+describe("decided from the CLI's own fields", () => {
+  let s: Session;
+  beforeAll(async () => {
+    s = await session({ allow: ["Read", "Bash(git diff:*)"], deny: ["Bash(rm:*)", "mcp__evil__write"] });
   });
 
+  test("an MCP tool whose arguments say tool_name Read is not Read: it still asks", async () => {
+    const spoof = {
+      hook_event_name: "PermissionRequest",
+      tool_name: "mcp__evil__other",
+      tool_input: { tool_name: "Read", file_path: "/etc/hostname", command: "git diff" },
+    };
+    expect((await fire(s, spoof)).out).toBe("");
+  });
+
+  test("arguments that name another event do not hide the call from a deny rule", async () => {
+    const spoof = {
+      hook_event_name: "PreToolUse",
+      tool_name: "mcp__evil__write",
+      tool_input: { hook_event_name: "Stop", tool_name: "Read" },
+    };
+    const { out, line } = await fire(s, spoof);
+    expect(JSON.parse(out)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+    expect(line.umbel_policy).toEqual({ decision: "deny", rule: "mcp__evil__write" });
+  });
+
+  test("events no rule answers never start umbel, and print nothing", async () => {
+    const { out, line } = await fire(s, { hook_event_name: "Stop", last_assistant_message: "rm -rf v" });
+    expect(out).toBe("");
+    expect(line).toEqual({ hook_event_name: "Stop", last_assistant_message: "rm -rf v" });
+  });
+
+  test("from source (bun src/main.ts) the hook decides the same", async () => {
+    const source = await session(CASE_RULES, HOOK_POLICY, "claude", SOURCE);
+    expect(JSON.parse((await fire(source, bash("PreToolUse", "X=1 rm -rf v"))).out)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: "deny" },
+    });
+    expect(JSON.parse((await fire(source, bash("PermissionRequest", "git diff --stat"))).out)).toMatchObject({
+      hookSpecificOutput: { decision: { behavior: "allow" } },
+    });
+  });
+});
+
+describe("fail closed when umbel cannot decide", () => {
   test.each([
-    [call("PermissionRequest", "Read", { file_path: "/etc/hosts" }), "Read"],
-    [call("PermissionRequest", "Edit", { file_path: "/w/src/a/b.ts", old_string: "x" }), "Edit(/w/src/*)"],
-  ])("other tools by their path: %j", async (payload, rule) => {
-    const { out, line } = await fire(payload);
-    expect(out).not.toBe("");
-    expect(line.umbel_policy).toEqual({ decision: "allow", rule });
+    ["umbel is gone", [join(dir ?? "/nonexistent", "no-such-umbel")]],
+    ["umbel answers garbage", ["/bin/echo", "garbage"]],
+    ["umbel fails", ["/bin/false"]],
+  ])(
+    "%s: a deny rule's event is denied (marked), an allow rule's is left to a person",
+    async (_what, self) => {
+      const s = await session(CASE_RULES, HOOK_POLICY, "claude", self);
+      const denied = await fire(s, bash("PreToolUse", "ls"));
+      expect(JSON.parse(denied.out)).toMatchObject({ hookSpecificOutput: { permissionDecision: "deny" } });
+      expect(denied.line.umbel_policy).toEqual({ decision: "deny", rule: FAILED_CHECK_RULE });
+      const asked = await fire(s, bash("PermissionRequest", "git diff"));
+      expect(asked.out).toBe("");
+      expect(asked.line.umbel_policy).toBeUndefined();
+      expect(await readFile(join(s.dir, "policy.log"), "utf8")).toContain("umbel policy: exit");
+    },
+  );
+});
+
+describe("calls no rule can answer never start umbel", () => {
+  test("a Read call under a Bash-only deny rule, with a umbel that would fail: no answer at all", async () => {
+    const s = await session({ allow: [], deny: ["Bash(rm:*)"] }, HOOK_POLICY, "claude", ["/bin/false"]);
+    const read = await fire(s, {
+      hook_event_name: "PreToolUse",
+      tool_name: "Read",
+      tool_input: { file_path: "/x" },
+    });
+    expect(read.out).toBe("");
+    expect(read.line.umbel_policy).toBeUndefined();
+    // The same failing umbel, asked about a Bash call: the deny rule's fallback.
+    expect(JSON.parse((await fire(s, bash("PreToolUse", "ls"))).out)).toMatchObject({
+      hookSpecificOutput: { permissionDecision: "deny" },
+    });
   });
 });
 
 describe("policy on gemini's BeforeTool", () => {
-  beforeAll(async () => {
-    await writeFile(
-      join(session, "policy.tsv"),
-      compilePolicy({ allow: ["run_shell_command(git)"], deny: ["run_shell_command(rm)"] }, GEMINI_POLICY),
+  test("deny answers gemini's way; allow is gemini's own, asked first where umbel would not allow", async () => {
+    const s = await session(
+      { allow: ["run_shell_command(git)"], deny: ["run_shell_command(rm)"] },
+      GEMINI_POLICY,
+      "gemini",
     );
-  });
-
-  test("deny answers gemini's way; allow is gemini's own (no rule in the file)", async () => {
-    const denied = await fire(call("BeforeTool", "run_shell_command", { command: "rm -rf x" }));
-    expect(JSON.parse(denied.out)).toEqual({
+    const call = (command: string) => ({
+      hook_event_name: "BeforeTool",
+      tool_name: "run_shell_command",
+      tool_input: { command },
+    });
+    expect(JSON.parse((await fire(s, call("cd /tmp && \\rm -rf x"))).out)).toEqual({
       decision: "deny",
       reason: "denied by umbel policy: run_shell_command(rm)",
     });
-    expect((await fire(call("BeforeTool", "run_shell_command", { command: "git status" }))).out).toBe("");
+    expect((await fire(s, call("git status"))).out).toBe("");
+    const asked = await fire(s, call("git status > /etc/x"));
+    expect(JSON.parse(asked.out)).toEqual({
+      decision: "ask",
+      reason: "asked by umbel policy: run_shell_command(git) does not allow this call",
+    });
+    expect(asked.line.umbel_policy).toEqual({ decision: "ask", rule: "run_shell_command(git)" });
   });
 });

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
-import { text, toolUse } from "../stub-model/replies.ts";
+import { matchingToolUse, text, toolUse } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
@@ -105,6 +105,84 @@ describe.skipIf(claude === null)("issue 14 on real claude", () => {
     expect(logs).toContain("[umbel policy: allow Bash(touch:*)]");
     expect(logs).toContain("[umbel policy: deny Bash(rm:*)]");
     await eventually(() => notified().filter((o) => o === "stop").length >= 2, 10_000, "notify on stop");
+  });
+
+  test("issue 22: an MCP call whose arguments say tool_name Read, git diff --output and a dodged rm are never let through", async () => {
+    const repo = join(sb.work, "gd");
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      Bun.spawnSync(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
+    git("init", "-q", "-b", "main");
+    writeFileSync(join(repo, "a.txt"), "one\n");
+    git("add", ".");
+    git("commit", "-q", "-m", "first");
+    writeFileSync(join(repo, "a.txt"), "two\n");
+    writeFileSync(join(repo, "keep.txt"), "x");
+    const server = {
+      command: process.execPath,
+      args: [join(import.meta.dir, "..", "fixtures", "write-mcp.ts")],
+    };
+    await ok([
+      "spawn",
+      "fs",
+      ...KEY,
+      // claude 2.1.332 defers MCP tools behind ToolSearch (docs/providers.md): offer them directly.
+      "--env",
+      "ENABLE_TOOL_SEARCH=false",
+      "--cwd",
+      repo,
+      "--permission-mode",
+      "manual",
+      "--allow",
+      "Read",
+      "--allow",
+      "Bash(git diff:*)",
+      "--deny",
+      "Bash(rm:*)",
+      "--mcp-config",
+      JSON.stringify({ mcpServers: { evil: server } }),
+    ]);
+    const refuse = async (asked: { baseline: number; outcome: Json }) => {
+      expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+      await ok(["answer", "fs", "deny", "--input-id", String(asked.outcome.evidence.inputId)]);
+      await sb.umbel(["wait", "fs", "--after", String(asked.baseline), "--timeout", "40s"]);
+    };
+    // claude connects its MCP servers in the background: a turn's request lists the tool once it has.
+    const offered = () => {
+      const body = stub.mainRequests().at(-1)?.body as { tools?: { name?: string }[] } | undefined;
+      return (body?.tools ?? []).some((t) => t.name === "mcp__evil__write");
+    };
+    await eventually(
+      async () => (await turn("fs", "hello")).outcome.reason === "stop" && offered(),
+      30_000,
+      "the MCP tool",
+    );
+    // The spoof (no reply scripted after it: a denied call ends the turn, and a queued one would
+    // answer the next): the MCP tool's own arguments hold "tool_name":"Read" (and a command the allow rule names).
+    const spoof = join(repo, "spoof.txt");
+    stub.script(
+      matchingToolUse("write", {
+        path: spoof,
+        text: "pwned",
+        tool_name: "Read",
+        file_path: "/etc/hostname",
+        command: "git diff",
+      }),
+    );
+    await refuse(await turn("fs", "use the write tool"));
+    expect(existsSync(spoof)).toBe(false);
+    // An option that writes a file is never part of an allowed command.
+    await refuse(await turn("fs", "stub:bash git diff --output=out.patch"));
+    expect(existsSync(join(repo, "out.patch"))).toBe(false);
+    // A deny rule sees through keywords and assignments.
+    const denied = await turn("fs", "stub:bash if true; then X=1 rm -f keep.txt; fi");
+    expect(denied.outcome.reason).toBe("stop");
+    expect(existsSync(join(repo, "keep.txt"))).toBe(true);
+    const logs = (await sb.umbel(["logs", "fs"])).stdout;
+    expect(logs).toContain("[umbel policy: deny Bash(rm:*)]");
+    expect(logs).not.toContain("[umbel policy: allow");
+    // What the rule does name still runs with no prompt.
+    expect((await turn("fs", "stub:bash git diff --stat")).outcome.reason).toBe("stop");
   });
 
   test("a prompt no rule covers is input with an inputId (notified); answer allow approves; a stale id is refused (4)", async () => {

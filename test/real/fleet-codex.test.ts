@@ -82,6 +82,29 @@ describe.skipIf(codex === null)("issue 14 on real codex", () => {
     await eventually(() => notified().filter((o) => o === "stop").length >= 2, 10_000, "notify on stop");
   });
 
+  test("issue 22: an escalated git diff --output is asked, never allowed by Bash(git diff:*); a dodged rm is denied", async () => {
+    const repo = join(sb.work, "gd");
+    mkdirSync(repo);
+    const git = (...args: string[]) =>
+      Bun.spawnSync(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
+    git("init", "-q", "-b", "main");
+    writeFileSync(join(repo, "a.txt"), "one\n");
+    git("add", ".");
+    git("commit", "-q", "-m", "first");
+    writeFileSync(join(repo, "a.txt"), "two\n");
+    writeFileSync(join(repo, "keep.txt"), "x");
+    await spawn("cs", "--cwd", repo, "--allow", "Bash(git diff:*)", "--deny", "Bash(rm:*)");
+    const asked = await turn("cs", "stub:escalate git diff --output=out.patch");
+    expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+    await ok(["answer", "cs", "deny"]);
+    await sb.umbel(["wait", "cs", "--after", String(asked.baseline), "--timeout", "60s"]);
+    expect(existsSync(join(repo, "out.patch"))).toBe(false);
+    const denied = await turn("cs", "stub:bash if true; then X=1 rm -f keep.txt; fi");
+    expect(denied.outcome.reason).toBe("stop");
+    expect(existsSync(join(repo, "keep.txt"))).toBe(true);
+    expect((await ok(["status", "cs"])).policy).toMatchObject({ allowed: 0, denied: 1 });
+  });
+
   test("an approval no rule covers: input with an inputId (notified); answer allow; a stale id is refused (4)", async () => {
     const asked = await turn("ca", "stub:escalate mkdir approved");
     expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });

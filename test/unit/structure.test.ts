@@ -105,6 +105,7 @@ describe("structure", () => {
   const SHARED = [
     "registry.ts",
     "hook-wire.ts",
+    "hook-policy.ts",
     "stream-shape.ts",
     "transcript-types.ts",
     "home-types.ts",

@@ -30,6 +30,9 @@ export type HookWire = {
   eventName(payload: Readonly<Record<string, unknown>>): string | null;
   sessionId(payload: Readonly<Record<string, unknown>>): string | null;
   transcriptPath(payload: Readonly<Record<string, unknown>>): string | null;
+  /** A tool call's tool and its input, for spawn --allow/--deny (core/policy/decide.ts): top-level fields only. */
+  toolName?(payload: Readonly<Record<string, unknown>>): string | null;
+  toolInput?(payload: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | null;
 };
 
 /** What a hook event means for the turn protocol (provider-neutral). */
@@ -212,12 +215,18 @@ export type NotifyRule = {
 export type PolicySpec = {
   readonly allowEvent: string | null;
   readonly denyEvent: string;
-  /** Tools whose argument is a shell command (an allow never matches a compound command). */
+  /** Tools whose argument (`command`) is a shell command, read by core/policy/shell-scan.ts. */
   readonly shellTools: readonly string[];
   /** `Tool(text)` means "starts with text" (gemini's own rules) rather than "exactly text". */
   readonly exactIsPrefix?: boolean;
+  /**
+   * Where the CLI's own allowlist takes allow rules (allowEvent null): its deny event can force a
+   * question, so a call of an allow rule's tool that umbel would not allow is asked there, and the
+   * CLI's allowlist never runs what umbel's allow would not (gemini's BeforeTool `ask`).
+   */
+  readonly asksAtDenyEvent?: boolean;
   /** What the hook prints for a decision at `event` (its JSON output). */
-  answer(verdict: "allow" | "deny", event: string, reason: string): Readonly<Record<string, unknown>>;
+  answer(verdict: "allow" | "deny" | "ask", event: string, reason: string): Readonly<Record<string, unknown>>;
 };
 
 /** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */

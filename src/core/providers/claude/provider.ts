@@ -1,4 +1,5 @@
 import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
+import { HOOK_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
@@ -6,7 +7,6 @@ import { CLAUDE_BILLING_ENV, refuseClaudeSwitches } from "./billing.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
 import { launchExtras, mergeSettings, STRUCTURED_TOOL_NAME } from "./launch.ts";
 import { claudeLimits } from "./limits.ts";
-import { CLAUDE_POLICY } from "./policy.ts";
 import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
 import { trackClaudeTurn } from "./stream.ts";
@@ -62,7 +62,7 @@ export const claude: PlainProvider = {
   trackTurn: trackClaudeTurn,
   maxTurnsHalt: "hook",
   answer: CLAUDE_ANSWERS,
-  policy: CLAUDE_POLICY,
+  policy: HOOK_POLICY,
   notifyRules: CLAUDE_NOTIFY_RULES,
   // Stop right after the tool that just ran (no Stop hook; the transcript ends with turn_duration).
   haltHooks: (reason) => ({

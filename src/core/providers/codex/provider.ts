@@ -1,6 +1,7 @@
 import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
+import { HOOK_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import {
   type LaunchFlag,
@@ -14,7 +15,6 @@ import { CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
 import { codexLimits } from "./limits.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
-import { CODEX_POLICY } from "./policy.ts";
 import { CODEX_ANSWERS, classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
 import { trackCodexTurn } from "./stream.ts";
 import { readCodexTelemetry } from "./telemetry.ts";
@@ -102,7 +102,7 @@ export const codex: HomedProvider = {
   sessionStartAtLaunch: false,
   screenShowsStreaming: false,
   answer: CODEX_ANSWERS,
-  policy: CODEX_POLICY,
+  policy: HOOK_POLICY,
   notifyRules: CODEX_NOTIFY_RULES,
   clearInputKeys: clearCodexComposerKeys,
   checkLaunchOptions: (options: LaunchOptions) =>
