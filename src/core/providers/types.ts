@@ -200,6 +200,8 @@ export type PolicySpec = {
 /** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */
 export type AnswerSpec = {
   readonly meanings?: AnswerMeanings;
+  /** Its menus mark the highlighted option by colour only: readMenu gets the screen with its escapes. */
+  readonly escapes?: boolean;
   /** The options of the prompt on screen (default: core/answer.ts readMenu, `N. Label (key)` lines). */
   readMenu?(screen: string): PromptOption[];
 };
