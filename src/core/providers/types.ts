@@ -160,6 +160,12 @@ export type ProviderCommon = {
   readonly limits?: ProviderLimits;
   /** Tokens, turns, context, model, cost and windows from its own records; none: status shows null. */
   readTelemetry?(records: TelemetryRecords): Telemetry;
+  /**
+   * Whether its records hold the numbers of the turn that ended (claude: the statusline JSON it
+   * rewrites ~0.4 s after Stop). None: they do as soon as the turn ended (codex and gemini read
+   * them from the transcript the turn's end was read from).
+   */
+  turnTelemetrySettled?(records: TelemetryRecords, promptId: string | null): boolean;
   /** Where the CLI records the session's cost (claude: its statusline JSON); none: no cost budget. */
   readonly costRecord?: string;
   /**
