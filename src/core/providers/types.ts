@@ -40,7 +40,8 @@ export type TurnSignal =
   | { kind: "failure"; promptId: string | null; error: string; message: string | null }
   /** The turn ended without an answer (codex: Interrupt / turn_aborted; gemini: "Request cancelled."). */
   | { kind: "interrupted"; promptId: string | null; detail?: string }
-  | { kind: "input"; text: string; detail: string }
+  /** `repeats`: it announces the prompt already pending, if one is (claude's permission_prompt Notification). */
+  | { kind: "input"; text: string; detail: string; repeats?: boolean }
   | { kind: "subagent-start"; id: string }
   | { kind: "subagent-stop"; id: string }
   | { kind: "progress" }
