@@ -148,6 +148,11 @@ export type ProviderCommon = {
   haltHooks?(reason: string): Readonly<Record<string, unknown>>;
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
+  /**
+   * Its conversations live in each worker's own home (gemini's GEMINI_CLI_HOME), so a new worker
+   * cannot resume another's (`run --resume` starts such a worker fresh and says why).
+   */
+  readonly conversationsPerWorker?: boolean;
   /** How `umbel answer` reads this CLI's prompts (optional: numbered menus and core/answer.ts's meanings). */
   readonly answer?: AnswerSpec;
   /** How `spawn --allow/--deny` rules are answered (optional: without it they are refused). */

@@ -1,5 +1,6 @@
 import { formatDuration } from "../../core/duration.ts";
 import type { WorkflowPlan } from "../../core/workflow/describe.ts";
+import type { WorkerResume } from "../../core/workflow/resume.ts";
 import type { RunSummary, StepFailure, StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
 
 /** Pure renderers for `umbel run`: the plan, log lines, the summary and a failure's evidence. */
@@ -64,6 +65,20 @@ export function renderEventLine(event: WorkflowEvent): string {
   const why = event.failure ? `: ${event.failure.outcome}` : "";
   const where = event.session ? ` [${event.session}]` : "";
   return `${time}${event.step} (${event.worker})${where} ${event.status}${why}${took}\n`;
+}
+
+/** For stderr, as a resume starts: what it does with each worker that has a step left. */
+export function renderResumed(workers: readonly WorkerResume[]): string {
+  return workers
+    .map((w) => {
+      const from = w.session ?? "";
+      if (w.how === "kept")
+        return `umbel: resume: worker ${w.worker}: ${from} is still running; it goes on${w.continues ? ` with step ${w.continues}'s turn (not sent again)` : ""}\n`;
+      if (w.how === "resumed")
+        return `umbel: resume: worker ${w.worker}: a new session resumes ${from}'s conversation (${w.providerSession})\n`;
+      return `umbel: resume: worker ${w.worker}: a new conversation (${w.why ?? "nothing to resume"})\n`;
+    })
+    .join("");
 }
 
 export function renderSummary(summary: RunSummary): string {

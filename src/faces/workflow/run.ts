@@ -7,7 +7,7 @@ import type { WorkflowEvent } from "../../core/workflow/state.ts";
 import { runWorkflow } from "../../operations/workflow/run.ts";
 import { formatIssues, rejectUnknownFlags } from "../cli/args.ts";
 import { createLiveView } from "./live.ts";
-import { renderEventLine, renderFailure, renderPlan, renderSummary } from "./render.ts";
+import { renderEventLine, renderFailure, renderPlan, renderResumed, renderSummary } from "./render.ts";
 
 export type WorkflowIo = {
   readonly deps: Deps;
@@ -69,9 +69,14 @@ export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): 
     : io.stdoutIsTty && !input.dryRun
       ? createLiveView(io.out, io.columns)
       : { onEvent: (e: WorkflowEvent) => io.err(renderEventLine(e)), close: () => undefined };
+  // What a resume does with each worker goes to stderr in every mode (and in the run event).
+  const onEvent = (e: WorkflowEvent) => {
+    if (e.event === "run" && e.resumed) io.err(renderResumed(e.resumed));
+    view.onEvent(e);
+  };
   let result: Awaited<ReturnType<typeof runWorkflow>>;
   try {
-    result = await runWorkflow(io.deps, input, view.onEvent);
+    result = await runWorkflow(io.deps, input, onEvent);
   } finally {
     view.close();
   }
