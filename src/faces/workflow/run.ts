@@ -26,6 +26,8 @@ const HELP = `Usage:
   --json   one JSON line per step transition, then a summary line (the plan, with --dry-run)
   --keep   keep the workers as tombstones after a successful run (a failed run always keeps them)
 Without --json, a successful run ends by printing its final steps' outputs (answers, file paths).
+--resume goes on with each worker's live session (a step that waited for a person, answered with
+umbel answer, continues that very turn) or resumes its recorded conversation; it says which.
 Exit: 0 all steps done · 2 invalid file · the failing step's outcome code (122-126, 1 …) · 130 interrupted
 `;
 
