@@ -1,9 +1,12 @@
 /**
  * End-of-turn hook → `umbel wait` process exit, p50 / p99 / max: a worker (the fake claude, busy on a
  * turn that never ends by itself) is waited on by a fresh `umbel wait`; the bench then runs the
- * worker's real hook script with a Stop payload, as the CLI would, and times the wait process's
- * exit from the hook's start and from the hook's end (the line appended). Also the wait's CPU
- * time while it waited (an event-driven wait should spend ~none). Ratios are not asserted anywhere.
+ * worker's real hook script with a Stop payload, as the CLI would, then its statusline script with
+ * that turn's JSON (claude rewrites it ~0.4 s after Stop; wait hands back the turn's own numbers, so
+ * it waits for that version: here it comes at once, so what is timed is umbel's own part), and times
+ * the wait process's exit from the hook's start, from the hook's end (the line appended) and from
+ * the statusline's rename. Also the wait's CPU time while it waited (an event-driven wait should
+ * spend ~none). Ratios are not asserted anywhere.
  *
  *   npm run build && bun run bench/hook-latency.ts [rounds=20]
  */
@@ -21,22 +24,22 @@ try {
   const sent = await sb.umbel(["send", "w1", "fake:hang"]);
   if (sent.code !== 0) throw new Error(`send failed: ${sent.stderr}`);
   const log = join(sb.root, "sessions", "w1", "events", "hooks.jsonl");
-  const hook = join(
-    sb.root,
-    "bin",
-    readdirSync(join(sb.root, "bin")).find((f) => f.startsWith("hook-")) ?? "",
-  );
-  const runHook = async (payload: object) => {
-    const child = Bun.spawn(["sh", hook, log], {
+  const script = (prefix: string) =>
+    join(sb.root, "bin", readdirSync(join(sb.root, "bin")).find((f) => f.startsWith(prefix)) ?? "");
+  const [hook, statusLine] = [script("hook-"), script("statusline-")];
+  const runScript = async (path: string, target: string, payload: object) => {
+    const child = Bun.spawn(["sh", path, target], {
       stdin: new Blob([JSON.stringify(payload)]),
       stdout: "ignore",
     });
     await child.exited;
   };
+  const runHook = (payload: object) => runScript(hook, log, payload);
   const lines = async () => (await Bun.file(log).text()).split("\n").length - 1;
 
   const fromStart: number[] = [];
   const fromLine: number[] = [];
+  const fromStatusLine: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < rounds; i++) {
     // A new turn to wait for: its UserPromptSubmit, then a fresh wait after it.
@@ -58,11 +61,18 @@ try {
       last_assistant_message: `answer ${i}`,
     });
     const appended = performance.now();
+    await runScript(statusLine, join(sb.root, "sessions", "w1", "events", "statusline.json"), {
+      prompt_id: `b${i}`,
+      cost: { total_cost_usd: i / 1000 },
+      context_window: { current_usage: null },
+    });
+    const renamed = performance.now();
     const code = await wait.exited;
     const exited = performance.now();
     if (code !== 0) throw new Error(`wait exited ${code}: ${await new Response(wait.stderr).text()}`);
     fromStart.push(exited - started);
     fromLine.push(exited - appended);
+    fromStatusLine.push(exited - renamed);
     const usage = wait.resourceUsage();
     if (usage) cpu.push(Number(usage.cpuTime.user + usage.cpuTime.system) / 1000);
   }
@@ -71,6 +81,7 @@ try {
   console.log(`hook → wait exit (${rounds} rounds; ${await machine()})`);
   console.log(row("hook start → wait exit", fromStart));
   console.log(row("line appended → wait exit", fromLine));
+  console.log(row("statusline renamed → wait exit", fromStatusLine));
   console.log(row(`wait CPU (start-up + ${IDLE_MS / 1000} s idle)`, cpu));
 } finally {
   await sb.dispose();

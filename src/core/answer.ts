@@ -10,8 +10,20 @@ import type { TurnState } from "./turn.ts";
 
 export type Meaning = "allow" | "always" | "deny";
 
-/** One option of a prompt's menu: its number, its label, and its own shortcut key when it shows one. */
-export type PromptOption = { readonly number: number; readonly label: string; readonly key: string | null };
+/**
+ * One option of a prompt's menu: its number, its label, and its own shortcut key when it shows one.
+ * A menu that picks by moving a highlight (opencode's one-row box) gives each option the `keys` that
+ * reach it from the highlight and press it (null: the screen does not show which option is
+ * highlighted), and `confirm`, the option of the confirmation the CLI opens next (opencode's "Allow
+ * always" asks to Confirm).
+ */
+export type PromptOption = {
+  readonly number: number;
+  readonly label: string;
+  readonly key: string | null;
+  readonly keys?: readonly string[] | null;
+  readonly confirm?: string;
+};
 
 /** What each meaning looks like in a provider's option labels (the first option that matches wins). */
 export type AnswerMeanings = Readonly<Record<Meaning, RegExp>>;
@@ -55,7 +67,13 @@ export function readMenu(screen: string): PromptOption[] {
 }
 
 export type AnswerPlan =
-  | { readonly ok: true; readonly option: PromptOption | null; readonly keys: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly option: PromptOption | null;
+      readonly keys: readonly string[];
+      /** The choice to make on the confirmation these keys open (answered the same way). */
+      readonly confirm?: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 /**
@@ -71,19 +89,19 @@ export function planAnswer(
   const listed = options.map((o) => `${o.number}. ${o.label}`).join("; ") || "none";
   if (wanted === "allow" || wanted === "always" || wanted === "deny") {
     const option = options.find((o) => meanings[wanted].test(o.label)) ?? null;
-    if (option) return { ok: true, option, keys: [keyOf(option)] };
+    if (option) return pick(option, listed);
     if (wanted === "deny") return { ok: true, option: null, keys: ["Escape"] };
     return { ok: false, reason: `this prompt has no option that means ${wanted} (options: ${listed})` };
   }
   if (/^\d{1,2}$/.test(wanted)) {
     const option = options.find((o) => o.number === Number(wanted));
-    if (option) return { ok: true, option, keys: [keyOf(option)] };
+    if (option) return pick(option, listed);
     return { ok: false, reason: `this prompt has no option ${wanted} (options: ${listed})` };
   }
   const prefix = collapse(wanted).toLowerCase();
   const found = options.filter((o) => collapse(o.label).toLowerCase().startsWith(prefix));
   const [only] = found;
-  if (found.length === 1 && only) return { ok: true, option: only, keys: [keyOf(only)] };
+  if (found.length === 1 && only) return pick(only, listed);
   const why = found.length === 0 ? "no option starts with" : "more than one option starts with";
   return {
     ok: false,
@@ -91,10 +109,18 @@ export function planAnswer(
   };
 }
 
-/** An option's own shortcut when it shows one (codex `(y)`, `(esc)`), else its digit (claude, gemini). */
-function keyOf(option: PromptOption): string {
-  if (option.key === "esc") return "Escape";
-  return option.key ?? String(option.number);
+/**
+ * An option's keys: the moves its menu gave it (opencode), else its own shortcut when it shows one
+ * (codex `(y)`, `(esc)`), else its digit (claude, gemini).
+ */
+function pick(option: PromptOption, listed: string): AnswerPlan {
+  if (option.keys === null)
+    return {
+      ok: false,
+      reason: `the screen does not show which option is highlighted (options: ${listed}); press the keys yourself with umbel keys`,
+    };
+  const keys = option.keys ?? [option.key === "esc" ? "Escape" : (option.key ?? String(option.number))];
+  return { ok: true, option, keys, ...(option.confirm === undefined ? {} : { confirm: option.confirm }) };
 }
 
 /**

@@ -5,6 +5,7 @@ import { Attempt } from "./guard/record.ts";
 import { BudgetSpent, UsageLimit } from "./limits.ts";
 import { SentFromQueue } from "./queue.ts";
 import { OutcomeReason } from "./schemas.ts";
+import { Telemetry } from "./telemetry.ts";
 import type { TurnState } from "./turn.ts";
 
 export const ExitRecord = z
@@ -69,6 +70,15 @@ export const OutcomeEvidence = z
   .describe("What shows the outcome; which fields are set depends on `reason`");
 export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;
 
+/** The telemetry a wait hands back, and whether it is the turn's own. */
+const TurnTelemetry = Telemetry.extend({
+  settled: z
+    .boolean()
+    .describe(
+      "The numbers are this turn's final ones; false: the turn has not ended (input, timeout, …) or the provider's records had not caught up with it in 2 s (claude's statusline)",
+    ),
+});
+
 /** What `wait` returns: exactly one outcome of the turn. */
 export const Outcome = z.object({
   reason: OutcomeReason.describe(
@@ -79,6 +89,11 @@ export const Outcome = z.object({
   baseline: z.number().int().describe("The baseline the turn was followed from"),
   elapsedMs: z.number().describe("How long the wait took"),
   evidence: OutcomeEvidence,
+  telemetry: TurnTelemetry.nullable()
+    .optional()
+    .describe(
+      "`wait` only: the worker's tokens, cost and windows as its records stand once the turn's own numbers are in (what `status` shows right after); null: the provider records none",
+    ),
   next: SentFromQueue.optional(),
 });
 export type Outcome = z.infer<typeof Outcome>;

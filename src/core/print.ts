@@ -24,3 +24,20 @@ export function describeFailure(outcome: Outcome, text: string): string {
       return text;
   }
 }
+
+/**
+ * `-p` whose turn met a prompt that needs a person (126): a `--name` worker is kept, so the message
+ * says how to answer it and follow the same turn; an anonymous one is removed as -p exits, so it
+ * says how to keep the worker next time (docs/cli-reference.md, "When -p needs a person").
+ */
+export function describeInputEnding(
+  outcome: Outcome,
+  worker: { readonly name: string; readonly anonymous: boolean },
+): string {
+  const prompt = outcome.evidence.prompt ?? "a prompt is waiting";
+  if (worker.anonymous)
+    return `the worker needs input: ${prompt}; an anonymous -p worker is removed as -p exits, so nothing is left to answer: run it again with --name NAME to keep the worker, then \`umbel answer NAME allow --input-id ID\` and \`umbel wait NAME\``;
+  const id = outcome.evidence.inputId;
+  const answer = `umbel answer ${worker.name} allow${id === undefined ? "" : ` --input-id ${id}`}`;
+  return `worker ${worker.name} needs input: ${prompt}; it is kept, so answer it: \`${answer}\` (or always, deny, an option), then \`umbel wait ${worker.name}\` follows the same turn to its end and \`umbel read ${worker.name}\` prints its answer`;
+}

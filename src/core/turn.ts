@@ -106,6 +106,8 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
         };
         break;
       case "input":
+        // The same prompt announced again keeps its text and place (and so its inputId).
+        if (signal.repeats && state.status === "input") break;
         state = { status: "input", promptId, text: signal.text, detail: signal.detail, at: event.index };
         break;
       case "progress":

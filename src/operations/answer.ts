@@ -1,11 +1,17 @@
 import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../core/answer.ts";
 import type { AnswerInput, AnswerResult } from "../core/answer-schema.ts";
-import { NoPromptError, PromptGoneError, UsageError, WorkerDeadError } from "../core/errors.ts";
+import {
+  DeliveryError,
+  NoPromptError,
+  PromptGoneError,
+  UsageError,
+  WorkerDeadError,
+} from "../core/errors.ts";
 import type { Deps } from "../core/ports.ts";
 import { screenTail } from "../core/screen.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { sendKeys } from "./keys.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents } from "./worker.ts";
+import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
  * Answers the prompt the worker shows by meaning (allow, always, deny, an option): the provider's
@@ -46,17 +52,63 @@ export async function answerPrompt(deps: Deps, input: AnswerInput): Promise<Answ
       screen: screenTail(screen),
     });
   }
-  const options = (provider.answer?.readMenu ?? readMenu)(screen);
-  const plan = planAnswer(options, input.choice, provider.answer?.meanings ?? DEFAULT_MEANINGS);
+  const plan = planAnswer(await readOptions(deps, worker, screen), input.choice, meaningsOf(worker));
   if (!plan.ok) throw new UsageError(`worker ${name}: ${plan.reason}`, { name, choice: input.choice });
   await sendKeys(deps, { name, keys: [...plan.keys] });
+  const keys = [...plan.keys];
+  if (plan.confirm !== undefined) keys.push(...(await answerConfirmation(deps, worker, plan.confirm, keys)));
   return {
     name,
     choice: input.choice,
     prompt: shown.kind === "input" ? shown.text : (pending?.text ?? ""),
     inputId: onScreen && pending ? pending.inputId : null,
     option: plan.option ? { number: plan.option.number, label: plan.option.label } : null,
-    keys: [...plan.keys],
+    keys,
     elapsedMs: deps.clock.now() - started,
   };
+}
+
+/** How long the confirmation an option opens may take to show (opencode draws it within ~100 ms). */
+const CONFIRM_MS = 3000;
+
+/**
+ * The confirmation an option opens (opencode's Allow always → `Confirm   Cancel`): once its menu
+ * shows the choice, that choice's keys are pressed. A confirmation that does not show is a
+ * DeliveryError naming what was pressed; nothing more is.
+ */
+async function answerConfirmation(
+  deps: Deps,
+  worker: Worker,
+  choice: string,
+  pressed: readonly string[],
+): Promise<readonly string[]> {
+  const { name } = worker.meta;
+  const until = deps.clock.now() + CONFIRM_MS;
+  for (;;) {
+    const screen = (await deps.tmux.capture(name)) ?? "";
+    const plan = planAnswer(await readOptions(deps, worker, screen), choice, meaningsOf(worker));
+    if (plan.ok && plan.option !== null) {
+      await sendKeys(deps, { name, keys: [...plan.keys] });
+      return plan.keys;
+    }
+    if (deps.clock.now() >= until || deps.signal?.aborted)
+      throw new DeliveryError(
+        `worker ${name}: pressed ${pressed.join(" ")}, but the confirmation it opens (${choice}) did not show within ${CONFIRM_MS / 1000} s; nothing more was pressed (see umbel capture ${name})`,
+        { name, keys: [...pressed], confirm: choice, screen: screenTail(screen) },
+      );
+    await deps.clock.sleep(50, deps.signal);
+  }
+}
+
+/** The menu's options, from the screen with its escapes when the provider's menus need them. */
+async function readOptions(deps: Deps, worker: Worker, screen: string) {
+  const spec = worker.provider.answer;
+  const shown = spec?.escapes
+    ? ((await deps.tmux.capture(worker.meta.name, { escapes: true })) ?? "")
+    : screen;
+  return (spec?.readMenu ?? readMenu)(shown);
+}
+
+function meaningsOf(worker: Worker) {
+  return worker.provider.answer?.meanings ?? DEFAULT_MEANINGS;
 }

@@ -7,11 +7,10 @@ import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
 import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
-import type { Telemetry } from "../core/telemetry.ts";
-import { findRecordSource, findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
-import { readStatusLine } from "./cost.ts";
 import { drainQueue, readQueue } from "./queue.ts";
+import { telemetryOf } from "./telemetry.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 import { worktreeStatus } from "./worktree.ts";
 
@@ -103,19 +102,4 @@ async function openGuard(
   const guard = guardOfSubmit(records, worker.provider, events, submit)?.guard;
   if (!guard || guard.phase === "done") return null;
   return { attempt: guard.turns.length, maxAttempts: guard.maxAttempts, phase: guard.phase };
-}
-
-/** The provider's own records of tokens, cost and windows; a worker with no transcript yet has none. */
-async function telemetryOf(
-  deps: Deps,
-  worker: Worker,
-  events: readonly HookEvent[],
-): Promise<Telemetry | null> {
-  const { provider, meta } = worker;
-  if (!provider.readTelemetry) return null;
-  const source = findRecordSource(provider, events);
-  const transcript = source ? await deps.records.read(source) : null;
-  const statusLine = provider.costRecord ? await readStatusLine(deps, meta.name) : null;
-  if (transcript === null && statusLine === null) return null;
-  return provider.readTelemetry({ transcript, statusLine });
 }

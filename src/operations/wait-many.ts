@@ -5,6 +5,7 @@ import { lastSubmitIndex } from "../core/turn.ts";
 import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/wait-many.ts";
 import { type GuardProgress, waitGuarded } from "./guard.ts";
 import { drainQueue } from "./queue.ts";
+import { withTurnTelemetry } from "./telemetry.ts";
 import { loadWorker, readEvents } from "./worker.ts";
 
 /**
@@ -80,10 +81,12 @@ function allOf(outcomes: Map<string, Outcome>, names: readonly string[]): WaitRe
 }
 
 /**
- * A turn that ended (stop, provider-error) leaves the worker idle: its next queued prompt (send
- * --queue) is sent now, and the outcome names it with its baseline.
+ * The outcome with the turn's own telemetry (operations/telemetry.ts), read before anything moves
+ * the worker on. A turn that ended (stop, provider-error) leaves the worker idle: its next queued
+ * prompt (send --queue) is sent now, and the outcome names it with its baseline.
  */
-async function drainAfter(deps: Deps, outcome: Outcome): Promise<Outcome> {
+async function drainAfter(deps: Deps, waited: Outcome): Promise<Outcome> {
+  const outcome = await withTurnTelemetry(deps, waited);
   if ((outcome.reason !== "stop" && outcome.reason !== "provider-error") || deps.signal?.aborted)
     return outcome;
   const sent = await drainQueue(deps, await loadWorker(deps, outcome.name));

@@ -82,3 +82,75 @@ describe.each([
     expect(none.code).toBe(4);
   });
 });
+
+describe("answer on opencode's one-row permission box", () => {
+  const name = "ans-opencode";
+  beforeAll(async () => {
+    await spawnOk(sb, name, ["--provider", "opencode"]);
+  });
+  const waitAfter = async (baseline: number) =>
+    json((await sb.umbel(["wait", name, "--after", String(baseline), "--json", "--timeout", "20s"])).stdout);
+
+  test("allow --input-id picks Allow once: the same turn stops with the approved answer", async () => {
+    const asked = await sendAndWait(sb, name, "fake:permission /tmp/oc-once", ["--timeout", "20s"]);
+    expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
+    const inputId = String(asked.outcome.evidence.inputId);
+    const answered = await sb.umbel(["answer", name, "allow", "--input-id", inputId, "--json"]);
+    expect(answered.stderr).toBe("");
+    expect(json(answered.stdout)).toMatchObject({
+      inputId,
+      option: { number: 1, label: "Allow once" },
+      keys: ["Enter"],
+    });
+    expect(answered.code).toBe(0);
+    expect(await waitAfter(asked.baseline)).toMatchObject({
+      reason: "stop",
+      evidence: { message: "FAKE-APPROVED" },
+    });
+  });
+
+  test("always confirms the grant: the turn stops, and the same folder is not asked again", async () => {
+    const asked = await sendAndWait(sb, name, "fake:permission /tmp/oc-always", ["--timeout", "20s"]);
+    expect(asked.outcome.reason).toBe("input");
+    const answered = await sb.umbel(["answer", name, "always", "--json"]);
+    expect(json(answered.stdout)).toMatchObject({
+      option: { label: "Allow always" },
+      keys: ["Right", "Enter", "Enter"],
+    });
+    expect(answered.code).toBe(0);
+    expect((await waitAfter(asked.baseline)).reason).toBe("stop");
+    const again = await sendAndWait(sb, name, "fake:permission /tmp/oc-always", ["--timeout", "20s"]);
+    expect(again.outcome).toMatchObject({ reason: "stop", evidence: { message: "FAKE-APPROVED" } });
+  });
+
+  test("by label and by number from a moved highlight; deny rejects: a stop with no answer", async () => {
+    const asked = await sendAndWait(sb, name, "fake:permission /tmp/oc-deny", ["--timeout", "20s"]);
+    expect(asked.outcome.reason).toBe("input");
+    expect((await sb.umbel(["keys", name, "Right"])).code).toBe(0); // someone moved it to Allow always
+    const wrong = await sb.umbel(["answer", name, "maybe"]);
+    expect(wrong.stderr).toContain("(options: 1. Allow once; 2. Allow always; 3. Reject)");
+    expect(wrong.code).toBe(2);
+    const answered = await sb.umbel(["answer", name, "Reject", "--json"]);
+    expect(json(answered.stdout)).toMatchObject({
+      option: { number: 3, label: "Reject" },
+      keys: ["Right", "Enter"],
+    });
+    expect(await waitAfter(asked.baseline)).toMatchObject({ reason: "stop", evidence: { message: null } });
+
+    const next = await sendAndWait(sb, name, "fake:permission /tmp/oc-number", ["--timeout", "20s"]);
+    const byNumber = await sb.umbel(["answer", name, "1", "--json"]);
+    expect(json(byNumber.stdout)).toMatchObject({ option: { label: "Allow once" }, keys: ["Enter"] });
+    expect((await waitAfter(next.baseline)).reason).toBe("stop");
+  });
+
+  test("a question is answered by its label", async () => {
+    const asked = await sendAndWait(sb, name, "fake:question", ["--timeout", "20s"]);
+    expect(asked.outcome.reason).toBe("input");
+    const answered = await sb.umbel(["answer", name, "Blue", "--json"]);
+    expect(json(answered.stdout)).toMatchObject({ option: { number: 2, label: "Blue" }, keys: ["2"] });
+    expect(await waitAfter(asked.baseline)).toMatchObject({
+      reason: "stop",
+      evidence: { message: "FAKE-ANSWERED Blue" },
+    });
+  });
+});

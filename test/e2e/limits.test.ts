@@ -67,6 +67,18 @@ describe("claude: limited", () => {
     );
   });
 
+  test("wait --json carries the turn's own telemetry (the statusline claude rewrites after Stop); status right after agrees", async () => {
+    const before = json((await sb.umbel(["status", "cl", "--json"])).stdout).telemetry as { costUsd: number };
+    const { outcome, code } = await sendAndWait(sb, "cl", "fake:reply counted");
+    expect(code).toBe(0);
+    const t = outcome.telemetry as Record<string, unknown> & { costUsd: number; settled: boolean };
+    expect(t).toMatchObject({ settled: true, turns: 3, lastTurn: { input: 10, output: 5 } });
+    expect(t.costUsd).toBeGreaterThan(before.costUsd);
+    expect((t.windows as { name: string }[]).map((w) => w.name)).toEqual(["five_hour", "seven_day"]);
+    const { settled: _, ...numbers } = t;
+    expect(json((await sb.umbel(["status", "cl", "--json"])).stdout).telemetry).toEqual(numbers);
+  });
+
   test("--on-limit continue: claude continues by itself after the reset; wait ends with that turn's stop", async () => {
     await spawnOk(sb, "cc", ["--on-limit", "continue", "--env", "FAKE_CLAUDE_RESUME_MS"]);
     const { outcome, code } = await sendAndWait(sb, "cc", "fake:limit 2 five_hour 1", ["--timeout", "30s"]);

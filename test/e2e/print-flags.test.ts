@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
 // Workers on real tmux take seconds a test; bun's default is 5 s (declared here: a preload's
 // setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
@@ -217,5 +217,49 @@ describe("umbel -p outcomes claude -p has no equivalent for", () => {
     });
     expect(r.stderr).toContain(message);
     expect(r.code).toBe(code);
+  });
+});
+
+describe("umbel -p that needs a person is never a dead end", () => {
+  test("anonymous: the worker is gone, and the message says how to keep it (--name)", async () => {
+    const r = await sb.umbel(["-p", "fake:permission", "--permission-mode", "manual"]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("the worker needs input: Bash: echo hi > x.txt");
+    expect(r.stderr).toContain("run it again with --name NAME to keep the worker");
+    expect(r.code).toBe(126);
+    expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
+  });
+
+  test("--name N: kept and answerable by the reported inputId (after claude's permission_prompt too); wait follows the same turn", async () => {
+    const r = await sb.umbel([
+      "-p",
+      "--name",
+      "asker",
+      "fake:permission",
+      "--permission-mode",
+      "manual",
+      "--output-format",
+      "json",
+    ]);
+    expect(r.code).toBe(126);
+    const result = JSON.parse(r.stdout);
+    const inputId = String(result.umbel.evidence.inputId);
+    expect(inputId).toMatch(/^in-[0-9a-f]{12}$/);
+    expect(result.errors[0]).toContain(`\`umbel answer asker allow --input-id ${inputId}\``);
+    expect(result.errors[0]).toContain("`umbel wait asker`");
+    // The fake fires claude's permission_prompt Notification 1 s after the PermissionRequest: the
+    // same prompt, so the same id.
+    await eventually(
+      async () => (await sb.umbel(["logs", "asker"])).stdout.includes("Notification"),
+      10_000,
+      "the permission_prompt notification",
+    );
+    expect(JSON.parse((await sb.umbel(["status", "asker", "--json"])).stdout).inputId).toBe(inputId);
+    const answered = await sb.umbel(["answer", "asker", "allow", "--input-id", inputId]);
+    expect(answered.code).toBe(0);
+    const waited = await sb.umbel(["wait", "asker", "--json", "--timeout", "20s"]);
+    expect(JSON.parse(waited.stdout)).toMatchObject({ reason: "stop" });
+    expect((await sb.umbel(["read", "asker"])).stdout).toBe("FAKE-APPROVED\n");
+    await sb.umbel(["kill", "asker", "--purge"]);
   });
 });

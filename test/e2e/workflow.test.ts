@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 
@@ -218,4 +218,125 @@ steps:
     });
     expect(resumed.code).toBe(0);
   }, 60_000);
+});
+
+describe("umbel run --resume goes on where each worker was", () => {
+  const summaryOf = (stdout: string) => lines(stdout).at(-1) as Record<string, unknown> & { runId: string };
+
+  test("a step that ends in input keeps its worker; after umbel answer, --resume continues that same turn", async () => {
+    writeFileSync(
+      join(sb.work, "ask.yaml"),
+      `workers: { w: { permissionMode: manual } }
+steps:
+  - { id: ask, run: w, prompt: "fake:permission", outputs: { a: answer } }
+  - { id: next, run: w, needs: [ask], prompt: "fake:history", outputs: { h: answer } }
+`,
+    );
+    const first = await sb.umbel(["run", "ask.yaml", "--json"]);
+    expect(first.code).toBe(126);
+    const summary = summaryOf(first.stdout);
+    const failure = summary.failure as { session: string; evidence: { inputId: string }; message: string };
+    expect(summary).toMatchObject({ status: "failed", steps: { ask: "failed", next: "pending" } });
+    expect(summary.waiting).toEqual([failure.session]);
+    expect(failure.message).toContain(
+      `\`umbel answer ${failure.session} allow --input-id ${failure.evidence.inputId}\``,
+    );
+    expect(failure.message).toContain(`\`umbel run --resume ${summary.runId}\` continues this turn`);
+    expect(first.stderr).toContain(`worker ${failure.session} is kept`);
+    const status = JSON.parse((await sb.umbel(["status", failure.session, "--json"])).stdout);
+    expect(status).toMatchObject({ state: "needs-input", inputId: failure.evidence.inputId });
+
+    const answered = await sb.umbel([
+      "answer",
+      failure.session,
+      "allow",
+      "--input-id",
+      failure.evidence.inputId,
+    ]);
+    expect(answered.code).toBe(0);
+    const resumed = await sb.umbel(["run", "--resume", summary.runId, "--json"]);
+    expect(resumed.stderr).toContain(
+      `umbel: resume: worker w: ${failure.session} is still running; it goes on with step ask's turn (not sent again)`,
+    );
+    const events = lines(resumed.stdout);
+    expect(events[0]).toMatchObject({
+      event: "run",
+      resumed: [{ worker: "w", how: "kept", session: failure.session, continues: "ask" }],
+    });
+    // One earlier prompt in the conversation: fake:permission was not typed again.
+    expect(summaryOf(resumed.stdout)).toMatchObject({
+      status: "done",
+      exitCode: 0,
+      outputs: { ask: { a: "FAKE-APPROVED" }, next: { h: expect.stringMatching(/^HISTORY n=1 /) } },
+    });
+    expect(resumed.code).toBe(0);
+  }, 90_000);
+
+  test("a worker whose tmux is gone resumes its CLI's recorded conversation in a new worker, and says so", async () => {
+    writeFileSync(
+      join(sb.work, "two.yaml"),
+      `workers: { w: {} }
+steps:
+  - { id: one, run: w, prompt: "fake:reply first", outputs: { a: answer } }
+  - { id: two, run: w, needs: [one], prompt: "{{ env.STEP2 }}", outputs: { b: answer } }
+`,
+    );
+    const first = await sb.umbel(["run", "two.yaml", "--json"], { env: { STEP2: "fake:error" } });
+    expect(first.code).toBe(122);
+    const summary = summaryOf(first.stdout);
+    const session = (summary.failure as { session: string }).session;
+    expect(JSON.parse((await sb.umbel(["status", session, "--json"])).stdout).state).toBe("killed");
+    const sessionId = JSON.parse((await sb.umbel(["read", session, "--json"])).stdout).sessionId;
+
+    const resumed = await sb.umbel(["run", "--resume", summary.runId, "--json"], {
+      env: { STEP2: "fake:history" },
+    });
+    expect(resumed.stderr).toContain(
+      `umbel: resume: worker w: a new session resumes ${session}'s conversation (${sessionId})`,
+    );
+    expect(lines(resumed.stdout)[0]).toMatchObject({
+      resumed: [{ worker: "w", how: "resumed", session, providerSession: sessionId }],
+    });
+    // Both earlier prompts are in the resumed conversation.
+    expect(summaryOf(resumed.stdout)).toMatchObject({
+      status: "done",
+      outputs: { one: { a: "first" }, two: { b: expect.stringMatching(/^HISTORY n=2 /) } },
+    });
+    expect(resumed.code).toBe(0);
+  }, 90_000);
+
+  test.each([
+    ["codex", "resumed", "HISTORY n=2 "],
+    ["opencode", "resumed", "HISTORY n=2 "],
+    // gemini keeps each worker's chats in its own GEMINI_CLI_HOME: a new worker cannot resume them.
+    ["gemini", "fresh", "HISTORY n=0 "],
+  ] as const)(
+    "%s: a killed worker's conversation is %s on --resume",
+    async (provider, how, history) => {
+      mkdirSync(join(sb.dir, "home", ".gemini"), { recursive: true, mode: 0o700 });
+      const env = { GEMINI_API_KEY: "fake-key" };
+      writeFileSync(
+        join(sb.work, `${provider}.yaml`),
+        `workers: { w: { provider: ${provider} } }
+steps:
+  - { id: one, run: w, prompt: "fake:reply first", outputs: { a: answer } }
+  - { id: two, run: w, needs: [one], prompt: "{{ env.STEP2 }}", outputs: { b: answer } }
+`,
+      );
+      const first = await sb.umbel(["run", `${provider}.yaml`, "--json"], {
+        env: { ...env, STEP2: "fake:error" },
+      });
+      expect(first.code).toBe(122);
+      const resumed = await sb.umbel(["run", "--resume", summaryOf(first.stdout).runId, "--json"], {
+        env: { ...env, STEP2: "fake:history" },
+      });
+      expect(lines(resumed.stdout)[0]).toMatchObject({ resumed: [{ worker: "w", how }] });
+      expect(resumed.stderr).toContain("umbel: resume: worker w: ");
+      expect(summaryOf(resumed.stdout)).toMatchObject({
+        status: "done",
+        outputs: { two: { b: expect.stringMatching(new RegExp(`^${history}`)) } },
+      });
+    },
+    90_000,
+  );
 });

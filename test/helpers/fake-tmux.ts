@@ -1,8 +1,17 @@
 import { TmuxTimeoutError } from "../../src/core/errors.ts";
 import type { NewSession, PaneInfo, TmuxPort } from "../../src/core/ports.ts";
 
-/** One fake pane: what it shows and whether its CLI is still running. */
-export type FakePane = { screen: string; dead: boolean; deadStatus: number | null; pid: number };
+/**
+ * One fake pane: what it shows (`ansi`: the same with its escapes, for `capture -e`; else `screen`)
+ * and whether its CLI is still running.
+ */
+export type FakePane = {
+  screen: string;
+  ansi?: string;
+  dead: boolean;
+  deadStatus: number | null;
+  pid: number;
+};
 
 /**
  * An in-memory tmux server. Tests script the TUI through `onKeys` / `onPaste` (what the CLI does
@@ -52,9 +61,10 @@ export function createFakeTmux(socket = "umbel-test"): FakeTmux {
     async deleteBuffer() {
       await call("delete-buffer");
     },
-    async capture(name) {
-      await call("capture-pane");
-      return panes.get(name)?.screen ?? null;
+    async capture(name, options) {
+      await call(options?.escapes ? "capture-pane -e" : "capture-pane");
+      const pane = panes.get(name);
+      return (options?.escapes ? (pane?.ansi ?? pane?.screen) : pane?.screen) ?? null;
     },
     async look(name) {
       await call("display-message+capture-pane");

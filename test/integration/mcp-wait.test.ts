@@ -35,6 +35,19 @@ async function waitFor(name: string, after: number, extra: Record<string, unknow
 }
 
 describe("wait outcomes are data", () => {
+  test("stop carries the turn's own telemetry, the statusline claude rewrote after Stop; umbel_status agrees", async () => {
+    await mcp.ok("umbel_spawn", { name: "tel" });
+    const after = await send("tel", "fake:reply counted");
+    const { outcome } = await waitFor("tel", after);
+    const telemetry = (outcome as Outcome & { telemetry: Record<string, unknown> }).telemetry;
+    expect(telemetry).toMatchObject({ settled: true, turns: 1, lastTurn: { input: 10, output: 5 } });
+    expect(telemetry.costUsd).toBeGreaterThan(0);
+    const { settled: _, ...numbers } = telemetry;
+    expect((await mcp.ok<{ telemetry: unknown }>("umbel_status", { name: "tel" })).telemetry).toEqual(
+      numbers,
+    );
+  });
+
   test("input (126): keys 1 approves and the same wait then ends in stop", async () => {
     await mcp.ok("umbel_spawn", { name: "perm", permissionMode: "manual" });
     const after = await send("perm", "fake:permission");

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { bash, text } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { seedClaudeHome } from "./claude-home.ts";
 import { requireRealClaude } from "./real-bin.ts";
@@ -97,6 +98,11 @@ describe.skipIf(claude === null)("real claude at a usage limit, through dist/umb
     expect(code).toBe(120);
     expect(ms).toBeLessThan(15_000);
     expect(mains("limit one").length).toBe(1);
+    // The statusline claude writes after the limit (its prompt id is /rate-limit-options', a new one).
+    expect(outcome.telemetry).toMatchObject({
+      settled: true,
+      windows: [{ name: "five_hour", usedPercent: 100 }, {}],
+    });
     // claude opened /rate-limit-options (autoContinueAtUsageLimit false); wait closed it.
     const next = await turn("rl", "after the limit");
     expect(next.outcome.reason).toBe("stop");
@@ -128,6 +134,31 @@ describe.skipIf(claude === null)("real claude at a usage limit, through dist/umb
       ["seven_day", 42],
     ]);
     expect((await sb.umbel(["ls"])).stdout).toMatch(/WINDOWS[\s\S]*5h 93% ↻\d\d:\d\dZ 7d 42% ↻/);
+  });
+
+  test("wait --json hands back the turn's own usage (claude rewrites its statusline after Stop); status right after shows that same turn", async () => {
+    // Measured before: the first status --json after wait had cost 0 and no windows; 0.4 s later the turn's.
+    await ok(["spawn", "su", ...SUB_FLAGS, "--start-timeout", "60s"]);
+    for (const [prompt, script] of [
+      ["a first turn", () => stub.script(text("first"))],
+      ["a tool turn", () => stub.script(bash("echo hi", text("after the tool")))],
+    ] as const) {
+      script();
+      const { outcome, code } = await turn("su", prompt);
+      expect(code).toBe(0);
+      const t = outcome.telemetry as Record<string, unknown> & { costUsd: number; settled: boolean };
+      expect(t.settled).toBe(true);
+      expect(t.costUsd).toBeGreaterThan(0);
+      expect(
+        (t.windows as { name: string; usedPercent: number }[]).map((w) => [w.name, w.usedPercent]),
+      ).toEqual([
+        ["five_hour", 93],
+        ["seven_day", 42],
+      ]);
+      const { settled: _, ...numbers } = t;
+      expect(json((await sb.umbel(["status", "su", "--json"])).stdout).telemetry).toEqual(numbers);
+    }
+    await sb.umbel(["kill", "su", "--purge"]);
   });
 
   test("-p json on a limit has claude -p's result on the same stub (exit 1, api_error usage_limit_reached)", async () => {

@@ -231,6 +231,35 @@ describe.skipIf(claude === null)("issue 14 on real claude", () => {
     expect(existsSync(join(sb.work, "denied.txt"))).toBe(false);
   });
 
+  test("-p --name that meets a prompt: exit 126, the worker kept; the reported inputId still answers it after claude's permission_prompt notification", async () => {
+    const r = await sb.umbel([
+      "-p",
+      "--name",
+      "pn",
+      ...KEY,
+      "--permission-mode",
+      "manual",
+      "--output-format",
+      "json",
+      "stub:bash echo kept > kept.txt",
+    ]);
+    expect(r.code).toBe(126);
+    const result = JSON.parse(r.stdout);
+    const inputId = String(result.umbel.evidence.inputId);
+    expect(result.errors[0]).toContain(`\`umbel answer pn allow --input-id ${inputId}\``);
+    // claude 2.1.332 fires Notification permission_prompt ~1 s after its PermissionRequest.
+    await eventually(
+      async () => (await sb.umbel(["logs", "pn"])).stdout.includes("Notification"),
+      15_000,
+      "the permission_prompt notification",
+    );
+    expect((await ok(["status", "pn"])).inputId).toBe(inputId);
+    expect(await ok(["answer", "pn", "allow", "--input-id", inputId])).toMatchObject({ inputId });
+    expect(json((await sb.umbel(["wait", "pn", "--json", "--timeout", "40s"])).stdout).reason).toBe("stop");
+    expect(readFileSync(join(sb.work, "kept.txt"), "utf8")).toBe("kept\n");
+    await sb.umbel(["kill", "pn", "--purge"]);
+  });
+
   test("wait --any over two real workers returns the first to finish; --all both", async () => {
     await ok(["spawn", "fb", ...KEY]);
     await ok(["send", "fa"], "stub:slow 40 100");

@@ -1,6 +1,7 @@
 // The real opencode 1.18.33 through dist/umbel against the stub model (Chat Completions, a custom
 // provider in OPENCODE_CONFIG_CONTENT): spawn in a fresh folder, turns, a byte-exact 20 KB prompt,
-// `-p` text / json / stream-json with a tool, a permission answered with `umbel keys`, an API error,
+// `-p` text / json / stream-json with a tool, `umbel answer` on the permission box (allow, always,
+// deny, by label) and on a question, an API error,
 // kill -9 → dead. One worker carries the interactive cases and one warm worker the -p ones (each
 // opencode takes ~0.9 GB and 4-9 s to start). Skipped locally when `npm run setup:real` has not
 // run; UMBEL_REQUIRE_REAL=1 (CI) makes that a failure.
@@ -9,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 import { renderPromptEcho } from "../stub-model/digest.ts";
-import { bash, hang, httpError, text, write } from "../stub-model/replies.ts";
+import { bash, hang, httpError, text, toolUse, write } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { requireRealOpencode, stubOpencodeEnv } from "./real-opencode.ts";
 
@@ -37,6 +38,9 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
     if (r.code !== 0) throw new Error(`umbel ${args.join(" ")} → ${r.code}\n${r.stdout}${r.stderr}`);
     return json(r.stdout);
   }
+
+  const waitAfter = (name: string, baseline: number) =>
+    sb.umbel(["wait", name, "--after", String(baseline), "--json", "--timeout", "60s"]);
 
   async function turn(name: string, prompt: string) {
     const sent = await ok(["send", name], prompt);
@@ -107,7 +111,7 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
     );
 
     test(
-      "a permission: wait says input (126) with the box; keys Enter approves; the turn stops",
+      "a permission: wait says input (126) with the box; answer allow --input-id (Allow once) approves it",
       async () => {
         const outside = join(sb.dir, "outside");
         stub.script(write(join(outside, "approved.txt"), "approved", text("done after approval")));
@@ -122,19 +126,95 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
         expect(asked.code).toBe(126);
         expect((await ok(["status", "ro"])).state).toBe("needs-input");
 
-        expect((await sb.umbel(["keys", "ro", "Enter"])).code).toBe(0);
-        const done = await sb.umbel([
-          "wait",
-          "ro",
-          "--after",
-          String(asked.baseline),
-          "--json",
-          "--timeout",
-          "60s",
-        ]);
-        expect(json(done.stdout).reason).toBe("stop");
+        const inputId = String(asked.outcome.evidence.inputId);
+        const answered = await ok(["answer", "ro", "allow", "--input-id", inputId]);
+        expect(answered).toMatchObject({
+          inputId,
+          option: { number: 1, label: "Allow once" },
+          keys: ["Enter"],
+        });
+        expect(json((await waitAfter("ro", asked.baseline)).stdout).reason).toBe("stop");
         expect((await sb.umbel(["read", "ro"])).stdout).toBe("done after approval\n");
         expect(readFileSync(join(outside, "approved.txt"), "utf8")).toBe("approved");
+      },
+      SLOW,
+    );
+
+    test(
+      "answer always: Allow always, then its Confirm; the same folder is not asked again",
+      async () => {
+        const outside = join(sb.dir, "always");
+        stub.script(write(join(outside, "a.txt"), "a", text("granted")));
+        const asked = await turn("ro", "write a");
+        expect(asked.outcome.reason).toBe("input");
+        const answered = await ok(["answer", "ro", "always"]);
+        expect(answered).toMatchObject({
+          option: { label: "Allow always" },
+          keys: ["Right", "Enter", "Enter"],
+        });
+        expect(json((await waitAfter("ro", asked.baseline)).stdout).reason).toBe("stop");
+        expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("a");
+        stub.script(write(join(outside, "b.txt"), "b", text("not asked")));
+        const again = await turn("ro", "write b");
+        expect(again.outcome).toMatchObject({ reason: "stop", evidence: { message: "not asked" } });
+      },
+      SLOW,
+    );
+
+    test(
+      "answer by label from a moved highlight, and deny: Reject ends the turn with no answer, nothing written",
+      async () => {
+        const outside = join(sb.dir, "denied");
+        stub.script(write(join(outside, "d.txt"), "d", text("never")));
+        const asked = await turn("ro", "write d");
+        expect(asked.outcome.reason).toBe("input");
+        expect((await sb.umbel(["keys", "ro", "Right"])).code).toBe(0);
+        const wrong = await sb.umbel(["answer", "ro", "maybe"]);
+        expect(wrong.stderr).toContain("(options: 1. Allow once; 2. Allow always; 3. Reject)");
+        expect(wrong.code).toBe(2);
+        const denied = await ok(["answer", "ro", "deny"]);
+        expect(denied).toMatchObject({ option: { number: 3, label: "Reject" }, keys: ["Right", "Enter"] });
+        expect(json((await waitAfter("ro", asked.baseline)).stdout)).toMatchObject({
+          reason: "stop",
+          evidence: { message: null },
+        });
+        expect(existsSync(join(outside, "d.txt"))).toBe(false);
+
+        stub.script(write(join(outside, "e.txt"), "e", text("by label")));
+        const next = await turn("ro", "write e");
+        expect(next.outcome.reason).toBe("input");
+        expect(await ok(["answer", "ro", "Allow once"])).toMatchObject({ keys: ["Enter"] });
+        expect(json((await waitAfter("ro", next.baseline)).stdout).reason).toBe("stop");
+        expect(readFileSync(join(outside, "e.txt"), "utf8")).toBe("e");
+      },
+      SLOW,
+    );
+
+    test(
+      "a question: answer by its label (a digit picks and submits)",
+      async () => {
+        const questions = [
+          {
+            question: "Which color?",
+            header: "Color",
+            options: [
+              { label: "Red", description: "warm" },
+              { label: "Blue", description: "cool" },
+            ],
+          },
+        ];
+        stub.script(toolUse("question", { questions }, text("picked")));
+        const asked = await turn("ro", "ask me");
+        expect(asked.outcome).toMatchObject({
+          reason: "input",
+          evidence: { prompt: "Which color? [Red | Blue]" },
+        });
+        expect(await ok(["answer", "ro", "Blue"])).toMatchObject({
+          option: { number: 2, label: "Blue" },
+          keys: ["2"],
+        });
+        expect(json((await waitAfter("ro", asked.baseline)).stdout).reason).toBe("stop");
+        expect(stub.mainRequests().at(-1)?.main?.toolResults[0]?.text).toContain('"Which color?"="Blue"');
       },
       SLOW,
     );

@@ -1,8 +1,11 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { answerPrompt } from "../../src/operations/answer.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
+import type { FakePane } from "../helpers/fake-tmux.ts";
 
 /** answer on in-memory ports: the prompt wait reported, answered by meaning, race-safe by its id. */
 
@@ -100,5 +103,85 @@ describe("answer (in memory)", () => {
       code: "dead",
       exitCode: 125,
     });
+  });
+});
+
+describe("answer on opencode (in memory): the one-row box, its highlight read from the colours", () => {
+  const oc = (file: string) =>
+    readFileSync(join(import.meta.dir, "..", "fixtures", "opencode", "screens", file), "utf8");
+  const PLAIN = oc("permission.txt");
+  const BOX = { screen: PLAIN, ansi: oc("permission-once.ansi") };
+  const CONFIRM = { screen: oc("permission-confirm.txt"), ansi: oc("permission-confirm.ansi") };
+
+  /** An opencode worker asking for /tmp/oc; `tui` says what each key does to its pane. */
+  function askingOpencode(tui: (keys: readonly string[]) => Partial<FakePane> | null): FakeWorld {
+    const world = createFakeWorld();
+    addWorker(world, "oc", { provider: "opencode" });
+    Object.assign(world.tmux.panes.get("oc") ?? {}, BOX);
+    world.hook(
+      "oc",
+      { event: "ready", db: "/db", pid: 1 },
+      { event: "prompt", session: "ses_1", message: "msg_1", root: true },
+      { event: "busy", session: "ses_1" },
+      {
+        event: "permission",
+        session: "ses_1",
+        id: "per_1",
+        permission: "external_directory",
+        patterns: ["/tmp/oc/*"],
+        metadata: { parentDir: "/tmp/oc" },
+        root: true,
+      },
+    );
+    world.tmux.onKeys = (_name, keys) => {
+      const next = tui(keys);
+      if (next) Object.assign(world.tmux.panes.get("oc") ?? {}, { ansi: undefined, ...next });
+    };
+    return world;
+  }
+
+  test("allow presses Enter on Allow once, read from the escaped screen", async () => {
+    const world = askingOpencode((keys) => (keys[0] === "Enter" ? { screen: BUSY } : null));
+    const answered = await answerPrompt(world.deps, { name: "oc", choice: "allow" });
+    expect(answered).toMatchObject({ option: { number: 1, label: "Allow once" }, keys: ["Enter"] });
+    expect(answered.inputId).toMatch(/^in-/);
+    expect(world.tmux.calls).toContain("capture-pane -e");
+    expect(pressed(world)).toEqual(["send-keys Enter"]);
+  });
+
+  test("always: Right Enter opens the confirmation, whose Confirm is then pressed", async () => {
+    let stage = "box";
+    const world = askingOpencode((keys) => {
+      if (stage === "box" && keys[0] === "Right") return { ansi: oc("permission-always.ansi") };
+      if (keys[0] !== "Enter") return null;
+      stage = stage === "box" ? "confirm" : "done";
+      return stage === "confirm" ? CONFIRM : { screen: BUSY };
+    });
+    const answered = await answerPrompt(world.deps, { name: "oc", choice: "always" });
+    expect(answered).toMatchObject({ option: { label: "Allow always" }, keys: ["Right", "Enter", "Enter"] });
+    expect(pressed(world)).toEqual(["send-keys Right", "send-keys Enter", "send-keys Enter"]);
+    expect(stage).toBe("done");
+  });
+
+  test("a confirmation that never comes is a failure (1) that says what was pressed", async () => {
+    const world = askingOpencode((keys) => (keys[0] === "Enter" ? { screen: BUSY } : null));
+    const error = await answerPrompt(world.deps, { name: "oc", choice: "always" }).catch((e) => e);
+    expect(error).toMatchObject({ code: "not-delivered", exitCode: 1, data: { keys: ["Right", "Enter"] } });
+    expect(error.message).toContain("Confirm");
+  });
+
+  test("deny picks Reject (Left wraps round to it); a box with no colours is refused, nothing pressed", async () => {
+    const world = askingOpencode((keys) => (keys.includes("Enter") ? { screen: BUSY } : null));
+    expect(await answerPrompt(world.deps, { name: "oc", choice: "deny" })).toMatchObject({
+      option: { label: "Reject" },
+      keys: ["Left", "Enter"],
+    });
+    const mono = askingOpencode(() => null);
+    Object.assign(mono.tmux.panes.get("oc") ?? {}, { ansi: PLAIN });
+    await expect(answerPrompt(mono.deps, { name: "oc", choice: "allow" })).rejects.toMatchObject({
+      code: "usage",
+      message: expect.stringContaining("does not show which option is highlighted"),
+    });
+    expect(pressed(mono)).toEqual([]);
   });
 });

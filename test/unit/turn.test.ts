@@ -67,6 +67,33 @@ describe("turn assessment", () => {
     expect(turn(log(asked, ev("PostToolUse")), 1).status).toBe("running");
     expect(turn(log(asked, ev("PostToolUse"), ev("Stop")), 1).status).toBe("stop");
   });
+  test("the permission_prompt Notification (~1 s after the PermissionRequest) is that same prompt: its text and place stay, so its inputId does", () => {
+    const asked = log(
+      start,
+      submit,
+      ev("PreToolUse"),
+      ev("PermissionRequest", { tool_name: "Bash", tool_input: { command: "rm x" } }),
+    );
+    const notified = log(
+      asked,
+      ev("Notification", { notification_type: "permission_prompt", message: "Claude needs your permission" }),
+    );
+    expect(turn(notified, 1)).toEqual(turn(asked, 1));
+    // With no PermissionRequest before it (a prompt no hook announced), it is the input itself.
+    expect(
+      turn(
+        log(
+          start,
+          submit,
+          ev("Notification", {
+            notification_type: "permission_prompt",
+            message: "Claude needs your permission",
+          }),
+        ),
+        1,
+      ),
+    ).toMatchObject({ status: "input", text: "Claude needs your permission", detail: "permission_prompt" });
+  });
   test("an idle notification is not input", () => {
     expect(
       turn(log(start, submit, ev("Stop"), ev("Notification", { notification_type: "idle_prompt" })), 1)

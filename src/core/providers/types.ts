@@ -43,7 +43,8 @@ export type TurnSignal =
   | { kind: "failure"; promptId: string | null; error: string; message: string | null }
   /** The turn ended without an answer (codex: Interrupt / turn_aborted; gemini: "Request cancelled."). */
   | { kind: "interrupted"; promptId: string | null; detail?: string }
-  | { kind: "input"; text: string; detail: string }
+  /** `repeats`: it announces the prompt already pending, if one is (claude's permission_prompt Notification). */
+  | { kind: "input"; text: string; detail: string; repeats?: boolean }
   | { kind: "subagent-start"; id: string }
   | { kind: "subagent-stop"; id: string }
   | { kind: "progress" }
@@ -173,6 +174,11 @@ export type ProviderCommon = {
   haltHooks?(reason: string): Readonly<Record<string, unknown>>;
   /** Hook events that are bare markers, not progress (gemini: BeforeModel, one per model attempt). */
   readonly markerEvents?: readonly string[];
+  /**
+   * Its conversations live in each worker's own home (gemini's GEMINI_CLI_HOME), so a new worker
+   * cannot resume another's (`run --resume` starts such a worker fresh and says why).
+   */
+  readonly conversationsPerWorker?: boolean;
   /** How `umbel answer` reads this CLI's prompts (optional: numbered menus and core/answer.ts's meanings). */
   readonly answer?: AnswerSpec;
   /** How `spawn --allow/--deny` rules are answered (optional: without it they are refused). */
@@ -186,6 +192,12 @@ export type ProviderCommon = {
   readonly limits?: ProviderLimits;
   /** Tokens, turns, context, model, cost and windows from its own records; none: status shows null. */
   readTelemetry?(records: TelemetryRecords): Telemetry;
+  /**
+   * Whether its records hold the numbers of the turn that ended (claude: the statusline JSON it
+   * rewrites ~0.4 s after Stop). None: they do as soon as the turn ended (codex and gemini read
+   * them from the transcript the turn's end was read from).
+   */
+  turnTelemetrySettled?(records: TelemetryRecords, promptId: string | null): boolean;
   /** Where the CLI records the session's cost (claude: its statusline JSON); none: no cost budget. */
   readonly costRecord?: string;
   /**
@@ -232,6 +244,8 @@ export type PolicySpec = {
 /** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */
 export type AnswerSpec = {
   readonly meanings?: AnswerMeanings;
+  /** Its menus mark the highlighted option by colour only: readMenu gets the screen with its escapes. */
+  readonly escapes?: boolean;
   /** The options of the prompt on screen (default: core/answer.ts readMenu, `N. Label (key)` lines). */
   readMenu?(screen: string): PromptOption[];
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AcceptCommands, AcceptTimeout, JsonSchemaValue, MaxAttempts } from "../guard/fields.ts";
 import { Duration, MaxTokens, Prompt, SpawnInput } from "../schemas.ts";
+import { WorkerResume } from "./resume.ts";
 
 /**
  * The workflow file (`umbel run workflow.yaml`). Keys are camelCase, exactly as in the spawn schema
@@ -186,6 +187,16 @@ export const RunWorkflowOutput = z.looseObject({
     .describe(
       "Each startup dialog the run's workers answered: {session, provider, dialog, answer, folders, lasting, record}, as umbel_spawn's",
     ),
+  waiting: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Sessions left running on a prompt for a person (a step ended in input): answer it, then resume continues that turn",
+    ),
+  resumed: z
+    .array(WorkerResume)
+    .optional()
+    .describe("A resume: what it did with each worker that had a step left (kept, resumed, fresh)"),
   waves: z
     .array(z.array(z.record(z.string(), z.unknown())))
     .optional()

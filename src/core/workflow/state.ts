@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { DialogAnswer } from "../outputs.ts";
 import type { FinalOutput } from "./final.ts";
+import type { WorkerResume } from "./resume.ts";
 import { RunId } from "./schema.ts";
 
 /**
@@ -33,6 +34,8 @@ export const StepRecord = z.object({
   elapsedMs: z.number().optional(),
   /** Which attempt (1 = the first run, 2 = the first resume …) finished the step. */
   attempt: z.number().int().optional(),
+  /** The baseline of the step's turn on its session (a resume that keeps the session continues it). */
+  baseline: z.number().int().optional(),
   outputs: z.record(z.string(), z.string()).optional(),
   failure: StepFailure.optional(),
 });
@@ -52,8 +55,10 @@ export const RunState = z.object({
   pid: z.number().int(),
   createdAt: z.string(),
   updatedAt: z.string(),
-  /** Every worker session this run created (a resume kills any still alive before it starts). */
+  /** Every worker session this run created (a resume keeps or resumes each worker's last one). */
   sessions: z.array(z.string()),
+  /** Each worker's last session (older runs: read from the session names). */
+  workers: z.record(z.string(), z.string()).optional(),
   steps: z.record(z.string(), StepRecord),
   failure: StepFailure.optional(),
 });
@@ -69,6 +74,8 @@ type RunStartEvent = {
   attempt: number;
   at: string;
   steps: { id: string; worker: string; status: StepStatus }[];
+  /** A resume: what it did with each worker that has a step left (kept, resumed, fresh). */
+  resumed?: WorkerResume[];
 };
 
 export type RunSummary = {
@@ -88,6 +95,10 @@ export type RunSummary = {
   final?: FinalOutput[];
   /** A finished run without `keep`: the worker sessions it removed (a failed run keeps them). */
   purged?: string[];
+  /** A resume: what it did with each worker that had a step left. */
+  resumed?: WorkerResume[];
+  /** Sessions left running: a step that ended waiting for a person (answer it, then --resume). */
+  waiting?: string[];
   failure?: StepFailure;
   /** Every startup dialog this attempt's workers answered (also a `dialog` event each). */
   dialogs?: Omit<DialogEvent, "event" | "runId" | "at">[];

@@ -4,6 +4,7 @@ import type { UsageLimit } from "../../core/limits.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import type { DialogAnswer } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
+import { describeInputEnding } from "../../core/print.ts";
 import type { PrintInput } from "../../core/print-input.ts";
 import { addModelUsage, decideEnding, type PrintEnding } from "../../core/print-result.ts";
 import { combineSummaries } from "../../core/print-summary.ts";
@@ -148,7 +149,11 @@ export async function runTurns(
         input.maxBudgetUsd !== undefined && costUsd !== null && costUsd >= input.maxBudgetUsd
           ? { unit: "usd" as const, limit: input.maxBudgetUsd }
           : null;
-      const ending = decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, spent);
+      const ending = forPrint(
+        decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, spent),
+        turn.outcome,
+        worker,
+      );
       code = render.exitCode(ending, turn.outcome, summary);
       runModelUsage = withCost(addModelUsage(runModelUsage, summary?.modelUsage ?? {}), costUsd);
       render.result({
@@ -175,6 +180,12 @@ export async function runTurns(
   } finally {
     await releaseWorker(io.deps, worker);
   }
+}
+
+/** A turn that needs a person: how to answer it (a kept --name worker) or how to keep the worker. */
+function forPrint(ending: PrintEnding, outcome: Outcome, worker: PrintWorker): PrintEnding {
+  if (ending.kind !== "failure" || ending.reason !== "input" || worker.kind !== "ready") return ending;
+  return { ...ending, message: describeInputEnding(outcome, worker) };
 }
 
 /** A `--name`/`--resume` worker that died: reported with its evidence, never silently respawned. */

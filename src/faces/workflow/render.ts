@@ -1,5 +1,6 @@
 import { formatDuration } from "../../core/duration.ts";
 import type { WorkflowPlan } from "../../core/workflow/describe.ts";
+import type { WorkerResume } from "../../core/workflow/resume.ts";
 import type {
   DialogEvent,
   RunSummary,
@@ -78,6 +79,20 @@ export function renderEventLine(event: WorkflowEvent): string {
 export function renderDialogEvent(event: DialogEvent): string {
   const { event: _e, runId: _r, at: _a, session, provider, ...answer } = event;
   return `umbel: ${session}: ${describeDialog(provider, answer)}`;
+}
+
+/** For stderr, as a resume starts: what it does with each worker that has a step left. */
+export function renderResumed(workers: readonly WorkerResume[]): string {
+  return workers
+    .map((w) => {
+      const from = w.session ?? "";
+      if (w.how === "kept")
+        return `umbel: resume: worker ${w.worker}: ${from} is still running; it goes on${w.continues ? ` with step ${w.continues}'s turn (not sent again)` : ""}\n`;
+      if (w.how === "resumed")
+        return `umbel: resume: worker ${w.worker}: a new session resumes ${from}'s conversation (${w.providerSession})\n`;
+      return `umbel: resume: worker ${w.worker}: a new conversation (${w.why ?? "nothing to resume"})\n`;
+    })
+    .join("");
 }
 
 export function renderSummary(summary: RunSummary): string {

@@ -7,7 +7,7 @@ import type { WorkflowEvent } from "../../core/workflow/state.ts";
 import { runWorkflow } from "../../operations/workflow/run.ts";
 import { formatIssues, rejectUnknownFlags } from "../cli/args.ts";
 import { createLiveView } from "./live.ts";
-import { renderEventLine, renderFailure, renderPlan, renderSummary } from "./render.ts";
+import { renderEventLine, renderFailure, renderPlan, renderResumed, renderSummary } from "./render.ts";
 
 export type WorkflowIo = {
   readonly deps: Deps;
@@ -26,6 +26,8 @@ const HELP = `Usage:
   --json   one JSON line per step transition, then a summary line (the plan, with --dry-run)
   --keep   keep the workers as tombstones after a successful run (a failed run always keeps them)
 Without --json, a successful run ends by printing its final steps' outputs (answers, file paths).
+--resume goes on with each worker's live session (a step that waited for a person, answered with
+umbel answer, continues that very turn) or resumes its recorded conversation; it says which.
 Exit: 0 all steps done · 2 invalid file · the failing step's outcome code (122-126, 1 …) · 130 interrupted
 `;
 
@@ -69,9 +71,14 @@ export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): 
     : io.stdoutIsTty && !input.dryRun
       ? createLiveView(io.out, io.columns)
       : { onEvent: (e: WorkflowEvent) => io.err(renderEventLine(e)), close: () => undefined };
+  // What a resume does with each worker goes to stderr in every mode (and in the run event).
+  const onEvent = (e: WorkflowEvent) => {
+    if (e.event === "run" && e.resumed) io.err(renderResumed(e.resumed));
+    view.onEvent(e);
+  };
   let result: Awaited<ReturnType<typeof runWorkflow>>;
   try {
-    result = await runWorkflow(io.deps, input, view.onEvent);
+    result = await runWorkflow(io.deps, input, onEvent);
   } finally {
     view.close();
   }

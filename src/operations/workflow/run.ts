@@ -4,9 +4,16 @@ import { FALLBACK_PROVIDER } from "../../core/default-provider.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import { quoteArg } from "../../core/quote.ts";
+import { findSessionId, lastSubmitIndex } from "../../core/turn.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
 import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";
 import { type WorkflowIssue, workflowError } from "../../core/workflow/positions.ts";
+import {
+  lastSessions,
+  planWorkerResume,
+  type SessionSeen,
+  type WorkerResumePlan,
+} from "../../core/workflow/resume.ts";
 import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
 import {
   planResume,
@@ -22,6 +29,7 @@ import {
   throwIssues,
 } from "../../core/workflow/validate.ts";
 import { loadDefaultProvider } from "../user-config.ts";
+import { checkLiveness, loadWorker, readEvents } from "../worker.ts";
 import { executeRun } from "./runner.ts";
 import { killQuietly } from "./workers.ts";
 
@@ -71,11 +79,21 @@ export async function runWorkflow(
   const now = new Date(deps.clock.now()).toISOString();
   let store: RunStore;
   let state: RunState;
+  let workerPlan: WorkerResumePlan | undefined;
   if (source && resume) {
     store = source.store;
     await store.lock();
-    // A run killed hard (SIGKILL, a second Ctrl-C) may have left workers behind.
-    await Promise.all(source.state.sessions.map((name) => killQuietly(deps, name)));
+    // Each worker goes on where it was: its live session kept (a run killed hard, SIGKILL or a
+    // second Ctrl-C, may have left it running; a step that waited for a person left it so), or its
+    // CLI's recorded conversation resumed; every other live session goes.
+    workerPlan = planWorkerResume({
+      steps: loaded.workflow.steps,
+      rerun: resume.rerun,
+      records: source.state.steps,
+      current: lastSessions(Object.keys(loaded.workflow.workers), source.state, source.state.runId.slice(-6)),
+      seen: await Promise.all(source.state.sessions.map((name) => seeSession(deps, name))),
+    });
+    await Promise.all(workerPlan.kill.map((name) => killQuietly(deps, name)));
     const previous: RunState = { ...source.state };
     delete previous.failure;
     state = {
@@ -116,6 +134,7 @@ export async function runWorkflow(
       keep: input.keep === true,
       onEvent,
       defaultProvider,
+      ...(workerPlan ? { resume: workerPlan } : {}),
     });
   } finally {
     await store.unlock();
@@ -151,6 +170,26 @@ async function readWorkflowFile(deps: Deps, path: string, given: string): Promis
     });
   if (!head.complete) throw workflowError(given || path, [{ line: 1, col: 1, path: "", message: TOO_BIG }]);
   return head.text;
+}
+
+/** A session of the run as a resume finds it: alive, and the conversation its CLI recorded. */
+async function seeSession(deps: Deps, name: string): Promise<SessionSeen> {
+  const worker = await loadWorker(deps, name).catch(() => null);
+  if (!worker) return { name, alive: false, providerSession: null, tookPrompt: false };
+  const [live, events] = await Promise.all([
+    checkLiveness(deps, worker).catch(() => ({ alive: false })),
+    readEvents(deps, worker.provider, name).catch(() => []),
+  ]);
+  const { provider } = worker;
+  return {
+    name,
+    alive: live.alive,
+    providerSession: findSessionId(provider, events),
+    tookPrompt: lastSubmitIndex(provider, events) !== null,
+    ...(provider.conversationsPerWorker
+      ? { unresumable: `${provider.displayName} keeps its conversations in each worker's own home` }
+      : {}),
+  };
 }
 
 /** Every worker's cwd must be a directory before anything is spawned. */

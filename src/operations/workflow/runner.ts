@@ -2,6 +2,7 @@ import { EXIT } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
 import { finalOutputs } from "../../core/workflow/final.ts";
+import type { WorkerResumePlan } from "../../core/workflow/resume.ts";
 import type {
   RunState,
   RunSummary,
@@ -26,6 +27,8 @@ export type RunArgs = {
   onEvent: (event: WorkflowEvent) => void;
   /** The provider of a worker whose YAML names none (operations/user-config.ts loadDefaultProvider). */
   defaultProvider: ProviderId;
+  /** A resume: what it does with each worker (core/workflow/resume.ts). */
+  resume?: WorkerResumePlan;
 };
 
 /**
@@ -62,8 +65,9 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     runHex: args.runHex,
     defaultProvider: args.defaultProvider,
     sessionsSoFar: state.sessions.length,
-    onSession: async (name) => {
+    onSession: async (name, key) => {
       state.sessions.push(name);
+      state.workers = { ...state.workers, [key]: name };
       await save();
     },
     // Trust is never given silently: each dialog a worker answered is an event, and in the summary.
@@ -74,7 +78,10 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
         args.onEvent({ event: "dialog", runId: state.runId, at: iso(), ...dialog });
       }
     },
+    ...(args.resume ? { kept: args.resume.kept, resumeFrom: args.resume.resumeFrom } : {}),
   });
+  // Sessions left running for a person: a step that ended on a prompt (answer it, then --resume).
+  const waiting = new Set<string>();
 
   const runOne = async (id: string) => {
     const step = byId.get(id);
@@ -93,7 +100,9 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
       baseDir: state.baseDir,
       acquire: () => pool.acquire(stepDeps, step.run, step.fresh === true),
       // A failed state write surfaces at the step's next update; never as an unhandled rejection.
-      onRunning: (session) => void update(id, { status: "running", session }).catch(() => undefined),
+      onRunning: (session, baseline) =>
+        void update(id, { status: "running", session, baseline }).catch(() => undefined),
+      turn: args.resume?.continueTurns[id]?.baseline,
     });
     const ended = { endedAt: iso(), elapsedMs: deps.clock.now() - t0 };
     if (result.ok) {
@@ -103,6 +112,11 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     }
     const failure = { step: id, worker: step.run, ...result.failure };
     const session = failure.session === null ? {} : { session: failure.session };
+    // A turn that waits for a person keeps its worker, so that very turn can go on once answered.
+    if (failure.outcome === "input" && failure.session !== null && !result.stopped) {
+      waiting.add(failure.session);
+      failure.message = waitingMessage(failure.message, failure.session, failure.evidence, state.runId);
+    }
     if (result.stopped) {
       await update(id, { status: "stopped", ...session, ...ended });
       return;
@@ -121,6 +135,7 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     attempt: state.attempt,
     at: iso(),
     steps: plan.order.map((id) => ({ id, worker: byId.get(id)?.run ?? "", status: status(id) })),
+    ...(args.resume ? { resumed: args.resume.workers } : {}),
   });
   const running = new Map<string, Promise<void>>();
   try {
@@ -140,7 +155,7 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
   } finally {
     await Promise.allSettled(running.values());
     deps.signal?.removeEventListener("abort", onAbort);
-    await pool.killAll(deps);
+    await pool.killAll(deps, waiting);
   }
 
   // Not everything done and nothing failed: the caller aborted (a Ctrl-C after the last step is no interrupt).
@@ -165,9 +180,22 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     outputs,
     ...(runStatus === "done" ? { final: finalOutputs(workflow, state.baseDir) } : {}),
     ...(purged ? { purged } : {}),
+    ...(args.resume ? { resumed: args.resume.workers } : {}),
+    ...(waiting.size > 0 ? { waiting: [...waiting] } : {}),
     ...(state.failure ? { failure: state.failure } : {}),
     ...(dialogs.length > 0 ? { dialogs } : {}),
   };
   args.onEvent(summary);
   return summary;
+}
+
+/** What a person does about a step waiting on a prompt: answer it on its kept worker, then resume. */
+function waitingMessage(
+  message: string,
+  session: string,
+  evidence: Record<string, unknown>,
+  runId: string,
+): string {
+  const id = typeof evidence.inputId === "string" ? ` --input-id ${evidence.inputId}` : "";
+  return `${message}; worker ${session} is kept: answer it (\`umbel answer ${session} allow${id}\`, or always, deny, an option), then \`umbel run --resume ${runId}\` continues this turn`;
 }

@@ -35,7 +35,9 @@ export async function executeStep(args: {
   /** The workflow file's folder: a `schema` file is relative to it. */
   baseDir: string;
   acquire: () => Promise<string>;
-  onRunning: (session: string) => void;
+  onRunning: (session: string, baseline: number) => void;
+  /** A resume that kept the step's session: the baseline of its turn, followed instead of sent again. */
+  turn?: number | undefined;
 }): Promise<StepResult> {
   const { deps, step } = args;
   let session: string | null = null;
@@ -49,12 +51,11 @@ export async function executeStep(args: {
     return fail("usage", EXIT.usage, "the prompt is empty once its templates are filled in", {});
   try {
     session = await args.acquire();
-    const sent = await sendWhenReady(deps, {
-      name: session,
-      prompt: args.prompt,
-      ...guardOf(step, args.baseDir),
-    });
-    args.onRunning(session);
+    const sent =
+      args.turn === undefined
+        ? await sendWhenReady(deps, { name: session, prompt: args.prompt, ...guardOf(step, args.baseDir) })
+        : { baseline: args.turn };
+    args.onRunning(session, sent.baseline);
     // The step's guardrails are enforced by the same wait as the CLI's (check → feedback → …).
     const outcome = await waitGuarded(deps, {
       name: session,

@@ -8,15 +8,17 @@ import { spawnWorker } from "../spawn.ts";
 
 /**
  * The run's workers: spawned on first use, reused across their steps (the conversation carries
- * over), replaced for a `fresh` step, and all killed (tombstoned) when the run ends. Session names
- * are `<key>-<run hex>-<n>`: unique in the state root, and readable in `umbel ls`.
+ * over), replaced for a `fresh` step, and all killed (tombstoned) when the run ends, but for the
+ * ones a person is to answer (`spare`). Session names are `<key>-<run hex>-<n>`: unique in the state
+ * root, and readable in `umbel ls`. A resume hands it the sessions it keeps and the CLI sessions a
+ * worker's next spawn resumes (core/workflow/resume.ts).
  */
 export type WorkerPool = {
   /** The live session for this worker key, spawning (or respawning, when fresh) it first. */
   acquire(deps: Deps, key: string, fresh: boolean): Promise<string>;
   cwdOf(key: string): string;
-  /** Kills every session this pool made; never throws. */
-  killAll(deps: Deps): Promise<void>;
+  /** Kills every session this pool made or kept but those in `spare`; never throws. */
+  killAll(deps: Deps, spare?: ReadonlySet<string>): Promise<void>;
 };
 
 export function createWorkerPool(args: {
@@ -27,13 +29,18 @@ export function createWorkerPool(args: {
   defaultProvider: ProviderId;
   /** How many sessions the run made before (a resume continues the count). */
   sessionsSoFar: number;
-  /** Called with a session's name before it is spawned, so the run records it first. */
-  onSession: (name: string) => Promise<void>;
+  /** Called with a session's name (and its worker) before it is spawned, so the run records it first. */
+  onSession: (name: string, key: string) => Promise<void>;
   /** The startup dialogs a new session answered (the run reports each). */
   onDialogs?: (result: SpawnResult) => void;
+  /** A resume: the live sessions it goes on with, by worker. */
+  kept?: Readonly<Record<string, string>>;
+  /** A resume: the CLI session each worker's next spawn resumes. */
+  resumeFrom?: Readonly<Record<string, string>>;
 }): WorkerPool {
-  const current = new Map<string, string>();
-  const made: string[] = [];
+  const current = new Map<string, string>(Object.entries(args.kept ?? {}));
+  const made: string[] = [...current.values()];
+  const resumeFrom = new Map(Object.entries(args.resumeFrom ?? {}));
   let count = args.sessionsSoFar;
   const cwdOf = (key: string) => resolveWorkerCwd(args.baseDir, args.workflow.workers[key]?.cwd);
   return {
@@ -49,23 +56,27 @@ export function createWorkerPool(args: {
       if (!worker) throw new Error(`no worker ${key}`); // validated before the run; a bug if reached
       const name = `${key}-${args.runHex}-${++count}`;
       made.push(name);
-      await args.onSession(name);
+      await args.onSession(name, key);
       // A step with a schema needs the StructuredOutput tool in its worker.
       const structured = args.workflow.steps.some((s) => s.run === key && s.schema !== undefined);
+      // A fresh step never resumes a conversation; the first spawn after a resume does.
+      const resumeSession = fresh ? undefined : resumeFrom.get(key);
+      resumeFrom.delete(key);
       const spawned = await spawnWorker(deps, {
         ...worker,
         provider: worker.provider ?? args.defaultProvider,
         name,
         cwd: cwdOf(key),
         ...(structured ? { structured } : {}),
+        ...(resumeSession === undefined ? {} : { resumeSession }),
       });
       args.onDialogs?.(spawned);
       current.set(key, name);
       return name;
     },
-    async killAll(deps) {
+    async killAll(deps, spare) {
       current.clear();
-      await Promise.all(made.map((name) => killQuietly(deps, name)));
+      await Promise.all(made.filter((name) => !spare?.has(name)).map((name) => killQuietly(deps, name)));
     },
   };
 }

@@ -60,7 +60,9 @@ export function interpretEvent(event: HookEvent): TurnSignal {
     case "Notification": {
       const type = str("notification_type") ?? "";
       if (!INPUT_NOTIFICATIONS.has(type)) return { kind: "ignore" };
-      return { kind: "input", text: str("message") ?? type, detail: type };
+      // permission_prompt follows the PermissionRequest of the same prompt ~1 s later (2.1.332).
+      const repeats = type === "permission_prompt";
+      return { kind: "input", text: str("message") ?? type, detail: type, ...(repeats ? { repeats } : {}) };
     }
     case "SubagentStart":
       return { kind: "subagent-start", id: str("agent_id") ?? "?" };

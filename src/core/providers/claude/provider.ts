@@ -10,7 +10,7 @@ import { claudeLimits } from "./limits.ts";
 import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
 import { trackClaudeTurn } from "./stream.ts";
-import { readClaudeTelemetry } from "./telemetry.ts";
+import { claudeTurnSettled, readClaudeTelemetry } from "./telemetry.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
 /**
@@ -71,6 +71,7 @@ export const claude: PlainProvider = {
   }),
   limits: claudeLimits,
   readTelemetry: readClaudeTelemetry,
+  turnTelemetrySettled: claudeTurnSettled,
   costRecord: "the statusLine JSON's cost.total_cost_usd",
 };
 

@@ -100,3 +100,69 @@ function isHuman(e: Record<string, unknown>): boolean {
   const message = isRecord(e.message) ? e.message : {};
   return e.isMeta !== true && typeof message.content === "string";
 }
+
+/**
+ * Whether claude's records hold this turn's own numbers. Measured on 2.1.332 (stub, a subscriber):
+ * the statusline JSON in place when Stop fires is the turn before's (after the first turn: cost 0,
+ * no windows), and claude rewrites it 0.3-0.6 s after Stop, StopFailure or a limit with a
+ * `prompt_id` and `context_window.current_usage`, the usage of the last API message it saw. During a
+ * tool turn it is rewritten after each message with the turn's prompt id, so the usage must be that
+ * of the turn's last message, once the transcript ended the turn (turn_duration). After a usage
+ * limit its prompt id is a new one (claude's /rate-limit-options), so a prompt id counts when it is
+ * no earlier turn's. It may also be rewritten as the prompt is taken (the new prompt id, the old
+ * cost: seen once in 6 turns under load), so a turn whose answer is not in the transcript yet is
+ * not settled. A turn that failed (its last reply an API error line, usage 0/0) adds no usage: its
+ * prompt id is enough.
+ */
+export function claudeTurnSettled(records: TelemetryRecords, promptId: string | null): boolean {
+  const sl = records.statusLine === null ? null : parseJsonObject(records.statusLine);
+  if (sl === null || typeof sl.prompt_id !== "string") return false;
+  const { earlier, turn } = splitAtTurn(records.transcript ?? "", promptId);
+  if (earlier.has(sl.prompt_id)) return false;
+  const replies = turn.filter((e) => e.type === "assistant" && e.isSidechain !== true);
+  const last = replies.findLast(
+    (e) => e.isApiErrorMessage === true || (isRecord(e.message) && isRecord(e.message.usage)),
+  );
+  if (!last) return false;
+  if (last.isApiErrorMessage === true) return true;
+  const at = turn.indexOf(last);
+  const ended = turn.some((e, i) => i > at && e.type === "system" && e.subtype === "turn_duration");
+  const now = isRecord(sl.context_window) ? sl.context_window.current_usage : undefined;
+  const usage = isRecord(last.message) ? last.message.usage : undefined;
+  return ended && isRecord(now) && sameTokens(tokensOfUsage(now), tokensOfUsage(usage));
+}
+
+/**
+ * The prompt ids of the turns before this one, and this turn's lines: from its human prompt to the
+ * next one. By its id when it has one: a transcript that does not hold that prompt yet has no turn
+ * (its last human prompt is the turn before's); else the last human prompt.
+ */
+function splitAtTurn(
+  transcript: string,
+  promptId: string | null,
+): { earlier: Set<unknown>; turn: Record<string, unknown>[] } {
+  const entries = transcript.split("\n").flatMap((line) => {
+    const e = parseJsonObject(line);
+    return e === null ? [] : [e];
+  });
+  const humans = entries.flatMap((e, i) => (e.type === "user" && isHuman(e) ? [i] : []));
+  const start = promptId === null ? humans.at(-1) : humans.find((i) => entries[i]?.promptId === promptId);
+  if (start === undefined) return { earlier: new Set(), turn: [] };
+  const earlier = new Set(humans.filter((i) => i < start).map((i) => entries[i]?.promptId));
+  return {
+    earlier,
+    turn: entries.slice(
+      start + 1,
+      humans.find((i) => i > start),
+    ),
+  };
+}
+
+function sameTokens(a: TokenCounts, b: TokenCounts): boolean {
+  return (
+    a.input === b.input &&
+    a.output === b.output &&
+    a.cacheRead === b.cacheRead &&
+    a.cacheWrite === b.cacheWrite
+  );
+}

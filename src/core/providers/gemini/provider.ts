@@ -130,6 +130,8 @@ export const gemini: HomedProvider = {
   assessStall: assessRetryStall,
   interruptKeys: GEMINI_INTERRUPT_KEYS,
   markerEvents: GEMINI_MARKER_EVENTS,
+  // Each worker's chats are in its own GEMINI_CLI_HOME (removed with its tombstone).
+  conversationsPerWorker: true,
   answer: GEMINI_ANSWERS,
   policy: GEMINI_POLICY,
   notifyRules: GEMINI_NOTIFY_RULES,

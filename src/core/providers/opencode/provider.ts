@@ -2,6 +2,7 @@ import { normalisePrompt } from "../../prompt.ts";
 import type { HomeContext } from "../home-types.ts";
 import { type LaunchFlag, type LaunchOptions, refuseLaunchFlags } from "../launch-types.ts";
 import type { Delivery, HomedProvider } from "../types.ts";
+import { OPENCODE_ANSWERS } from "./answer.ts";
 import { interpretOpencodeEvent, OPENCODE_HOOK_WIRE, OPENCODE_SUBMIT_EVENT } from "./events.ts";
 import { planOpencodeHome } from "./home.ts";
 import { OPENCODE_PERMISSION_MODES, planOpencodeLaunch } from "./launch.ts";
@@ -108,6 +109,7 @@ export const opencode: HomedProvider = {
   // box opencode quits.
   clearInputKeys: () => ["End", "S-Home", "BSpace"],
   interruptKeys: OPENCODE_INTERRUPT_KEYS,
+  answer: OPENCODE_ANSWERS,
   // --max-turns interrupts (the default mode); meanwhile umbel's plugin refuses tools and aborts the
   // next model call (hooks/opencode-plugin.js): at the stub's speed the next call had run before the
   // two Escapes landed (measured on 1.18.33).

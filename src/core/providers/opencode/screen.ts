@@ -7,15 +7,16 @@ import type { ScreenState } from "../types.ts";
  * - home screen: `Ask anything…` in the composer; a session: the composer and the footer
  *   `ctrl+p commands`, which shows while busy too;
  * - busy: `esc interrupt` (after one Escape: `esc again to interrupt`) beside an animated bar;
- * - permission box: `△ Permission required` with `Allow once   Allow always   Reject`;
+ * - permission box: `△ Permission required` with `Allow once   Allow always   Reject`, and the
+ *   confirmation Allow always opens: `△ Always allow` with `Confirm   Cancel`;
  * - question box: `↑↓ select  enter submit  esc dismiss`;
  * - exited: the normal screen shows `Continue  opencode -s ses_…`;
  * - a blank pane: opencode is building a view. At start (3-4 s, 20 s on 2 loaded cores) and on the
  *   first prompt, whose Enter leaves the home screen while the session is created (measured 1.8 s
  *   to 3 s and more under load before the prompt is recorded): the prompt was taken, so busy.
  */
-const PERMISSION = /△ Permission required/;
-const PERMISSION_OPTIONS = /Allow once\s+Allow always\s+Reject/;
+const PERMISSION = /△ (Permission required|Always allow)/;
+const PERMISSION_OPTIONS = /Allow once\s+Allow always\s+Reject|Confirm\s+Cancel/;
 const QUESTION = /enter submit\s+esc dismiss/;
 const BUSY = /esc (again to )?interrupt/;
 const READY = /Ask anything|ctrl\+p commands/;
