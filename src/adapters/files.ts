@@ -10,6 +10,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname } from "node:path";
+import { FileAccessError } from "../core/errors.ts";
 import { type FsAction, fsFaultError, isFsFault } from "../core/fs-fault.ts";
 import type { FilesPort } from "../core/ports.ts";
 
@@ -34,6 +35,14 @@ export async function onPath<T>(path: string, action: FsAction, run: () => Promi
 export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
   const dir = dirname(path);
   await onPath(dir, "create", () => mkdir(dir, { recursive: true, mode: 0o700 }));
+  await writeFileInDir(path, content, mode);
+}
+
+/**
+ * writeFileAtomic into a directory that must exist (a FileAccessError with errno ENOENT when it does
+ * not): a worker's files, so that a late write never makes a removed worker's directory again.
+ */
+export async function writeFileInDir(path: string, content: string, mode = 0o600): Promise<void> {
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     await onPath(tmp, "write", () => writeFile(tmp, content, { mode }));
@@ -84,6 +93,11 @@ async function readHeadOrNull(
 
 export function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ENOENT";
+}
+
+/** ENOENT, raw or as the FileAccessError onPath made of it. */
+export function isMissingFault(error: unknown): boolean {
+  return isNotFound(error) || (error instanceof FileAccessError && error.data.errno === "ENOENT");
 }
 
 export function isExists(error: unknown): boolean {

@@ -4,7 +4,8 @@ import { StateError } from "../core/errors.ts";
 import { GuardRecord, StructuredEntry, TurnSchema } from "../core/guard/record.ts";
 import { parseJson, parseJsonObject } from "../core/json.ts";
 import type { GuardStore, StorePort } from "../core/ports.ts";
-import { asFileFault, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { asFileFault, isNotFound, onPath, readTextOrNull } from "./files.ts";
+import { writeOwnFile } from "./state.ts";
 
 /**
  * The guardrails' files in a worker's session dir: `guards/<baseline>.json`, `turn-schema.json` and
@@ -16,6 +17,9 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
   const guards = (name: string) => join(store.paths(name).dir, "guards");
   const turnSchema = (name: string) => join(store.paths(name).dir, "turn-schema.json");
   const structuredLog = (name: string) => join(store.paths(name).events, "structured.jsonl");
+  // guards/ is made on first use; the worker's directory never is (a late write is WorkerNotFoundError).
+  const writeGuardFile = (name: string, file: string, text: string) =>
+    writeOwnFile(name, store.paths(name).dir, join(guards(name), file), text, guards(name));
   return {
     async list(name) {
       await store.checkRoot();
@@ -38,7 +42,7 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
     },
     async write(name, record) {
       await store.checkRoot();
-      await writeFileAtomic(join(guards(name), `${record.baseline}.json`), `${JSON.stringify(record)}\n`);
+      await writeGuardFile(name, `${record.baseline}.json`, `${JSON.stringify(record)}\n`);
     },
     async remove(name, baseline) {
       await store.checkRoot();
@@ -47,7 +51,7 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
     },
     async writeTurnSchema(name, turn) {
       await store.checkRoot();
-      await writeFileAtomic(turnSchema(name), `${JSON.stringify(turn)}\n`);
+      await writeOwnFile(name, store.paths(name).dir, turnSchema(name), `${JSON.stringify(turn)}\n`);
     },
     async readTurnSchema(name) {
       await store.checkRoot();
@@ -69,6 +73,10 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
         .split("\n")
         .map((line) => StructuredEntry.safeParse(parseJsonObject(line)))
         .flatMap((parsed) => (parsed.success ? [parsed.data] : []));
+    },
+    async writeFile(name, file, text) {
+      await store.checkRoot();
+      await writeGuardFile(name, file, text);
     },
     path: (name, file) => join(guards(name), file),
   };

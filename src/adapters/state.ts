@@ -1,13 +1,22 @@
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { fsFaultError } from "../core/fs-fault.ts";
 import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
 import { createBootSlots } from "./boot-slots.ts";
-import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import {
+  asFileFault,
+  isExists,
+  isMissingFault,
+  isNotFound,
+  onPath,
+  readTextOrNull,
+  writeFileInDir,
+} from "./files.ts";
 import { takeLock } from "./lock-file.ts";
 import { createPoolStore } from "./pool-store.ts";
 
@@ -60,7 +69,12 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
 
     async writeMeta(meta: Meta): Promise<void> {
       await ready();
-      await writeFileAtomic(paths(meta.name).meta, `${JSON.stringify(meta, null, 2)}\n`);
+      await writeOwnFile(
+        meta.name,
+        dir(meta.name),
+        paths(meta.name).meta,
+        `${JSON.stringify(meta, null, 2)}\n`,
+      );
     },
 
     /**
@@ -111,7 +125,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
 
     async writeLastScreen(name: string, screen: string): Promise<void> {
       await ready();
-      await writeFileAtomic(paths(name).lastScreen, screen);
+      await writeOwnFile(name, dir(name), paths(name).lastScreen, screen);
     },
 
     async readLastScreen(name: string): Promise<string | null> {
@@ -119,9 +133,22 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
       return readTextOrNull(paths(name).lastScreen);
     },
 
+    /**
+     * First out of sight in one rename (to a dot name, which listNames skips, and where the hooks'
+     * and the wrapper's paths no longer reach), then removed. Bun 1.4.5's rm({recursive, force})
+     * stops at an entry that vanished mid-walk (a hook's temp file) and reports success with the
+     * rest of the tree still there (oven-sh/bun#35800): meta.json stayed, and the worker with it.
+     */
     async remove(name: string): Promise<void> {
       await ready();
-      await onPath(dir(name), "remove", () => rm(dir(name), { recursive: true, force: true }));
+      const gone = join(sessions, `.removed-${name}-${process.pid}-${Math.random().toString(36).slice(2)}`);
+      try {
+        await rename(dir(name), gone);
+      } catch (error) {
+        if (isNotFound(error)) return;
+        throw asFileFault(error, dir(name), "remove");
+      }
+      await removeTree(gone);
     },
 
     async dirChangedAt(name: string): Promise<number | null> {
@@ -148,9 +175,38 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
       await ready();
       const path = join(dir(name), plainName(file));
       if (content === null) await onPath(path, "remove", () => rm(path, { force: true }));
-      else await writeFileAtomic(path, content);
+      else await writeOwnFile(name, dir(name), path, content);
     },
   };
+}
+
+/**
+ * A file of worker `name`'s, written atomically into its directory `workerDir` as it is (and into
+ * `subdir`, one level inside it, made when missing): never made again once the worker was removed.
+ * A late write (a kill racing a prune, the StructuredOutput server of a worker just purged) is
+ * WorkerNotFoundError; writing the whole meta.json back would bring a pruned worker back into ls.
+ */
+export async function writeOwnFile(
+  name: string,
+  workerDir: string,
+  path: string,
+  content: string,
+  subdir?: string,
+): Promise<void> {
+  try {
+    if (subdir !== undefined)
+      await mkdir(subdir, { mode: 0o700 }).catch((error: unknown) => {
+        if (!isExists(error)) throw asFileFault(error, subdir, "create");
+      });
+    await writeFileInDir(path, content);
+  } catch (error) {
+    if (isMissingFault(error) && (await changedAt(workerDir)) === null)
+      throw new WorkerNotFoundError(`no worker named ${name}: it was removed while umbel wrote ${path}`, {
+        name,
+        path,
+      });
+    throw error;
+  }
 }
 
 /** A worker file is a plain name in its session dir: a path would write outside it. */
@@ -168,6 +224,15 @@ function parseMeta(name: string, path: string, text: string): Meta {
   const issue = parsed.error.issues[0];
   const why = issue ? `${issue.path.join(".") || "the record"}: ${issue.message}` : "not a worker record";
   throw new StateError(`meta.json of worker ${name} is unreadable (${why}): ${path}`, { name, path, why });
+}
+
+/** rm, again while anything is left (see remove): a pass that stopped early left less each time. */
+async function removeTree(path: string): Promise<void> {
+  for (let pass = 0; pass < 5; pass++) {
+    await onPath(path, "remove", () => rm(path, { recursive: true, force: true }));
+    if ((await changedAt(path)) === null) return;
+  }
+  throw fsFaultError({ errno: "ENOTEMPTY", path, action: "remove" });
 }
 
 async function changedAt(path: string): Promise<number | null> {

@@ -5,22 +5,28 @@ import { writeSync } from "node:fs";
  * first `process.stdout.write` builds Bun's node:stream machinery, 5 ms of CPU (stderr's: 13 ms), in
  * a verb whose whole run is ~40 ms; a direct write costs nothing. Synchronous also means ordered and
  * never lost to main.ts's process.exit. A non-blocking fd that is full (EAGAIN: a slow reader of a
- * pipe someone made non-blocking) is retried after 1 ms; a reader that went away (EPIPE) or a closed
- * fd ends the writing quietly, as the stream did (`umbel --help | head -1` exits 0).
+ * pipe someone made non-blocking) is retried after 1 ms; a reader that went away or a closed fd ends
+ * the writing quietly, as the stream did (`umbel --help | head -1` exits 0). A reader that went away
+ * is EPIPE on a pipe, and ECONNRESET on a socketpair (what Bun.spawn and Node give a child for
+ * "pipe") when it closed with bytes unread while this write waited for room.
  */
-export function writeAllSync(fd: number, text: string): void {
+export function writeAllSync(fd: number, text: string, write: WriteFd = writeSync): void {
   const bytes = Buffer.from(text);
   let offset = 0;
   while (offset < bytes.length) {
     try {
-      offset += writeSync(fd, bytes, offset);
+      offset += write(fd, bytes, offset);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if (code === "EPIPE" || code === "EBADF") return; // nobody reads any more
+      if (code !== undefined && GONE.has(code)) return; // nobody reads any more
       if (code !== "EAGAIN") throw error; // a full disk behind a redirect is not quietly lost
       Atomics.wait(PAUSE, 0, 0, 1);
     }
   }
 }
 
+/** The one call writeAllSync makes; tests give a stand-in. */
+type WriteFd = (fd: number, bytes: Buffer, offset: number) => number;
+
+const GONE = new Set(["EPIPE", "ECONNRESET", "EBADF"]);
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));

@@ -144,6 +144,11 @@ export type GuardStore = {
   appendStructured(name: string, entry: StructuredEntry): Promise<void>;
   /** Every call in order (a line still being written, or one that does not parse, is skipped). */
   readStructured(name: string): Promise<StructuredEntry[]>;
+  /**
+   * Writes a file of the guard dir atomically (the answer a check reads, the StructuredOutput
+   * server's ready mark), making the guard dir but never the worker's: WorkerNotFoundError once removed.
+   */
+  writeFile(name: string, file: string, text: string): Promise<void>;
   /** A file of the guard dir (a check's log, the answer it reads); the dir exists once a record does. */
   path(name: string, file: string): string;
 };

@@ -47,8 +47,9 @@ async function checkAttempt(
   }
   if (record.accept.length === 0) return findings;
   answer ??= (await readAnswer(deps, { name, after: turn })).text;
-  const answerFile = deps.guards.path(name, `${record.baseline}-${attempt}.answer`);
-  await deps.files.writeAtomic(answerFile, answer);
+  const answerName = `${record.baseline}-${attempt}.answer`;
+  const answerFile = deps.guards.path(name, answerName);
+  await deps.guards.writeFile(name, answerName, answer);
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(deps.env)) if (value !== undefined) env[key] = value;
   Object.assign(env, { UMBEL_WORKER: name, UMBEL_ATTEMPT: String(attempt), UMBEL_ANSWER_FILE: answerFile });

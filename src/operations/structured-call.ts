@@ -5,12 +5,15 @@ import { structuredOf } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
 
 /** The file the server writes once the worker's CLI has connected to it (spawn waits for it). */
+const SERVER_READY = "server-ready";
+
 function serverReadyPath(deps: Deps, name: string): string {
-  return deps.guards.path(name, "server-ready");
+  return deps.guards.path(name, SERVER_READY);
 }
 
+/** A CLI can connect late, after its worker was purged: the mark never makes its directory again. */
 export async function markServerReady(deps: Deps, name: string): Promise<void> {
-  await deps.files.writeAtomic(serverReadyPath(deps, name), `${deps.clock.now()}\n`);
+  await deps.guards.writeFile(name, SERVER_READY, `${deps.clock.now()}\n`);
 }
 
 /**

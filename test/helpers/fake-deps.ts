@@ -259,6 +259,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async readStructured(name) {
       return [...(structured.get(name) ?? [])];
     },
+    async writeFile(name, file, text) {
+      files.set(join(paths(name).dir, "guards", file), text);
+    },
     path: (name, file) => join(paths(name).dir, "guards", file),
   };
   let ids = 0;

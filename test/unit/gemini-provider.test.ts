@@ -1,11 +1,15 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { UsageError } from "../../src/core/errors.ts";
+import { parseEvents } from "../../src/core/events.ts";
 import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
 import {
   GEMINI_APPROVAL_MODES,
   GEMINI_LAUNCH_FLAGS,
   gemini,
   geminiLaunchProblems,
+  geminiTurnEnd,
   planGeminiLaunch,
   prepareGeminiPrompt,
 } from "../../src/core/providers/gemini/provider.ts";
@@ -13,6 +17,7 @@ import { classifyGeminiScreen, stillGeminiScreen } from "../../src/core/provider
 import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini/transcript.ts";
 import type { LaunchFlag } from "../../src/core/providers/launch-types.ts";
 import type { HookEvent } from "../../src/core/providers/types.ts";
+import { assessTurn, correctTurn } from "../../src/core/turn.ts";
 import * as S from "./gemini-samples.ts";
 
 const TRANSCRIPT = `${S.TRANSCRIPT_LINES.join("\n")}\n`;
@@ -323,6 +328,43 @@ describe("gemini transcript replay (real 0.61.0 session)", () => {
       text: "done",
       status: "answered",
     });
+  });
+});
+
+describe("a turn an AfterTool hook halted (umbel -p --max-turns, real 0.61.0)", () => {
+  // No AfterAgent follows the halt: the transcript's "Agent execution stopped: …" line is the only
+  // record that the turn is over. Read as still running, a send right after -p --max-turns returned
+  // found gemini's screen still on "Executing Hook: umbel-AfterTool (esc to cancel, …)" (0.2-0.9 s,
+  // measured) and refused the warm worker as busy (exit 4, nothing on stdout) instead of settling.
+  const HALTED = readFileSync(join(import.meta.dir, "..", "fixtures", "gemini", "chat-halted.jsonl"), "utf8");
+  const KEY = "2026-11-30T00:33:43.350Z";
+  const HOOKS = [
+    `{"hook_event_name":"BeforeAgent","timestamp":"${KEY}","prompt":"go"}`,
+    '{"hook_event_name":"BeforeModel"}',
+    '{"hook_event_name":"BeforeTool","tool_name":"run_shell_command"}',
+    '{"hook_event_name":"AfterTool","tool_name":"run_shell_command"}',
+  ].join("\n");
+
+  test("the stop line ends the turn: halted, complete, no answer", () => {
+    expect(parseGeminiAnswer(HALTED, KEY)).toMatchObject({ status: "halted", complete: true, text: null });
+    expect(geminiTurnEnd(HALTED, KEY)).toEqual({ kind: "interrupted", promptId: KEY, detail: "halted" });
+  });
+
+  test("every verb sees it over: the hooks' running turn, corrected by the transcript, is an interrupted stop", () => {
+    const hooked = assessTurn(gemini, parseEvents(gemini, `${HOOKS}\n`), 0);
+    expect(hooked.status).toBe("running");
+    expect(correctTurn(gemini, hooked, HALTED)).toMatchObject({
+      status: "stop",
+      interrupted: true,
+      detail: "halted",
+    });
+  });
+
+  test("before the stop line lands it is still running", () => {
+    const upTo = HALTED.indexOf('"Agent execution stopped');
+    const before = HALTED.slice(0, HALTED.lastIndexOf("\n", upTo) + 1);
+    expect(parseGeminiAnswer(before, KEY)).toMatchObject({ status: "running", complete: false });
+    expect(geminiTurnEnd(before, KEY)).toBeNull();
   });
 });
 

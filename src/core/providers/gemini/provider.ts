@@ -188,6 +188,8 @@ export function geminiTurnEnd(transcript: string, promptId: string | null): Turn
       return { kind: "failure", promptId, error: "api_error", message: answer.error };
     case "cancelled":
       return { kind: "interrupted", promptId, detail: "cancelled" };
+    case "halted":
+      return { kind: "interrupted", promptId, detail: "halted" };
     case "answered":
       return { kind: "stop", promptId, message: answer.text, backgroundTasks: [] };
     default:

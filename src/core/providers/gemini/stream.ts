@@ -10,7 +10,7 @@ import {
 } from "../stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
-import { CANCELLED, type GeminiMessage, isRealPrompt, textOf } from "./transcript.ts";
+import { CANCELLED, type GeminiMessage, isHaltLine, isRealPrompt, textOf } from "./transcript.ts";
 
 /**
  * Follows one gemini-cli 0.61.0 turn through its chat recording (see gemini/transcript.ts) and
@@ -65,7 +65,7 @@ export function trackGeminiTurn(promptId: string | null): TurnTracker {
       cancelled = true;
       state = "ended";
     }
-    if (message.type === "info" && textOf(message.content).startsWith(HALTED)) return haltLines(message);
+    if (isHaltLine(message)) return haltLines(message);
     return [];
   }
 
@@ -281,9 +281,6 @@ function errorTypeOf(text: string): string | null {
   const error = parsed && isRecord(parsed.error) ? parsed.error : parsed;
   return error && typeof error.status === "string" ? error.status : null;
 }
-
-/** gemini's "Agent execution stopped: <the hook's stopReason>" info line. */
-const HALTED = "Agent execution stopped";
 
 function responseOf(result: unknown): Record<string, unknown> | null {
   const first = Array.isArray(result)

@@ -16,7 +16,7 @@ import type { TranscriptAnswer } from "../transcript-types.ts";
  * (gemini's own clock; the line always follows the hook, 0.1–0.4 s later).
  */
 
-type GeminiTurnStatus = "answered" | "running" | "failed" | "cancelled" | "none";
+type GeminiTurnStatus = "answered" | "running" | "failed" | "cancelled" | "halted" | "none";
 
 export type GeminiAnswer = TranscriptAnswer & {
   readonly status: GeminiTurnStatus;
@@ -35,8 +35,10 @@ type Raw = { message: GeminiMessage; line: number };
  * the raw file (a line with an id seen again replaces the earlier one): ids alone cannot follow a
  * turn, since a later denial re-appends every earlier message under a new id. An `error` line in
  * them means the turn failed (gemini rolled the prompt back), an info line "Request cancelled."
- * that it was cancelled (Escape, a denied tool). `complete` once the turn is settled: answered with
- * no tool call pending, failed, or cancelled.
+ * that it was cancelled (Escape, a denied tool), an info line "Agent execution stopped: …" that a
+ * hook halted it (umbel -p --max-turns: AfterTool's `{"continue":false}`; no AfterAgent follows, so
+ * this line is the only record of its end). `complete` once the turn is settled: answered with no
+ * tool call pending, failed, cancelled or halted.
  */
 export function parseGeminiAnswer(transcript: string, turnKey: string | null): GeminiAnswer {
   const { raw, sessionId } = replayGemini(transcript);
@@ -50,6 +52,7 @@ export function parseGeminiAnswer(transcript: string, turnKey: string | null): G
   if (turn.some((message) => message.type === "info" && textOf(message.content) === CANCELLED)) {
     return { ...none, complete: true, status: "cancelled", prompt };
   }
+  if (turn.some(isHaltLine)) return { ...none, complete: true, status: "halted", prompt };
   const replies = turn.filter((message) => message.type === "gemini");
   const texts = replies.map((message) => textOf(message.content).trim()).filter((text) => text !== "");
   const lastReply = turn.findLastIndex((message) => message.type === "gemini");
@@ -72,6 +75,11 @@ export function parseGeminiAnswer(transcript: string, turnKey: string | null): G
 }
 
 export const CANCELLED = "Request cancelled.";
+
+/** gemini's "Agent execution stopped: <the hook's stopReason>" info line. */
+export function isHaltLine(message: GeminiMessage): boolean {
+  return message.type === "info" && textOf(message.content).startsWith("Agent execution stopped");
+}
 
 /** The error line of a failed turn (`turnKey` as in parseGeminiAnswer): its text and gemini's timestamp. */
 export function findGeminiTurnError(
