@@ -9,7 +9,9 @@
 #   tool, as claude -p does), codex's PreToolUse denies the call;
 # - a rule of <session>/policy.tsv (spawn --allow/--deny, core/policy.ts) that matches this event's
 #   tool call: the CLI's answer is printed, and the logged line carries "umbel_policy" first (in the
-#   same line, so no reader ever sees the request without its decision).
+#   same line, so no reader ever sees the request without its decision). A non-interactive worker's
+#   (umbel -p) last rule has tool `*`: it denies whatever still asks a person, the call's tool name
+#   put into its answer where @TOOL@ stands.
 # After the append, <session>/notify.tsv (spawn --notify) may start the caller's command in the
 # background with the turn's outcome on stdin, and a queued prompt (send --queue) may start umbel to
 # send it; neither delays the CLI.
@@ -89,12 +91,14 @@ tab='	'
 if [ -f "$session/policy.tsv" ] && read_event && [ -n "$event" ] && grep -q "^[a-z]*$tab$event$tab" "$session/policy.tsv"; then
   read_call
   while IFS="$tab" read -r verdict rule_event rule_tool kind glob marker reply; do
-    [ "$rule_event" = "$event" ] && [ "$rule_tool" = "$tool" ] || continue
+    [ "$rule_event" = "$event" ] && { [ "$rule_tool" = "$tool" ] || [ "$rule_tool" = "*" ]; } || continue
     if matches "$kind" "$glob" "$verdict"; then
       line=$(cat "$tmp")
       if [ "$line" = "{}" ]; then rest="}"; else rest=",${line#\{}"; fi
       printf '{"umbel_policy":%s%s\n' "$marker" "$rest" > "$tmp"
       answer=$reply
+      # The non-interactive denial names the tool (read_call's tool holds no quote or backslash).
+      case $answer in *@TOOL@*) answer="${answer%%@TOOL@*}$tool${answer#*@TOOL@}" ;; esac
       break
     fi
   done < "$session/policy.tsv"

@@ -49,6 +49,11 @@ function literal(text: string): string {
 
 export type PolicyRules = { readonly allow: readonly string[]; readonly deny: readonly string[] };
 
+/** The rule a non-interactive worker's denial of an ask records (`umbel_policy.rule`). */
+export const NON_INTERACTIVE_RULE = "non-interactive";
+/** In an answer, hooks/hook.sh puts the call's tool name here (a tool name needs no JSON escape). */
+export const TOOL_PLACEHOLDER = "@TOOL@";
+
 /** A usage error for the first pattern that is not one (checked before any I/O), or null. */
 export function checkPolicy(rules: PolicyRules, spec: Pick<PolicySpec, "exactIsPrefix">): string | null {
   for (const [flag, patterns] of [
@@ -64,13 +69,19 @@ export function checkPolicy(rules: PolicyRules, spec: Pick<PolicySpec, "exactIsP
 }
 
 /**
- * policy.tsv: per rule, tab-separated: verdict, the hook event it answers, tool, how the argument is
- * matched (any · arg · cmd: a shell command, whose allow never matches a compound command and whose
- * deny matches any of its parts), the glob, the marker the events log records (`umbel_policy`), and
- * the CLI's answer. Deny rules come first. Rules a provider answers itself (gemini's allowlist) are
- * not in the file.
+ * policy.tsv: per rule, tab-separated: verdict, the hook event it answers, tool (`*`: any), how the
+ * argument is matched (any · arg · cmd: a shell command, whose allow never matches a compound command
+ * and whose deny matches any of its parts), the glob, the marker the events log records
+ * (`umbel_policy`), and the CLI's answer. Deny rules come first; the hook takes the first rule that
+ * matches. Rules a provider answers itself (gemini's allowlist) are not in the file. `denyAsks` (a
+ * non-interactive worker): last of all, every call that still asks a person is denied, as the CLI's
+ * own non-interactive mode does (claude -p); the --allow rules before it still answer yes.
  */
-export function compilePolicy(rules: PolicyRules, spec: PolicySpec): string {
+export function compilePolicy(
+  rules: PolicyRules,
+  spec: PolicySpec,
+  options: { readonly denyAsks?: boolean } = {},
+): string {
   const lines: string[] = [];
   const add = (verdict: Verdict, event: string, pattern: string) => {
     const parsed = parseToolPattern(pattern, spec);
@@ -85,6 +96,12 @@ export function compilePolicy(rules: PolicyRules, spec: PolicySpec): string {
   };
   for (const pattern of rules.deny) add("deny", spec.denyEvent, pattern);
   if (spec.allowEvent !== null) for (const pattern of rules.allow) add("allow", spec.allowEvent, pattern);
+  const ask = spec.askDenial;
+  if (options.denyAsks && ask) {
+    const marker = JSON.stringify({ decision: "deny", rule: NON_INTERACTIVE_RULE });
+    const answer = JSON.stringify(spec.answer("deny", ask.event, ask.message));
+    lines.push(["deny", ask.event, "*", "any", "*", marker, answer].join("\t"));
+  }
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 

@@ -40,7 +40,8 @@ export function nativeAllowedTools(provider: Provider, input: SpawnInput): strin
 
 export async function writeFleetFiles(deps: Deps, provider: Provider, input: SpawnInput): Promise<void> {
   const rules = { allow: input.allow ?? [], deny: input.deny ?? [] };
-  const policy = provider.policy ? compilePolicy(rules, provider.policy) : "";
+  const denyAsks = input.nonInteractive === true;
+  const policy = provider.policy ? compilePolicy(rules, provider.policy, { denyAsks }) : "";
   if (policy !== "") await deps.store.writeWorkerFile(input.name, "policy.tsv", policy);
   if (input.notify !== undefined && provider.notifyRules) {
     await deps.store.writeWorkerFile(input.name, "notify.cmd", input.notify);

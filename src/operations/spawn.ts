@@ -177,6 +177,7 @@ export async function launchWorker(
       permissionMode: input.permissionMode,
       allowedTools,
       unattended,
+      nonInteractive: input.nonInteractive,
       isRoot: deps.uid === 0,
       resumeSessionId: input.resumeSession,
       continueSession: input.continueSession,
@@ -211,6 +212,10 @@ export async function launchWorker(
           disallowedTools: input.disallowedTools,
           mcpServers,
           structuredServer: structured,
+          nonInteractive: input.nonInteractive,
+          permissionMode: input.permissionMode,
+          unattended,
+          allowedTools,
         },
       };
       const home = provider.home.plan(context, await deps.home.read(provider.home.reads(context)));
@@ -246,6 +251,7 @@ export async function launchWorker(
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
+      ...(input.nonInteractive ? { nonInteractive: true } : {}),
       ...(structured ? { structured: true } : {}),
       ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
       ...(input.allow?.length || input.deny?.length

@@ -114,6 +114,45 @@ describe("policy on claude's hooks (codex answers the same way)", () => {
   });
 });
 
+describe("a non-interactive worker's policy (umbel -p): every ask denied, --allow still answers yes", () => {
+  beforeAll(async () => {
+    const rules = { allow: ["Bash(git diff:*)"], deny: ["Bash(rm:*)"] };
+    await writeFile(join(session, "policy.tsv"), compilePolicy(rules, CLAUDE_POLICY, { denyAsks: true }));
+  });
+
+  test.each([
+    [bash("PermissionRequest", "touch f"), "Bash"],
+    [call("PermissionRequest", "Write", { file_path: "/w/a.txt", content: "x" }), "Write"],
+    [call("PermissionRequest", "mcp__srv__do_it", { value: 1 }), "mcp__srv__do_it"],
+    [call("PermissionRequest", "AskUserQuestion", { questions: [] }), "AskUserQuestion"],
+  ])(
+    "%j is denied with the tool's name in claude's words, and recorded as decided",
+    async (payload, tool) => {
+      const { out, line } = await fire(payload);
+      expect(JSON.parse(out)).toEqual({
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: {
+            behavior: "deny",
+            message: `Claude requested permissions to use ${tool}, but you haven't granted it yet.`,
+          },
+        },
+      });
+      expect(line.umbel_policy).toEqual({ decision: "deny", rule: "non-interactive" });
+    },
+  );
+
+  test("an --allow rule is taken first; a PreToolUse that no deny rule matches is left alone", async () => {
+    const allowed = await fire(bash("PermissionRequest", "git diff --stat"));
+    expect(JSON.parse(allowed.out)).toMatchObject({
+      hookSpecificOutput: { decision: { behavior: "allow" } },
+    });
+    expect((await fire(bash("PreToolUse", "touch f"))).out).toBe("");
+    const denied = await fire(bash("PreToolUse", "rm -rf x"));
+    expect(denied.line.umbel_policy).toEqual({ decision: "deny", rule: "Bash(rm:*)" });
+  });
+});
+
 describe("policy on gemini's BeforeTool", () => {
   beforeAll(async () => {
     await writeFile(

@@ -73,6 +73,20 @@ describe("launch flags", () => {
     for (const flag of absent) expect(argv).not.toContain(flag);
   });
 
+  test.each<[Partial<LaunchInput>, string | null]>([
+    // claude's TUI starts in auto mode (a classifier approves calls); claude -p in default.
+    [{}, null],
+    [{ nonInteractive: true }, "default"],
+    [{ nonInteractive: true, permissionMode: "acceptEdits" }, "acceptEdits"],
+    [{ nonInteractive: true, permissionMode: "auto" }, "auto"],
+    [{ nonInteractive: true, unattended: true }, "bypassPermissions"],
+    [{ permissionMode: "plan" }, "plan"],
+  ])("%j: --permission-mode %s", (extra, mode) => {
+    const { argv } = claude.planLaunch({ ...base, ...extra });
+    const at = argv.indexOf("--permission-mode");
+    expect(at === -1 ? null : argv[at + 1]).toBe(mode);
+  });
+
   test("--settings merges the caller's into umbel's hook settings", () => {
     const { argv } = claude.planLaunch({ ...base, settings: '{"env":{"FOO":"bar"}}' });
     const settings = JSON.parse(argv[argv.indexOf("--settings") + 1] ?? "{}");

@@ -139,4 +139,39 @@ describe("trackClaudeTurn", () => {
       { tool_name: "Bash", tool_use_id: "t1", tool_input: { command: "rm x" } },
     ]);
   });
+
+  test.each([
+    // umbel -p's hook denied it (2.1.332's transcript of a PermissionRequest hook's deny)
+    [{ decision: "reject", source: "hook", reasonType: "hook" }, {}],
+    // dontAsk: claude -p names the mode as the reason
+    [{ decision: "reject", source: "config", reasonType: "mode" }, { decision_reason_type: "mode" }],
+  ])("a denial %j is claude -p's permission_denied line before the tool result", (decision, reason) => {
+    const message = "Claude requested permissions to use Bash, but you haven't granted it yet.";
+    const lines = [
+      '{"type":"user","promptId":"p1","origin":{"kind":"human"},"message":{"role":"user","content":"go"},"sessionId":"s"}',
+      '{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"touch f"}}],"usage":{"input_tokens":1,"output_tokens":1}}}',
+      JSON.stringify({
+        type: "user",
+        uuid: "u2",
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", content: message, is_error: true, tool_use_id: "t1" }],
+        },
+        toolUseResult: `Error: ${message}`,
+        permissionDecision: decision,
+      }),
+    ];
+    const { messages } = follow("p1", lines);
+    expect(messages.map((m) => m.type)).toEqual(["assistant", "system", "user"]);
+    expect(messages[1]).toEqual({
+      type: "system",
+      subtype: "permission_denied",
+      tool_name: "Bash",
+      tool_use_id: "t1",
+      ...reason,
+      message,
+      uuid: "u2-denied-t1",
+      session_id: "s",
+    });
+  });
 });

@@ -72,6 +72,28 @@ describe("spawn (in memory)", () => {
     expect(world.tmux.started[0]?.command.join(" ")).not.toContain("PATH=");
   });
 
+  test("--non-interactive (umbel -p): claude -p's default mode, every ask denied by the worker's hook", async () => {
+    const world = createFakeWorld();
+    world.tmux.onNewSession = ({ name }) => {
+      setScreen(world, name, IDLE);
+      world.hook(name, START);
+    };
+    await spawnWorker(world.deps, { name: "w1", provider: "claude", nonInteractive: true, allow: ["Read"] });
+    const argv = world.tmux.started[0]?.command ?? [];
+    expect(argv[argv.indexOf("--permission-mode") + 1]).toBe("default");
+    const policy = world.sessions.get("w1")?.files?.get("policy.tsv") ?? "";
+    expect(policy.split("\n").map((line) => line.split("\t").slice(0, 3))).toEqual([
+      ["allow", "PermissionRequest", "Read"],
+      ["deny", "PermissionRequest", "*"],
+      [""],
+    ]);
+    expect(world.sessions.get("w1")?.meta).toMatchObject({ nonInteractive: true });
+    // spawn without it keeps the TUI's own mode (claude 2.1.332: auto) and asks.
+    await spawnWorker(world.deps, { name: "w2", provider: "claude" });
+    expect(world.tmux.started[1]?.command).not.toContain("--permission-mode");
+    expect(world.sessions.get("w2")?.files?.get("policy.tsv")).toBeUndefined();
+  });
+
   test("a cwd that is / (or links to it) is never trusted on the user's behalf", async () => {
     const world = createFakeWorld();
     world.dirs.add("/link");

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { compileNotify } from "../../src/core/notify.ts";
-import { checkPolicy, compilePolicy, countDecisions, parseToolPattern } from "../../src/core/policy.ts";
+import {
+  checkPolicy,
+  compilePolicy,
+  countDecisions,
+  NON_INTERACTIVE_RULE,
+  parseToolPattern,
+  TOOL_PLACEHOLDER,
+} from "../../src/core/policy.ts";
 import { CLAUDE_POLICY } from "../../src/core/providers/claude/policy.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";
@@ -64,6 +71,38 @@ describe("policy.tsv", () => {
         .map((l) => l.split("\t")[0]),
     ).toEqual(["deny", "deny"]);
     expect(compilePolicy({ allow: ["run_shell_command(git)"], deny: [] }, GEMINI_POLICY)).toBe("");
+  });
+});
+
+describe("policy.tsv for a non-interactive worker (umbel -p)", () => {
+  test("after every --allow rule, whatever would still ask a person is denied with claude -p's words", () => {
+    const text = compilePolicy({ allow: ["Read"], deny: ["Bash(rm:*)"] }, CLAUDE_POLICY, { denyAsks: true });
+    const lines = text.trimEnd().split("\n");
+    expect(lines.map((l) => l.split("\t").slice(0, 5))).toEqual([
+      ["deny", "PreToolUse", "Bash", "cmd", "rm"],
+      ["deny", "PreToolUse", "Bash", "cmd", "rm *"],
+      ["allow", "PermissionRequest", "Read", "any", "*"],
+      ["deny", "PermissionRequest", "*", "any", "*"],
+    ]);
+    const [, , , , , marker, answer] = lines[3]?.split("\t") ?? [];
+    expect(JSON.parse(marker ?? "")).toEqual({ decision: "deny", rule: NON_INTERACTIVE_RULE });
+    expect(JSON.parse(answer ?? "")).toEqual({
+      hookSpecificOutput: {
+        hookEventName: "PermissionRequest",
+        decision: {
+          behavior: "deny",
+          message: `Claude requested permissions to use ${TOOL_PLACEHOLDER}, but you haven't granted it yet.`,
+        },
+      },
+    });
+  });
+
+  test("alone, it is the whole file; a CLI with no such event (gemini) gets none", () => {
+    expect(
+      compilePolicy({ allow: [], deny: [] }, CLAUDE_POLICY, { denyAsks: true }).split("\n"),
+    ).toHaveLength(2);
+    expect(compilePolicy({ allow: [], deny: [] }, GEMINI_POLICY, { denyAsks: true })).toBe("");
+    expect(compilePolicy({ allow: [], deny: [] }, CLAUDE_POLICY)).toBe("");
   });
 });
 

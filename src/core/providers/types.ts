@@ -195,6 +195,13 @@ export type PolicySpec = {
   readonly exactIsPrefix?: boolean;
   /** What the hook prints for a decision at `event` (its JSON output). */
   answer(verdict: "allow" | "deny", event: string, reason: string): Readonly<Record<string, unknown>>;
+  /**
+   * A non-interactive worker (spawn --non-interactive, umbel -p): the hook event that fires only when
+   * the CLI would ask a person, and what the model is told when umbel denies it there (the tool's
+   * name stands in for core/policy.ts TOOL_PLACEHOLDER). None: the CLI is made non-interactive by its
+   * launch flags instead.
+   */
+  readonly askDenial?: { readonly event: string; readonly message: string };
 };
 
 /** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */

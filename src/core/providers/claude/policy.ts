@@ -1,3 +1,4 @@
+import { TOOL_PLACEHOLDER } from "../../policy.ts";
 import type { PolicySpec } from "../types.ts";
 
 /**
@@ -6,11 +7,20 @@ import type { PolicySpec } from "../types.ts";
  * runs the tool with no prompt ("Allowed by PermissionRequest hook"); a deny at PreToolUse refuses
  * the call in every permission mode (PermissionRequest fires only where claude would ask) and the
  * model goes on to its Stop.
+ *
+ * A non-interactive worker (umbel -p) denies every PermissionRequest left, as claude -p does: the
+ * model gets the message as an error tool_result and goes on (transcript `permissionDecision`
+ * reject, source hook). claude -p's own message names the path or command (computed inside claude;
+ * the hook's payload does not carry it), so the hook gives claude's generic wording for any tool.
  */
 export const CLAUDE_POLICY: PolicySpec = {
   allowEvent: "PermissionRequest",
   denyEvent: "PreToolUse",
   shellTools: ["Bash"],
+  askDenial: {
+    event: "PermissionRequest",
+    message: `Claude requested permissions to use ${TOOL_PLACEHOLDER}, but you haven't granted it yet.`,
+  },
   answer: (verdict, event, reason) =>
     event === "PermissionRequest"
       ? {

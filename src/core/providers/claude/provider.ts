@@ -105,8 +105,11 @@ function planLaunch(input: LaunchInput): LaunchPlan {
   else argv.push("--session-id", input.sessionId);
   argv.push("--settings", JSON.stringify(mergeSettings(own, input.settings)));
   if (input.model) argv.push("--model", input.model);
+  // Its TUI starts in auto mode (2.1.332: a classifier approves calls); claude -p in default, where
+  // what needs a person is asked, and denied by umbel's hook (policy.ts askDenial) for -p.
+  const mode = input.permissionMode ?? (input.nonInteractive ? "default" : undefined);
   if (bypass) argv.push("--permission-mode", "bypassPermissions");
-  else if (input.permissionMode) argv.push("--permission-mode", input.permissionMode);
+  else if (mode) argv.push("--permission-mode", mode);
   const allowed = [...(input.allowedTools ?? []), ...(input.structuredServer ? [STRUCTURED_TOOL_NAME] : [])];
   if (allowed.length > 0) argv.push("--allowedTools", allowed.join(","));
   argv.push(...launchExtras(input));

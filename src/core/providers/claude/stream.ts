@@ -61,8 +61,35 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
       if (e.isApiErrorMessage === true && info) return [rateLimitEvent(info, e), line];
       return [line];
     }
-    if (e.type === "user" && hasToolResult(e)) return [userLine(e)];
+    if (e.type === "user" && hasToolResult(e)) {
+      const line = userLine(e);
+      return [...deniedLines(e, line), line];
+    }
     return [];
+  }
+
+  /**
+   * claude -p prints a `system` / `permission_denied` line before the result of each call it refused
+   * (2.1.332: tool, id, the message the model got; `decision_reason_type: "mode"` in dontAsk).
+   */
+  function deniedLines(e: Entry, line: StreamMessage): StreamMessage[] {
+    const decision = e.permissionDecision as Record<string, unknown> | undefined;
+    return blocksOf(e.message?.content).flatMap((block) => {
+      const id = block.tool_use_id;
+      if (block.type !== "tool_result" || typeof id !== "string" || !isDenial(block, e, decision)) return [];
+      return [
+        {
+          type: "system",
+          subtype: "permission_denied",
+          tool_name: tools.get(id)?.name ?? null,
+          tool_use_id: id,
+          ...(decision?.reasonType === "mode" ? { decision_reason_type: "mode" } : {}),
+          message: textOf(block.content),
+          uuid: `${String(e.uuid ?? "denied")}-denied-${id}`,
+          session_id: line.session_id ?? null,
+        },
+      ];
+    });
   }
 
   function assistantLine(e: Entry): StreamMessage {
@@ -228,6 +255,14 @@ function blocksOf(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content)
     ? content.filter((b): b is Record<string, unknown> => b !== null && typeof b === "object")
     : [];
+}
+
+/** A tool_result's text: the string, or its text blocks joined. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  return blocksOf(content)
+    .flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : []))
+    .join("\n");
 }
 
 function hasToolResult(e: Entry): boolean {
