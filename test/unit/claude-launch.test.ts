@@ -87,6 +87,16 @@ describe("launch flags", () => {
     expect(at === -1 ? null : argv[at + 1]).toBe(mode);
   });
 
+  test("non-interactive: no AskUserQuestion, as claude -p offers none (2.1.332's tool lists compared)", () => {
+    expect(claude.planLaunch({ ...base, nonInteractive: true }).argv).toContain(
+      "--disallowedTools=AskUserQuestion",
+    );
+    expect(
+      claude.planLaunch({ ...base, nonInteractive: true, disallowedTools: ["Edit"] }).argv,
+    ).toContain("--disallowedTools=Edit,AskUserQuestion");
+    expect(claude.planLaunch(base).argv.join(" ")).not.toContain("--disallowedTools");
+  });
+
   test("--settings merges the caller's into umbel's hook settings", () => {
     const { argv } = claude.planLaunch({ ...base, settings: '{"env":{"FOO":"bar"}}' });
     const settings = JSON.parse(argv[argv.indexOf("--settings") + 1] ?? "{}");

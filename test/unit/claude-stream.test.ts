@@ -140,6 +140,18 @@ describe("trackClaudeTurn", () => {
     ]);
   });
 
+  test("a denied file tool's relative path is absolute in the denial, as claude -p reports it", () => {
+    const lines = [
+      '{"type":"user","promptId":"p1","origin":{"kind":"human"},"message":{"role":"user","content":"go"},"sessionId":"s","cwd":"/w"}',
+      '{"type":"assistant","cwd":"/w","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a/b.txt","content":"x"}},{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"/abs.txt","content":"y"}}],"usage":{"input_tokens":1,"output_tokens":1}}}',
+      '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"no","is_error":true},{"type":"tool_result","tool_use_id":"t2","content":"no","is_error":true}]},"permissionDecision":{"decision":"reject","source":"hook"}}',
+    ];
+    expect(follow("p1", lines).summary.permissionDenials).toEqual([
+      { tool_name: "Write", tool_use_id: "t1", tool_input: { file_path: "/w/a/b.txt", content: "x" } },
+      { tool_name: "Write", tool_use_id: "t2", tool_input: { file_path: "/abs.txt", content: "y" } },
+    ]);
+  });
+
   test.each([
     // umbel -p's hook denied it (2.1.332's transcript of a PermissionRequest hook's deny)
     [{ decision: "reject", source: "hook", reasonType: "hook" }, {}],

@@ -112,7 +112,9 @@ function planLaunch(input: LaunchInput): LaunchPlan {
   else if (mode) argv.push("--permission-mode", mode);
   const allowed = [...(input.allowedTools ?? []), ...(input.structuredServer ? [STRUCTURED_TOOL_NAME] : [])];
   if (allowed.length > 0) argv.push("--allowedTools", allowed.join(","));
-  argv.push(...launchExtras(input));
+  // claude -p offers no AskUserQuestion (2.1.332); a non-interactive TUI would ask it of nobody.
+  const disallowed = [...(input.disallowedTools ?? []), ...(input.nonInteractive ? ["AskUserQuestion"] : [])];
+  argv.push(...launchExtras({ ...input, disallowedTools: disallowed }));
   // Without it every worker runs `npm view @anthropic-ai/claude-code@latest` a few seconds in.
   const env: Record<string, string> = { DISABLE_AUTOUPDATER: "1" };
   // As root, bypass mode refuses to start ("cannot be used with root/sudo privileges") unless IS_SANDBOX=1.

@@ -1,3 +1,4 @@
+import { isAbsolute, join } from "node:path";
 import { isRecord, parseJsonObject } from "../../json.ts";
 import { timeOfIso } from "../stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
@@ -28,7 +29,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
   let promptAt: number | null = null;
   const requests = new Map<string, number>();
   const messages = new Map<string, MessageSeen>();
-  const tools = new Map<string, { name: unknown; input: unknown }>();
+  const tools = new Map<string, { name: unknown; input: unknown; cwd: unknown }>();
   const answered = new Set<string>();
   const denials: Record<string, unknown>[] = [];
   let apiError: TurnSummary["apiError"] = null;
@@ -107,7 +108,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
     messages.set(id, seen);
     for (const block of blocksOf(message.content)) {
       if (block.type === "tool_use" && typeof block.id === "string")
-        tools.set(block.id, { name: block.name, input: block.input });
+        tools.set(block.id, { name: block.name, input: block.input, cwd: e.cwd });
     }
     const base = streamBase(e);
     if (e.isApiErrorMessage === true) {
@@ -157,7 +158,11 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
       }
       if (isDenial(block, e, decision)) {
         const tool = typeof id === "string" ? tools.get(id) : undefined;
-        denials.push({ tool_name: tool?.name ?? null, tool_use_id: id, tool_input: tool?.input ?? {} });
+        denials.push({
+          tool_name: tool?.name ?? null,
+          tool_use_id: id,
+          tool_input: absoluteFilePath(tool?.input ?? {}, tool?.cwd),
+        });
       }
     }
     return {
@@ -255,6 +260,21 @@ function blocksOf(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content)
     ? content.filter((b): b is Record<string, unknown> => b !== null && typeof b === "object")
     : [];
+}
+
+/**
+ * claude -p reports a refused file tool's input with its path made absolute (2.1.332: Write
+ * `parity.txt` → `<cwd>/parity.txt`); the transcript keeps the model's own, made absolute here
+ * with the cwd of the call's line.
+ */
+function absoluteFilePath(input: unknown, cwd: unknown): unknown {
+  if (!isRecord(input) || typeof cwd !== "string" || !isAbsolute(cwd)) return input;
+  const out: Record<string, unknown> = { ...input };
+  for (const key of ["file_path", "notebook_path"]) {
+    const path = out[key];
+    if (typeof path === "string" && path !== "" && !isAbsolute(path)) out[key] = join(cwd, path);
+  }
+  return out;
 }
 
 /** A tool_result's text: the string, or its text blocks joined. */
