@@ -221,9 +221,10 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
           "The user rejected permission to use this specific tool call.",
         );
         // opencode run offers no question tool; nor does a non-interactive worker.
-        const tools = (stub.mainRequests().at(-1)?.body as { tools?: { function?: { name?: string } }[] })
-          .tools;
-        expect(tools?.map((t) => t.function?.name)).not.toContain("question");
+        const body = (stub.mainRequests().at(-1)?.body ?? {}) as {
+          tools?: { function?: { name?: string } }[];
+        };
+        expect(body.tools?.map((t) => t.function?.name)).not.toContain("question");
         expect(r.code).toBe(0);
       },
       SLOW,

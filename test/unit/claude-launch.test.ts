@@ -91,9 +91,9 @@ describe("launch flags", () => {
     expect(claude.planLaunch({ ...base, nonInteractive: true }).argv).toContain(
       "--disallowedTools=AskUserQuestion",
     );
-    expect(
-      claude.planLaunch({ ...base, nonInteractive: true, disallowedTools: ["Edit"] }).argv,
-    ).toContain("--disallowedTools=Edit,AskUserQuestion");
+    expect(claude.planLaunch({ ...base, nonInteractive: true, disallowedTools: ["Edit"] }).argv).toContain(
+      "--disallowedTools=Edit,AskUserQuestion",
+    );
     expect(claude.planLaunch(base).argv.join(" ")).not.toContain("--disallowedTools");
   });
 

@@ -72,7 +72,10 @@ describe("opencode launch", () => {
     const plan = planOpencodeLaunch({ ...base, nonInteractive: true }, home);
     expect(plan.env.UMBEL_OPENCODE_NON_INTERACTIVE).toBe("1");
     expect(JSON.parse(plan.env.OPENCODE_PERMISSION ?? "")).toEqual({ question: "deny" });
-    expect(permissionRules({ nonInteractive: true, unattended: true })).toEqual({ "*": "allow", question: "deny" });
+    expect(permissionRules({ nonInteractive: true, unattended: true })).toEqual({
+      "*": "allow",
+      question: "deny",
+    });
     expect(permissionRules({ nonInteractive: true, permissionMode: "acceptEdits" })).toEqual({
       edit: "allow",
       question: "deny",
