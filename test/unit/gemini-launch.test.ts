@@ -148,6 +148,21 @@ describe("gemini home: launch flags", () => {
     expect(settings.tools?.exclude).toEqual(exclude);
   });
 
+  test("non-interactive: gemini -p offers no tool of an untrusted MCP server (measured), so neither does the TUI", () => {
+    const userSettings = JSON.stringify({
+      mcpServers: { mine: { command: "mine" }, trusted: { command: "t", trust: true } },
+    });
+    const servers = { given: { command: "umbel", args: ["mcp"] } };
+    const settingsFor = (launch: object) =>
+      settingsOf(
+        planGeminiHome({ ...INPUT, userSettings, launch: { mcpServers: servers, ...launch } }).entries,
+      );
+    expect(settingsFor({ nonInteractive: true }).mcp).toEqual({ excluded: ["mine", "given"] });
+    // yolo asks about nothing: every server's tools stay; interactive: as the user has them
+    expect(settingsFor({ nonInteractive: true, permissionMode: "bypassPermissions" }).mcp).toBeUndefined();
+    expect(settingsFor({}).mcp).toBeUndefined();
+  });
+
   test("--mcp-config: claude's servers merged over the user's; mcp.allowed / excluded let them load", () => {
     const userSettings = JSON.stringify({
       mcpServers: { mine: { command: "mine" }, shared: { command: "old" } },

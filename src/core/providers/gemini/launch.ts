@@ -2,7 +2,11 @@ import { UsageError } from "../../errors.ts";
 import { STRUCTURED_SERVER_NAME } from "../../guard/tool.ts";
 import { isRecord, asRecord as record } from "../../json.ts";
 import type { HomeEntry, HomeLaunch } from "../home-types.ts";
-import { geminiApprovalMode, geminiNonInteractiveExcludes } from "./non-interactive.ts";
+import {
+  geminiApprovalMode,
+  geminiNonInteractiveExcludes,
+  geminiUntrustedServers,
+} from "./non-interactive.ts";
 
 /**
  * claude's launch flags in gemini-cli 0.61.0's terms (read from its bundle, each measured against
@@ -115,6 +119,12 @@ export function applyLaunchSettings(
     if (Array.isArray(mcp.excluded))
       mcp.excluded = mcp.excluded.filter((name) => !names.includes(String(name)));
     if (isRecord(settings.mcp)) next.mcp = mcp;
+  }
+  const untrusted = launch.nonInteractive ? geminiUntrustedServers(next, geminiApprovalMode(launch)) : [];
+  if (untrusted.length > 0) {
+    const mcp = record(next.mcp);
+    const own = Array.isArray(mcp.excluded) ? mcp.excluded : [];
+    next.mcp = { ...mcp, excluded: unique([...own, ...untrusted]) };
   }
   const excluded = [
     ...(launch.disallowedTools ?? []),

@@ -1,3 +1,4 @@
+import { isRecord } from "../../json.ts";
 import type { PermissionMode } from "../../schemas.ts";
 
 /**
@@ -47,4 +48,23 @@ export function geminiNonInteractiveExcludes(
 ): string[] {
   const allowed = new Set((allowedTools ?? []).map((tool) => tool.replace(/\(.*$/s, "").trim()));
   return (LEFT_OUT[approvalMode] ?? LEFT_OUT.default ?? []).filter((tool) => !allowed.has(tool));
+}
+
+/**
+ * The MCP servers whose tools gemini -p would not offer: every server not trusted (`trust: true`),
+ * not in `mcp.allowed` and not auto-allowed headless (`mcp.autoAllowInHeadless`), in any approval
+ * mode but yolo (measured on 0.61.0: an untrusted server's tool is left out, a trusted one's offered).
+ */
+export function geminiUntrustedServers(
+  settings: Readonly<Record<string, unknown>>,
+  approvalMode: string,
+): string[] {
+  if (approvalMode === "yolo") return [];
+  const mcp = isRecord(settings.mcp) ? settings.mcp : {};
+  const allowed = Array.isArray(mcp.allowed) ? mcp.allowed.map(String) : [];
+  if (mcp.autoAllowInHeadless === true || allowed.includes("*")) return [];
+  const servers = isRecord(settings.mcpServers) ? settings.mcpServers : {};
+  return Object.entries(servers)
+    .filter(([name, server]) => !(isRecord(server) && server.trust === true) && !allowed.includes(name))
+    .map(([name]) => name);
 }
