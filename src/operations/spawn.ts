@@ -119,6 +119,7 @@ export async function launchWorker(
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
     unattended,
+    nonInteractive: input.nonInteractive,
     launchFlags: launchFlagsGiven(input),
     mcpServers,
     settings: input.settings,

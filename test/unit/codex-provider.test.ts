@@ -343,6 +343,14 @@ describe("codex launch", () => {
     [{ permissionMode: "manual" }, 'codex has no permission mode "manual"'],
     [{ permissionMode: "bypassPermissions" }, null],
     [{ allowedTools: [] }, null],
+    // 0.171.0's TUI exits at start with --add-dir in its read-only sandbox (codex exec takes it)
+    [
+      { nonInteractive: true, launchFlags: ["--add-dir"] },
+      "codex's TUI refuses --add-dir in its read-only sandbox",
+    ],
+    [{ permissionMode: "plan", launchFlags: ["--add-dir"] }, "codex's TUI refuses --add-dir"],
+    [{ nonInteractive: true, permissionMode: "default", launchFlags: ["--add-dir"] }, null],
+    [{ launchFlags: ["--add-dir"] }, null],
   ])("launch options %j", (options, message) => {
     const result = unsupportedLaunchOption(options as never);
     if (message === null) expect(result).toBeNull();

@@ -47,6 +47,7 @@ export type LaunchOptions = {
   readonly allowedTools?: readonly string[] | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly unattended?: boolean | undefined;
+  readonly nonInteractive?: boolean | undefined;
   /** The optional launch flags given, e.g. `--system-prompt`. */
   readonly launchFlags?: readonly LaunchFlag[] | undefined;
   /** claude's `mcpServers` map from --mcp-config (a provider may refuse servers it cannot run). */

@@ -177,17 +177,23 @@ function codexPermissionArgs(
 }
 
 /** A usage error for options codex cannot honour, or null (checked before any I/O). */
-export function unsupportedLaunchOption(input: {
-  allowedTools?: readonly string[] | undefined;
-  permissionMode?: PermissionMode | undefined;
-  unattended?: boolean | undefined;
-}): string | null {
+export function unsupportedLaunchOption(
+  input: Pick<
+    LaunchOptions,
+    "allowedTools" | "permissionMode" | "unattended" | "nonInteractive" | "launchFlags"
+  >,
+): string | null {
   if (input.allowedTools && input.allowedTools.length > 0)
     return "codex has no per-tool allowlist: --allowed-tools is not supported with --provider codex";
   if (input.permissionMode && CODEX_PERMISSION_MODES[input.permissionMode] === undefined) {
     const known = Object.keys(CODEX_PERMISSION_MODES).join(", ");
     return `codex has no permission mode "${input.permissionMode}" (codex supports: ${known})`;
   }
+  // Measured on 0.171.0: "Error adding directories: Ignoring --add-dir … because the effective
+  // permissions do not allow additional writable roots", and the TUI exits 1 (codex exec only lists
+  // the folder as a read-only root).
+  if (input.launchFlags?.includes("--add-dir") && codexPermissionArgs(input).includes("read-only"))
+    return "codex's TUI refuses --add-dir in its read-only sandbox (codex exec's default, and -p's): give --permission-mode default (umbel exec: -s workspace-write) to add the folder as a writable root";
   return null;
 }
 
