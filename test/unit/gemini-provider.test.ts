@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
 import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
+import { GEMINI_APPROVAL_MODES } from "../../src/core/providers/gemini/non-interactive.ts";
 import {
-  GEMINI_APPROVAL_MODES,
   GEMINI_LAUNCH_FLAGS,
   gemini,
   geminiLaunchProblems,
