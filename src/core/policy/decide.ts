@@ -38,9 +38,9 @@ export function needsShell(policy: PolicyFile, spec: PolicySpec, call: ToolCall)
 /**
  * The first rule at the call's event that decides it, deny rules before allow rules and rules marked
  * `last` after both, or null (the CLI goes on as if umbel had no policy: a person is asked where the
- * CLI would ask). A deny rule
- * denies what it matches and what umbel cannot tell apart from it; an allow rule allows only what
- * umbel can read with certainty (core/policy/shell-scan.ts, file-options.ts).
+ * CLI would ask). A deny rule denies what it matches and what umbel cannot tell apart from it; an
+ * allow rule allows only what umbel can read with certainty (core/policy/shell-scan.ts,
+ * file-options.ts).
  */
 export function decideCall(
   policy: PolicyFile,
