@@ -2,7 +2,7 @@
  * `umbel -p` against the vendor's own non-interactive mode (claude -p, codex exec, gemini -p), each
  * on its real CLI and the local stub model, measured in one run (medians, ratios to the vendor's):
  * - cold: a TUI started for the turn, as with no pool;
- * - pooled: a spare of the warm pool claimed (`umbel pool warm 1` first; the refill it starts is let
+ * - pooled: a spare of the warm pool claimed (`umbel pool warm 1 --non-interactive` first; the refill it starts is let
  *   finish before the next measurement);
  * - floor (claude): a bare tmux session running the pre-trusted TUI with the prompt to its Stop hook,
  *   the least any TUI route can take.
@@ -130,7 +130,8 @@ for (const id of providers) {
       // Cold means no spare to claim: the last round's refill goes first.
       await run([UMBEL, "pool", "drain"], b.env, b.cwd);
       r.cold.push(await timed(umbel(`bench cold ${i}`), b.env, b.cwd));
-      await run([UMBEL, "pool", "warm", "1", ...b.umbelFlags], b.env, b.cwd);
+      // -p's workers are non-interactive (never ask a person): so are the spares it can claim.
+      await run([UMBEL, "pool", "warm", "1", "--non-interactive", ...b.umbelFlags], b.env, b.cwd);
       await poolSettled(b);
       r.pooled.push(await timed(umbel(`bench pooled ${i}`), b.env, b.cwd));
       await poolSettled(b);

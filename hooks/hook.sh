@@ -7,9 +7,10 @@
 # - while <events>/halt-<Event>.json exists (umbel -p --max-turns armed it), the hook for <Event>
 #   prints it: claude's PostToolUse and gemini's AfterTool answer {"continue":false} (stop after this
 #   tool, as claude -p does), codex's PreToolUse denies the call;
-# - a tool call that umbel's policy decides (spawn --allow/--deny, below): the CLI's answer is
-#   printed, and the logged line carries "umbel_policy" first (in the same line, so no reader ever
-#   sees the request without its decision).
+# - a tool call that umbel's policy decides (spawn --allow/--deny, and a non-interactive worker's
+#   denial of whatever would ask a person; below): the CLI's answer is printed, and the logged line
+#   carries "umbel_policy" first (in the same line, so no reader ever sees the request without its
+#   decision).
 # After the append, <session>/notify.tsv (spawn --notify) may start the caller's command in the
 # background with the turn's outcome on stdin, and a queued prompt (send --queue) may start umbel to
 # send it; neither delays the CLI.
@@ -40,7 +41,9 @@ nl='
 # "tool_name":"<Tool>" are in it) is handed to this very umbel (policy.cmd: `umbel __policy
 # SESSION`), which parses it, decides from the CLI's own fields and prints two lines: the marker
 # and the CLI's answer (nothing: no rule decides). A failure to run or a garbled answer is the
-# fallback's (fail closed). Measured: hook start → answer, docs/performance.md.
+# fallback's (fail closed). A -p worker (spawn --non-interactive) has claude's PermissionRequest line
+# even with no rules: one grep at every other event, umbel only at a PermissionRequest. Measured: hook
+# start → answer, docs/performance.md.
 if [ -f "$session/policy.tsv" ]; then
   while IFS="$tab" read -r pol_event pol_tools fail_answer fail_marker; do
     grep -q -F "\"$pol_event\"" "$tmp" 2>/dev/null || continue

@@ -14,6 +14,10 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 
 const out = process.env.UMBEL_OPENCODE_EVENTS;
+// A non-interactive worker (umbel -p): every permission ask is rejected at once, as `opencode run`
+// does, and its record says so (`umbel_policy`), so umbel never reads it as waiting for a person.
+const denyAsks = process.env.UMBEL_OPENCODE_NON_INTERACTIVE === "1";
+delete process.env.UMBEL_OPENCODE_NON_INTERACTIVE;
 // Tools the agent runs inherit opencode's environment: a nested opencode must not write here, and
 // npm must not stay offline for them when umbel set it only for opencode's own start.
 delete process.env.UMBEL_OPENCODE_EVENTS;
@@ -53,6 +57,24 @@ function halt(name) {
     return JSON.parse(readFileSync(path, "utf8"));
   } catch {
     return {};
+  }
+}
+
+/**
+ * Rejects a permission ask as `opencode run` 1.18.33 does (`permission.reply({requestID, reply})`,
+ * the v2 client; the v1 client's route otherwise). True once opencode took the reply.
+ */
+async function rejectAsk(client, id, session) {
+  try {
+    const reply = client?.permission?.reply
+      ? await client.permission.reply({ requestID: id, reply: "reject" })
+      : await client?.postSessionIdPermissionsPermissionId?.({
+          path: { id: session, permissionID: id },
+          body: { response: "reject" },
+        });
+    return reply !== undefined && !reply?.error;
+  } catch {
+    return false;
   }
 }
 
@@ -99,8 +121,10 @@ export const UmbelEvents = async ({ client }) => {
           put({ event: "prompt", session: part.sessionID, message: part.messageID, root, model, text: text(part.text, 200) });
           return;
         }
-        case "permission.asked":
+        case "permission.asked": {
+          const denied = denyAsks && (await rejectAsk(client, p.id, session));
           put({
+            ...(denied ? { umbel_policy: { decision: "deny", rule: "non-interactive" } } : {}),
             event: "permission",
             session,
             id: p.id,
@@ -110,6 +134,7 @@ export const UmbelEvents = async ({ client }) => {
             root: !children.has(session),
           });
           return;
+        }
         case "question.asked":
           put({ event: "question", session, id: p.id, questions: p.questions, root: !children.has(session) });
           return;

@@ -6,7 +6,10 @@
  * - a non-shell call (Read at PermissionRequest: umbel's `__policy` face, no shell parser);
  * - a shell call (Bash at PreToolUse under a deny rule: the face and tree-sitter-bash);
  * - the same Bash call under the hook.sh before issue 22 (sed/awk/tr over the payload line; read
- *   from git at c9893c9), for the ratio measured in the same run.
+ *   from git at c9893c9), for the ratio measured in the same run;
+ * - a -p worker (spawn --non-interactive: claude's one rule denying every PermissionRequest left):
+ *   Stop and PreToolUse (one grep, no umbel), a PermissionRequest (the face, no parser), against a
+ *   worker with no policy at all (Stop: no policy.tsv).
  *
  *   npm run build && bun run bench/measure/policy-hook.ts [rounds=30]
  */
@@ -14,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compilePolicy, policyCommand } from "../../src/core/policy.ts";
-import { HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
+import { CLAUDE_POLICY, HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
 import { UMBEL } from "../../test/helpers/sandbox.ts";
 import { machine, ms, percentile } from "../lib/stats.ts";
 
@@ -51,18 +54,23 @@ writeFileSync(
     .join("\n"),
 );
 
+// A -p worker with no --allow/--deny: only the non-interactive rule (core/policy.ts denyAsks).
+const print = session("print");
+const printPolicy = compilePolicy({ allow: [], deny: [] }, CLAUDE_POLICY, "claude", { denyAsks: true });
+if (!printPolicy) throw new Error("no -p policy");
+writeFileSync(join(print, "policy.json"), JSON.stringify(printPolicy.file));
+writeFileSync(join(print, "policy.cmd"), policyCommand([UMBEL], print));
+writeFileSync(join(print, "policy.tsv"), printPolicy.tsv);
+const bare = session("bare");
+
 const bash = {
   hook_event_name: "PreToolUse",
   tool_name: "Bash",
   tool_input: { command: "git diff --stat && ls -la src" },
 };
+const stop = { hook_event_name: "Stop", last_assistant_message: "done" };
 const cases: [string, string, string, object][] = [
-  [
-    "no rule answers the event (Stop)",
-    HOOK,
-    now,
-    { hook_event_name: "Stop", last_assistant_message: "done" },
-  ],
+  ["no rule answers the event (Stop)", HOOK, now, stop],
   [
     "Grep at PreToolUse, no rule names it (no umbel)",
     HOOK,
@@ -77,6 +85,15 @@ const cases: [string, string, string, object][] = [
   ],
   ["Bash at PreToolUse (face + tree-sitter-bash)", HOOK, now, bash],
   ["Bash at PreToolUse, hook.sh before issue 22", OLD_HOOK, old, bash],
+  ["no policy at all (Stop)", HOOK, bare, stop],
+  ["-p worker: Stop (one grep, no umbel)", HOOK, print, stop],
+  ["-p worker: Bash at PreToolUse (one grep, no umbel)", HOOK, print, bash],
+  [
+    "-p worker: Write at PermissionRequest (face, denied)",
+    HOOK,
+    print,
+    { hook_event_name: "PermissionRequest", tool_name: "Write", tool_input: { file_path: "/w/a" } },
+  ],
 ];
 
 console.log(`policy hook, ${rounds} rounds each — ${await machine()}`);

@@ -18,6 +18,8 @@ export const Meta = z.object({
   permissionMode: PermissionMode.optional(),
   allowedTools: z.array(z.string()).optional(),
   unattended: z.boolean().optional(),
+  /** Started non-interactive (spawn --non-interactive, umbel -p): asks are refused, never shown. */
+  nonInteractive: z.boolean().optional(),
   /** Spawned with umbel's StructuredOutput tool (spawn --structured): its turns can take a schema. */
   structured: z.boolean().optional(),
   /** What the worker does at a usage limit (absent: stop). */

@@ -11,7 +11,7 @@ import { shellQuote } from "./shell.ts";
  * hook hands each tool call a rule may answer to umbel's hidden `__policy` face
  * (faces/policy-hook.ts), which decides from the parsed payload (core/policy/decide.ts). Fail
  * closed: whatever matches no rule, or cannot be read with certainty, still reaches the caller as
- * input (126), and under a deny rule is denied.
+ * input (126), and under a deny rule is denied; a non-interactive worker's (umbel -p) is denied.
  */
 
 /**
@@ -41,6 +41,9 @@ export function parseToolPattern(pattern: string): ToolPattern | string {
 }
 
 export type PolicyRules = { readonly allow: readonly string[]; readonly deny: readonly string[] };
+
+/** The rule a non-interactive worker's denial of an ask records (`umbel_policy.rule`). */
+export const NON_INTERACTIVE_RULE = "non-interactive";
 
 /** A usage error for the first pattern that is not one (checked before any I/O), or null. */
 export function checkPolicy(rules: PolicyRules): string | null {
@@ -78,11 +81,15 @@ export const FAILED_CHECK_RULE = "(umbel policy check failed)";
  * tool), so calls no rule can answer never start umbel; what the hook prints when umbel's check
  * cannot run (the CLI's deny answer where a deny rule answers that event; its ask where ask rules
  * do, gemini; `-` where only allow rules do: a person is asked); and the marker of that line.
+ * `denyAsks` (a non-interactive worker, umbel -p): a last rule at the provider's `askDenial` event
+ * denies every call of any tool that the rules before it left, as the CLI's own non-interactive mode
+ * does (claude -p); the --allow rules still answer yes.
  */
 export function compilePolicy(
   rules: PolicyRules,
   spec: PolicySpec,
   provider: ProviderId,
+  options: { readonly denyAsks?: boolean } = {},
 ): CompiledPolicy | null {
   const compiled: PolicyRule[] = [];
   const add = (verdict: PolicyRule["verdict"], event: string, pattern: string) => {
@@ -93,6 +100,17 @@ export function compilePolicy(
   for (const pattern of rules.deny) add("deny", spec.denyEvent, pattern);
   if (spec.allowEvent !== null) for (const pattern of rules.allow) add("allow", spec.allowEvent, pattern);
   else if (spec.asksAtDenyEvent) for (const pattern of rules.allow) add("ask", spec.denyEvent, pattern);
+  const ask = spec.askDenial;
+  if (options.denyAsks && ask)
+    compiled.push({
+      verdict: "deny",
+      event: ask.event,
+      tool: "*",
+      arg: { kind: "any" },
+      rule: NON_INTERACTIVE_RULE,
+      message: ask.message,
+      last: true,
+    });
   if (compiled.length === 0) return null;
   const file: PolicyFile = { provider, rules: compiled };
   return { file, tsv: compileHookLines(file, spec) };

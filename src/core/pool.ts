@@ -61,6 +61,8 @@ export function keyMaterial(parts: {
     allowedTools: input.allowedTools ?? null,
     disallowedTools: input.disallowedTools ?? null,
     unattended: input.unattended === true,
+    // umbel -p's workers: another permission mode and policy than the TUI's own.
+    nonInteractive: input.nonInteractive === true,
     systemPrompt: input.systemPrompt ?? null,
     appendSystemPrompt: input.appendSystemPrompt ?? null,
     settings: input.settings ?? null,
@@ -110,6 +112,7 @@ export function refillArgv(
   flag("deny", input.deny);
   flag("structured", input.structured);
   flag("on-limit", input.onLimit);
+  flag("non-interactive", input.nonInteractive);
   if (input.startTimeout !== undefined) flag("start-timeout", `${input.startTimeout}ms`);
   flag("env", Object.keys(input.env ?? {}));
   return argv;

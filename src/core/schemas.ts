@@ -103,7 +103,9 @@ export const SpawnInput = z
       .optional()
       .describe("Working directory of the worker (default: the current directory)"),
     model: z.string().min(1).optional().describe("Model to run (passed to the CLI's --model)"),
-    permissionMode: PermissionMode.optional(),
+    permissionMode: PermissionMode.optional().describe(
+      "Permission mode passed to the CLI (claude: --permission-mode). None: the CLI's own default, as in its TUI (claude 2.1.332: auto, a classifier approves tool calls; codex: a workspace-write sandbox, asking for more; gemini: asks before edits and shell commands that change files; opencode: asks outside the project)",
+    ),
     allowedTools: z
       .array(z.string().min(1))
       .optional()
@@ -112,6 +114,12 @@ export const SpawnInput = z
       .boolean()
       .optional()
       .describe("Never stop for permission prompts (claude: bypassPermissions). Use only in a sandbox"),
+    nonInteractive: z
+      .boolean()
+      .optional()
+      .describe(
+        "Never ask a person, as the CLI's own non-interactive mode (claude -p, codex exec, gemini -p; umbel -p's workers): a tool call that would need one is refused and the model goes on",
+      ),
     env: EnvSpec.optional(),
     startTimeout: Duration.optional().describe(
       "How long spawn waits for the TUI to become ready (default 60s, at most 168h)",

@@ -42,7 +42,8 @@ export function nativeAllowedTools(provider: Provider, input: SpawnInput): strin
 
 export async function writeFleetFiles(deps: Deps, provider: Provider, input: SpawnInput): Promise<void> {
   const rules = { allow: input.allow ?? [], deny: input.deny ?? [] };
-  const policy = provider.policy ? compilePolicy(rules, provider.policy, provider.id) : null;
+  const denyAsks = input.nonInteractive === true;
+  const policy = provider.policy ? compilePolicy(rules, provider.policy, provider.id, { denyAsks }) : null;
   if (policy !== null) {
     const command = policyCommand(deps.system.selfArgv(), deps.store.paths(input.name).dir);
     await deps.store.writeWorkerFile(input.name, "policy.json", `${JSON.stringify(policy.file)}\n`);

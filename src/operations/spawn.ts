@@ -141,6 +141,7 @@ export async function launchWorker(
     allowedTools: input.allowedTools,
     permissionMode: input.permissionMode,
     unattended,
+    nonInteractive: input.nonInteractive,
     launchFlags: launchFlagsGiven(input),
     mcpServers,
     settings: input.settings,
@@ -199,6 +200,7 @@ export async function launchWorker(
       permissionMode: input.permissionMode,
       allowedTools,
       unattended,
+      nonInteractive: input.nonInteractive,
       isRoot: deps.uid === 0,
       resumeSessionId: input.resumeSession,
       continueSession: input.continueSession,
@@ -234,6 +236,10 @@ export async function launchWorker(
           disallowedTools: input.disallowedTools,
           mcpServers,
           structuredServer: structured,
+          nonInteractive: input.nonInteractive,
+          permissionMode: input.permissionMode,
+          unattended,
+          allowedTools,
         },
       };
       const home = provider.home.plan(context, await deps.home.read(provider.home.reads(context)));
@@ -269,6 +275,7 @@ export async function launchWorker(
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
       ...(unattended ? { unattended } : {}),
+      ...(input.nonInteractive ? { nonInteractive: true } : {}),
       ...(structured ? { structured: true } : {}),
       ...(providerFiles.length > 0 ? { providerFiles: [...providerFiles] } : {}),
       ...(input.allow?.length || input.deny?.length

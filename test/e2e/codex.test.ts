@@ -135,6 +135,9 @@ describe("a codex worker's life", () => {
       "--add-dir",
       extra,
       "rel",
+      // codex's TUI takes no --add-dir in the read-only sandbox -p runs it in by default
+      "--permission-mode",
+      "default",
     ]);
     expect(r.stdout).toBe(
       [
@@ -149,6 +152,9 @@ describe("a codex worker's life", () => {
     // The anonymous worker is purged: its profile and instructions file go with it.
     const home = readdirSync(join(realpathSync(sb.root), "codex-home"));
     expect(home.filter((name) => name.startsWith("umbel-p-"))).toEqual([]);
+    const readOnly = await sb.umbel(["-p", "--provider", "codex", "x", "--add-dir", extra]);
+    expect(readOnly.stderr).toContain("codex's TUI refuses --add-dir in its read-only sandbox");
+    expect(readOnly.code).toBe(2);
   });
 
   test("-c continues the newest codex conversation of its directory; none there: a new one", async () => {

@@ -165,8 +165,11 @@ describe("a gemini worker's life", () => {
       const sha = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
       // GEMINI.md: the user's text, then the append (its `@notes.md` kept from gemini's import).
       const memory = "# the user's memory\n\nAPPENDED, see \u2060@notes.md\n";
+      // -p's worker also leaves out what gemini -p would not offer (docs/cli-reference.md, "Permissions").
+      const left =
+        "replace,write_file,list_background_processes,read_background_output,ask_user,write_todos,activate_skill";
       expect(r.stdout).toBe(
-        `CONFIG system=${sha("SYSTEM TEXT")} memory=${sha(memory)} dirs=${extra} mcp=tools exclude=run_shell_command,web_fetch\n`,
+        `CONFIG system=${sha("SYSTEM TEXT")} memory=${sha(memory)} dirs=${extra} mcp=tools exclude=run_shell_command,web_fetch,${left}\n`,
       );
       // The --add-dir trust box, answered for this session only, and said so (-p as spawn).
       expect(r.stderr).toMatch(

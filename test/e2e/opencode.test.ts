@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -6,6 +6,10 @@ import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
 /** dist/umbel driving test/fixtures/fake-opencode.sh through spawn, every turn ending, kill and -p. */
+
+// A spawn and five turns take more than bun's 5 s default on 2 loaded cores (declared here: a
+// preload's setDefaultTimeout reaches only the first file of a run, oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
 const json = (text: string) =>
@@ -195,7 +199,7 @@ describe("an opencode worker's life", () => {
       "Bash(git diff:*)",
     ]);
     expect(r.stdout).toBe(
-      `CONFIG model=fake/other-model agent=build system=${sha12(JSON.stringify(system).slice(1, -1))} instructions=${sha12(appended)} mcp=umbel permission={"bash":{"git diff *":"allow"}}\n`,
+      `CONFIG model=fake/other-model agent=build system=${sha12(JSON.stringify(system).slice(1, -1))} instructions=${sha12(appended)} mcp=umbel permission={"bash":{"git diff *":"allow"},"question":"deny"}\n`,
     );
     expect(r.code).toBe(0);
     const plan = await sb.umbel(["-p", "--provider", "opencode", "fake:config", "--permission-mode", "plan"]);
@@ -207,7 +211,25 @@ describe("an opencode worker's life", () => {
       "fake:config",
       "--dangerously-skip-permissions",
     ]);
-    expect(yolo.stdout).toContain('permission={"*":"allow"}');
+    expect(yolo.stdout).toContain('permission={"*":"allow","question":"deny"}');
+  });
+
+  test("-p never asks a person: a permission ask is rejected by umbel's plugin and the model goes on", async () => {
+    const r = await sb.umbel([
+      "-p",
+      "--provider",
+      "opencode",
+      "--output-format",
+      "json",
+      "fake:permission /tmp/fake-far",
+    ]);
+    expect(json(r.stdout)).toMatchObject({
+      subtype: "success",
+      result: "FAKE-DENIED",
+      permission_denials: [{ tool_name: "write" }],
+      umbel: { outcome: "stop", exitCode: 0 },
+    });
+    expect(r.code).toBe(0);
   });
 
   test("-c continues the newest opencode session of its directory; none there: a new one", async () => {

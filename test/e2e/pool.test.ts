@@ -34,14 +34,15 @@ const ready = async (n: number) =>
   );
 
 describe("the warm pool", () => {
+  // -p's workers never ask a person (docs/cli-reference.md, "Permissions"): its spares are warmed so.
   test("warm 1: one ready spare, listed; a second warm of the same spawn makes none", async () => {
-    const r = await sb.umbel(["pool", "warm", "1", "--env", "POOL_SECRET", "--json"]);
+    const r = await sb.umbel(["pool", "warm", "1", "--non-interactive", "--env", "POOL_SECRET", "--json"]);
     const result = JSON.parse(r.stdout) as { made: string[]; spares: Spare[] };
     expect(result.made).toHaveLength(1);
     expect(result.spares).toEqual([expect.objectContaining({ name: result.made[0], state: "ready" })]);
     expect(r.code).toBe(0);
     const again = JSON.parse(
-      (await sb.umbel(["pool", "warm", "1", "--env", "POOL_SECRET", "--json"])).stdout,
+      (await sb.umbel(["pool", "warm", "1", "--non-interactive", "--env", "POOL_SECRET", "--json"])).stdout,
     );
     expect(again.made).toEqual([]);
   });
@@ -62,6 +63,17 @@ describe("the warm pool", () => {
   test("-p with another env value does not match: a worker of its own", async () => {
     await ready(1);
     const r = await sb.umbel(["-p", "hi", "--env", "POOL_SECRET=other"], { env: { UMBEL_TRACE: "1" } });
+    expect(r.stderr).not.toContain("pool: claimed");
+    expect(r.stderr).toContain("new-session");
+    expect(r.code).toBe(0);
+  });
+
+  test("-p never claims a spare of the TUI's own mode (claude: auto, where it would run what -p refuses)", async () => {
+    await ready(1);
+    expect((await sb.umbel(["pool", "drain"])).code).toBe(0);
+    expect((await sb.umbel(["pool", "warm", "1", "--env", "POOL_SECRET"])).code).toBe(0);
+    await ready(1);
+    const r = await sb.umbel(["-p", "hi", "--env", "POOL_SECRET"], { env: { UMBEL_TRACE: "1" } });
     expect(r.stderr).not.toContain("pool: claimed");
     expect(r.stderr).toContain("new-session");
     expect(r.code).toBe(0);
@@ -132,7 +144,7 @@ describe("the warm pool in every dialect, and with the guardrails", () => {
   };
 
   test("umbel exec and -p --dialect gemini claim a spare of the same spawn", async () => {
-    await sb.umbel(["pool", "warm", "1", "--env", "POOL_SECRET"]);
+    await sb.umbel(["pool", "warm", "1", "--non-interactive", "--env", "POOL_SECRET"]);
     // exec's own default is codex, gemini -p's gemini: the spare is claude's, so they name it.
     const exec = await claims([
       "exec",
@@ -162,7 +174,7 @@ describe("the warm pool in every dialect, and with the guardrails", () => {
   });
 
   test("--structured is part of the key: -p --json-schema claims only a --structured spare, whose server answers", async () => {
-    await sb.umbel(["pool", "warm", "1", "--structured"]);
+    await sb.umbel(["pool", "warm", "1", "--structured", "--non-interactive"]);
     const [spare] = await ready(1);
     const plain = await sb.umbel(["-p", "fake:reply plain"], { env: { UMBEL_TRACE: "1" } });
     expect(plain.stdout).toBe("plain\n");
@@ -181,8 +193,8 @@ describe("the warm pool in every dialect, and with the guardrails", () => {
   });
 
   test("spawn NAME --structured takes a --structured spare over; its StructuredOutput server still records the turn", async () => {
-    await ready(1); // the refill of the claim above (with --structured)
-    const r = await claims(["spawn", "shaped", "--structured"]);
+    await ready(1); // the refill of the claim above (with --structured and --non-interactive)
+    const r = await claims(["spawn", "shaped", "--structured", "--non-interactive"]);
     expect(r.code).toBe(0);
     const sent = await sb.umbel([
       "send",
@@ -202,7 +214,7 @@ describe("the warm pool in every dialect, and with the guardrails", () => {
     const warm = await sb.umbel(["pool", "warm", "1", "--notify", "true"]);
     expect(warm.code).toBe(2);
     await ready(1);
-    const r = await sb.umbel(["spawn", "told", "--structured", "--notify", "true"], {
+    const r = await sb.umbel(["spawn", "told", "--structured", "--non-interactive", "--notify", "true"], {
       env: { UMBEL_TRACE: "1" },
     });
     expect(r.stderr).not.toContain("pool: claimed");

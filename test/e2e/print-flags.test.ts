@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
@@ -164,6 +164,113 @@ describe("umbel -p launch flags", () => {
   });
 });
 
+describe("umbel -p never asks a person, as claude -p (issue 21)", () => {
+  const argvOf = () =>
+    readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("argv: "))
+      .at(-1) ?? "";
+
+  test("no flag: claude -p's default mode; a call that would ask is denied and reported, the model goes on", async () => {
+    const file = join(sb.work, "f_u");
+    const r = await sb.umbel([
+      "-p",
+      "fake:permission touch f_u",
+      "--output-format",
+      "json",
+      "--env",
+      `FAKE_CLAUDE_LOG=${log}`,
+    ]);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      subtype: "success",
+      is_error: false,
+      result: "FAKE-DENIED",
+      permission_denials: [
+        { tool_name: "Bash", tool_use_id: expect.any(String), tool_input: { command: "touch f_u" } },
+      ],
+      umbel: { outcome: "stop", exitCode: 0 },
+    });
+    expect(existsSync(file)).toBe(false);
+    expect(argvOf()).toContain("--permission-mode default");
+    expect(r.code).toBe(0);
+  });
+
+  test("stream-json: init says default, and the denial is claude -p's permission_denied line", async () => {
+    const r = await sb.umbel([
+      "-p",
+      "fake:permission touch f_s",
+      "--output-format",
+      "stream-json",
+      "--verbose",
+    ]);
+    const out = lines(r.stdout);
+    expect(kinds(out)).toEqual(["init", "assistant", "system", "user", "assistant", "result"]);
+    expect(out[0]).toMatchObject({ permissionMode: "default" });
+    expect(out[2]).toEqual({
+      type: "system",
+      subtype: "permission_denied",
+      tool_name: "Bash",
+      tool_use_id: expect.any(String),
+      message: "Claude requested permissions to use Bash, but you haven't granted it yet.",
+      uuid: expect.any(String),
+      session_id: expect.any(String),
+    });
+    expect(existsSync(join(sb.work, "f_s"))).toBe(false);
+    expect(r.code).toBe(0);
+  });
+
+  test.each([
+    [["--permission-mode", "bypassPermissions"], "--permission-mode bypassPermissions"],
+    [["--dangerously-skip-permissions"], "--permission-mode bypassPermissions"],
+    [["--allowedTools", "Bash"], "--allowedTools Bash"],
+  ])("%j keeps its effect: the call runs", async (flags, seen) => {
+    const file = join(sb.work, "f_allowed");
+    rmSync(file, { force: true });
+    const r = await sb.umbel([
+      "-p",
+      "fake:permission touch f_allowed",
+      ...flags,
+      "--output-format",
+      "json",
+      "--env",
+      `FAKE_CLAUDE_LOG=${log}`,
+    ]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: "FAKE-APPROVED", permission_denials: [] });
+    expect(existsSync(file)).toBe(true);
+    expect(argvOf()).toContain(seen);
+    expect(r.code).toBe(0);
+  });
+
+  test("an explicit --permission-mode is the CLI's, and still never asks", async () => {
+    const r = await sb.umbel([
+      "-p",
+      "fake:permission touch f_m",
+      "--permission-mode",
+      "manual",
+      "--output-format",
+      "json",
+      "--env",
+      `FAKE_CLAUDE_LOG=${log}`,
+    ]);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      result: "FAKE-DENIED",
+      permission_denials: [{ tool_name: "Bash" }],
+    });
+    expect(argvOf()).toContain("--permission-mode manual");
+    expect(existsSync(join(sb.work, "f_m"))).toBe(false);
+    expect(r.code).toBe(0);
+  });
+
+  test("a worker spawn made keeps its TUI's own mode: -p in it says so, and its ask is still input (126)", async () => {
+    expect((await sb.umbel(["spawn", "asks"])).code).toBe(0);
+    const r = await sb.umbel(["-p", "fake:permission touch f_w", "--name", "asks"]);
+    expect(r.stderr).toContain("worker asks was not started by -p");
+    expect(r.code).toBe(126);
+    await sb.umbel(["kill", "asks", "--purge"]);
+  });
+});
+
 describe("umbel -p conversations", () => {
   test("--resume <session id> of an earlier anonymous run continues that conversation", async () => {
     const first = JSON.parse((await sb.umbel(["-p", "fake:history", "--output-format", "json"])).stdout);
@@ -202,7 +309,6 @@ describe("umbel -p conversations", () => {
 
 describe("umbel -p outcomes claude -p has no equivalent for", () => {
   test.each([
-    [["fake:permission", "--permission-mode", "manual"], 126, "input", "needs input"],
     [["fake:hang", "--timeout", "1s"], 124, "timeout", "timed out after 1s"],
     [["fake:die 3"], 125, "dead", "the worker died (exit 3)"],
   ])("%j → exit %d, error_during_execution", async (args, code, outcome, message) => {

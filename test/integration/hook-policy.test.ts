@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compilePolicy, FAILED_CHECK_RULE, type PolicyRules, policyCommand } from "../../src/core/policy.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";
-import { HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
+import { CLAUDE_POLICY, HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
 import type { PolicySpec } from "../../src/core/providers/types.ts";
 import type { ProviderId } from "../../src/core/schemas.ts";
 import { ALLOWED, ASKED, CASE_RULES, DENIED } from "../helpers/policy-cases.ts";
@@ -37,10 +37,11 @@ async function session(
   spec: PolicySpec = HOOK_POLICY,
   provider: ProviderId = "claude",
   self: readonly string[] = [UMBEL],
+  options: { readonly denyAsks?: boolean } = {},
 ): Promise<Session> {
   const at = join(dir, `s${made++}`);
   await mkdir(join(at, "events"), { recursive: true });
-  const compiled = compilePolicy(rules, spec, provider);
+  const compiled = compilePolicy(rules, spec, provider, options);
   if (compiled === null) throw new Error("no rules");
   await writeFile(join(at, "policy.json"), JSON.stringify(compiled.file));
   await writeFile(join(at, "policy.cmd"), policyCommand(self, at));
@@ -180,6 +181,77 @@ describe("calls no rule can answer never start umbel", () => {
     expect(JSON.parse((await fire(s, bash("PreToolUse", "ls"))).out)).toMatchObject({
       hookSpecificOutput: { permissionDecision: "deny" },
     });
+  });
+});
+
+describe("a non-interactive worker's policy (umbel -p): every ask denied, --allow still answers yes", () => {
+  const rules = { allow: ["Bash(git diff:*)"], deny: ["Bash(rm:*)"] };
+  const call = (event: string, tool: string, input: object) => ({
+    session_id: "s",
+    hook_event_name: event,
+    tool_name: tool,
+    tool_input: input,
+  });
+  let s: Session;
+  beforeAll(async () => {
+    s = await session(rules, CLAUDE_POLICY, "claude", [UMBEL], { denyAsks: true });
+  });
+
+  test.each([
+    [bash("PermissionRequest", "touch f"), "Bash"],
+    [call("PermissionRequest", "Write", { file_path: "/w/a.txt", content: "x" }), "Write"],
+    [call("PermissionRequest", "mcp__srv__do_it", { value: 1 }), "mcp__srv__do_it"],
+    [call("PermissionRequest", "AskUserQuestion", { questions: [] }), "AskUserQuestion"],
+  ])(
+    "%j is denied with the tool's name in claude's words, and recorded as decided",
+    async (payload, tool) => {
+      const { out, line } = await fire(s, payload);
+      expect(JSON.parse(out)).toEqual({
+        hookSpecificOutput: {
+          hookEventName: "PermissionRequest",
+          decision: {
+            behavior: "deny",
+            message: `Claude requested permissions to use ${tool}, but you haven't granted it yet.`,
+          },
+        },
+      });
+      expect(line.umbel_policy).toEqual({ decision: "deny", rule: "non-interactive" });
+    },
+  );
+
+  test("an --allow rule is taken first; a PreToolUse that no deny rule matches is left alone", async () => {
+    const allowed = await fire(s, bash("PermissionRequest", "git diff --stat"));
+    expect(JSON.parse(allowed.out)).toMatchObject({
+      hookSpecificOutput: { decision: { behavior: "allow" } },
+    });
+    expect((await fire(s, bash("PreToolUse", "touch f"))).out).toBe("");
+    const denied = await fire(s, bash("PreToolUse", "rm -rf x"));
+    expect(denied.line.umbel_policy).toEqual({ decision: "deny", rule: "Bash(rm:*)" });
+  });
+
+  test("umbel is started for a PermissionRequest only, and where it cannot decide the hook denies", async () => {
+    // A umbel that leaves a mark and fails: the -p rule alone, as every claude -p worker has it.
+    const mark = join(dir, "started");
+    const self = ["sh", "-c", `echo started >> '${mark}'; exit 1`, "umbel"];
+    const p = await session({ allow: [], deny: [] }, CLAUDE_POLICY, "claude", self, { denyAsks: true });
+    for (const payload of [
+      { session_id: "s", hook_event_name: "SessionStart", source: "startup" },
+      { session_id: "s", hook_event_name: "UserPromptSubmit", prompt: "touch f" },
+      call("PreToolUse", "Write", { file_path: "/w/a.txt", content: "x" }),
+      call("PostToolUse", "Bash", { command: "ls" }),
+      { session_id: "s", hook_event_name: "Stop", last_assistant_message: "done" },
+    ]) {
+      const { out, line } = await fire(p, payload);
+      expect(out).toBe("");
+      expect(line).toEqual(payload);
+    }
+    expect(await Bun.file(mark).exists()).toBe(false);
+    const denied = await fire(p, call("PermissionRequest", "Write", { file_path: "/w/a.txt" }));
+    expect(await readFile(mark, "utf8")).toBe("started\n");
+    expect(JSON.parse(denied.out)).toMatchObject({
+      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny" } },
+    });
+    expect(denied.line.umbel_policy).toEqual({ decision: "deny", rule: FAILED_CHECK_RULE });
   });
 });
 

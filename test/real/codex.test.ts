@@ -235,6 +235,9 @@ describe.skipIf(codex === null)("real codex through dist/umbel", () => {
         "PASSED=yes",
         "--add-dir",
         extra,
+        // codex's TUI takes no --add-dir in the read-only sandbox -p runs it in by default.
+        "--permission-mode",
+        "default",
       ]);
       expect(r.stdout).toBe("flags answer\n");
       expect(r.code).toBe(0);

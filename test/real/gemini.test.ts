@@ -203,11 +203,14 @@ describe.skipIf(gemini === null)("real gemini through dist/umbel", () => {
     const mcp = JSON.stringify({ mcpServers: { umbel: { command: UMBEL, args: ["mcp"] } } });
     stub.script(text("flags seen"));
     try {
+      // yolo: a non-interactive worker in gemini's default mode leaves out the tools that would ask
+      // and untrusted MCP servers, as gemini -p does (docs/cli-reference.md, "Permissions").
       const r = await sb.umbel([
         "-p",
         "show me the flags",
         "--provider",
         "gemini",
+        "--dangerously-skip-permissions",
         "--system-prompt",
         "SYSTEM TEXT FROM UMBEL",
         "--append-system-prompt",
@@ -250,6 +253,7 @@ describe.skipIf(gemini === null)("real gemini through dist/umbel", () => {
       "again",
       "--provider",
       "gemini",
+      "--dangerously-skip-permissions",
       "--append-system-prompt",
       "ONLY APPENDED @settings.json",
     ]);

@@ -285,6 +285,34 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
     );
 
     test(
+      "a write outside the project asks in the TUI; -p never asks: rejected as opencode run does, the model goes on",
+      async () => {
+        const outside = join(sb.dir, "outside-p");
+        stub.script(write(join(outside, "refused.txt"), "no", text("went on after the refusal")));
+        const r = await sb.umbel(["-p", "--provider", "opencode", "--output-format", "json", "write it"]);
+        expect(JSON.parse(r.stdout)).toMatchObject({
+          subtype: "success",
+          result: "went on after the refusal",
+          permission_denials: [
+            { tool_name: "write", tool_input: { filePath: join(outside, "refused.txt") } },
+          ],
+          umbel: { outcome: "stop" },
+        });
+        expect(existsSync(join(outside, "refused.txt"))).toBe(false);
+        expect(stub.mainRequests().at(-1)?.main?.toolResults[0]?.text).toBe(
+          "The user rejected permission to use this specific tool call.",
+        );
+        // opencode run offers no question tool; nor does a non-interactive worker.
+        const body = (stub.mainRequests().at(-1)?.body ?? {}) as {
+          tools?: { function?: { name?: string } }[];
+        };
+        expect(body.tools?.map((t) => t.function?.name)).not.toContain("question");
+        expect(r.code).toBe(0);
+      },
+      SLOW,
+    );
+
+    test(
       "json with a tool on a warm worker: claude's keys, usage and num_turns from the record",
       async () => {
         stub.script(bash("echo hi from the tool", text("json answer")));

@@ -19,7 +19,8 @@ const CONCURRENCY = 2;
 // A test waits for its pair, which may queue behind others (the file takes ~1-2 min in all).
 setDefaultTimeout(300_000);
 
-type Case = { args: string[]; stdin?: string };
+/** `file`: what the prompt's tool would make in the run's folder. */
+type Case = { args: string[]; stdin?: string; file?: string };
 type Pair = { codex: Run; umbel: Run; dirs: { codex: string; umbel: string } };
 
 const CASES = {
@@ -39,6 +40,17 @@ const CASES = {
   "-m": { args: ["--json", "-m", "parity-model", "parity model"] },
   "-C": { args: ["--json", "-C", "$DIR/sub", "parity cd"] },
   "--bogus": { args: ["--bogus", "x"] },
+  // Issue 21: codex exec never asks (approval: never) and runs in a read-only sandbox by default.
+  "refused command": { args: ["--json", "stub:bash touch parity-refused"], file: "parity-refused" },
+  "refused patch": { args: ["--json", "stub:write parity-refused.txt no"], file: "parity-refused.txt" },
+  "allowed by -s workspace-write": {
+    args: ["--json", "-s", "workspace-write", "stub:bash touch parity-ww"],
+    file: "parity-ww",
+  },
+  "allowed by -s danger-full-access": {
+    args: ["--json", "-s", "danger-full-access", "stub:bash touch parity-dfa"],
+    file: "parity-dfa",
+  },
 } satisfies Record<string, Case>;
 
 describe.skipIf(codex === null)("umbel exec against codex exec on the same stub", () => {
@@ -176,6 +188,41 @@ describe.skipIf(codex === null)("umbel exec against codex exec on the same stub"
     }
     expect(u.code).toBe(c.code);
   });
+
+  test.each(["refused command", "refused patch"] as const)(
+    "%s with no flag: run by neither (read-only, never asks); the model told the same; umbel prints the call as failed",
+    async (label) => {
+      const { codex: c, umbel: u, dirs } = await pair(label);
+      const file = CASES[label].file;
+      for (const d of [dirs.codex, dirs.umbel]) expect(existsSync(join(d, file))).toBe(false);
+      const [mine, real] = [jsonLines(u.stdout), withoutStubNotices(jsonLines(c.stdout))];
+      const message = (events: Json[]) =>
+        events.flatMap((e) => {
+          const item = e.item as Json | undefined;
+          return e.type === "item.completed" && item?.type === "agent_message" ? [item.text] : [];
+        });
+      expect(message(mine)).toEqual(message(real));
+      expect(String(message(mine)[0])).toStartWith("STUB-TOOL-RESULT");
+      // codex exec prints no item for a call its sandbox or policy refused; umbel prints items as
+      // the calls are seen, before their result says so (docs/cli-reference.md).
+      const calls = mine.filter(
+        (e) => e.type === "item.completed" && (e.item as Json).type !== "agent_message",
+      );
+      expect(calls.map((e) => (e.item as Json).status)).toEqual(["failed"]);
+      expect(u.code).toBe(c.code);
+    },
+  );
+
+  test.each(["allowed by -s workspace-write", "allowed by -s danger-full-access"] as const)(
+    "%s: both run it",
+    async (label) => {
+      const { codex: c, umbel: u, dirs } = await pair(label);
+      const file = CASES[label].file;
+      for (const d of [dirs.codex, dirs.umbel]) expect(existsSync(join(d, file))).toBe(true);
+      expect(jsonLines(u.stdout).map(kindOf)).toEqual(withoutStubNotices(jsonLines(c.stdout)).map(kindOf));
+      expect(u.code).toBe(c.code);
+    },
+  );
 
   test("a failed turn: error and turn.failed with codex's message, exit 1; -o gets an empty file", async () => {
     const { codex: c, umbel: u, dirs } = await pair("a failed turn");

@@ -3,7 +3,7 @@
 // they must agree, and exit codes. What umbel cannot fill from the interactive transcript is listed
 // in docs/cli-reference.md ("gemini -p compatibility"); the measurements are in docs/providers.md.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import { createGeminiWorld, type GeminiWorld, STUB_KEY } from "../helpers/gemini-world.ts";
@@ -27,8 +27,9 @@ const CONCURRENCY = 2;
 // A test waits for its pair, which may queue behind others (the file takes ~2-3 min in all).
 setDefaultTimeout(400_000);
 
-type Case = { args: string[]; stdin?: string };
-type Pair = { gemini: Run; umbel: Run };
+/** `file`: what the prompt's tool would make in the work folder; whether each CLI made it is recorded. */
+type Case = { args: string[]; stdin?: string; file?: string };
+type Pair = { gemini: Run; umbel: Run; made: { gemini: boolean; umbel: boolean } };
 
 const CASES = {
   text: { args: ["-p", "parity text"] },
@@ -47,6 +48,27 @@ const CASES = {
   "stdin and -p": { args: ["-p", "parity from the flag"], stdin: "parity from stdin" },
   "--include-directories": {
     args: ["--include-directories", "$EXTRA", "-o", "json", "-p", "parity include"],
+  },
+  // Issue 21: gemini -p leaves out the tools that would ask (default approval mode); so does umbel -p.
+  "refused shell json": {
+    args: ["-o", "json", "-p", "stub:bash touch parity-refused"],
+    file: "parity-refused",
+  },
+  "refused write json": {
+    args: ["-o", "json", "-p", "stub:write parity-refused.txt no"],
+    file: "parity-refused.txt",
+  },
+  "refused stream-json": {
+    args: ["-o", "stream-json", "-p", "stub:bash touch parity-refused-s"],
+    file: "parity-refused-s",
+  },
+  "allowed by --yolo": {
+    args: ["-o", "json", "-y", "-p", "stub:bash touch parity-yolo"],
+    file: "parity-yolo",
+  },
+  "allowed by auto_edit": {
+    args: ["-o", "json", "--approval-mode", "auto_edit", "-p", "stub:write parity-edit.txt yes"],
+    file: "parity-edit.txt",
   },
 } satisfies Record<string, Case>;
 
@@ -82,11 +104,18 @@ describe.skipIf(gemini === null)("umbel -p --dialect gemini against gemini -p on
 
   async function runPair(c: Case): Promise<Pair> {
     const args = ["-m", MODEL, ...c.args.map((a) => (a === "$EXTRA" ? extra : a))];
+    const file = c.file === undefined ? null : join(world.work, c.file);
+    const made = () => {
+      const there = file !== null && existsSync(file);
+      if (file !== null) rmSync(file, { force: true });
+      return there;
+    };
     const ofGemini = await runCli(
       [gemini ?? "gemini", ...args],
       { cwd: world.work, env: world.env() },
       c.stdin,
     );
+    const geminiMade = made();
     const umbelEnv = {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: join(world.dir, "umbel-home"),
@@ -102,7 +131,7 @@ describe.skipIf(gemini === null)("umbel -p --dialect gemini against gemini -p on
       { cwd: world.work, env: umbelEnv },
       c.stdin,
     );
-    return { gemini: ofGemini, umbel: ofUmbel };
+    return { gemini: ofGemini, umbel: ofUmbel, made: { gemini: geminiMade, umbel: made() } };
   }
 
   const pair = (label: keyof typeof CASES): Promise<Pair> =>
@@ -145,6 +174,50 @@ describe.skipIf(gemini === null)("umbel -p --dialect gemini against gemini -p on
       expect(u.code).toBe(g.code);
     },
   );
+
+  test.each(["refused shell json", "refused write json"] as const)(
+    "%s with no flag: neither offers the tool, so neither runs it; the same response and tool stats",
+    async (label) => {
+      const { gemini: g, umbel: u, made } = await pair(label);
+      expect(made).toEqual({ gemini: false, umbel: false });
+      const [mine, real] = [JSON.parse(u.stdout) as Json, JSON.parse(g.stdout) as Json];
+      expectSameShape(mine, real, "$", ["models", "byName"]);
+      // gemini -p keeps the answer's trailing blank (the stub's 40-character head ends in one).
+      expect(String(mine.response)).toBe(String(real.response).trimEnd());
+      expect(String(mine.response)).toContain("not found");
+      const tools = (o: Json) => (o.stats as Json).tools as Json;
+      const { totalDurationMs: _m, byName: mb, ...mineTools } = tools(mine);
+      const { totalDurationMs: _r, byName: rb, ...realTools } = tools(real);
+      expect(mineTools).toEqual(realTools);
+      expect(Object.keys(mb as Json)).toEqual(Object.keys(rb as Json));
+      expect(u.code).toBe(g.code);
+    },
+  );
+
+  test("refused, in stream-json: the same events; the tool_result is gemini's tool_not_registered error", async () => {
+    const { gemini: g, umbel: u, made } = await pair("refused stream-json");
+    expect(made).toEqual({ gemini: false, umbel: false });
+    const [mine, real] = [joinDeltas(jsonLines(u.stdout)), joinDeltas(jsonLines(g.stdout))];
+    expect(mine.map((e) => e.type)).toEqual(real.map((e) => e.type));
+    expectSameShapes(mine, real, ["models"]);
+    const result = (events: Json[]) => {
+      const { timestamp: _, tool_id: _id, ...rest } = events.find((e) => e.type === "tool_result") ?? {};
+      return rest;
+    };
+    expect(result(mine)).toEqual(result(real));
+    expect(result(mine)).toMatchObject({ status: "error", error: { type: "tool_not_registered" } });
+    expect(u.code).toBe(g.code);
+  });
+
+  test.each(["allowed by --yolo", "allowed by auto_edit"] as const)("%s: both run it", async (label) => {
+    const { gemini: g, umbel: u, made } = await pair(label);
+    expect(made).toEqual({ gemini: true, umbel: true });
+    const [mine, real] = [JSON.parse(u.stdout) as Json, JSON.parse(g.stdout) as Json];
+    // A shell result names its process group, so the stub's digest of it differs.
+    const digestless = (text: unknown) => String(text).replace(/ len=\d+ sha=[0-9a-f]+ /, " len=… sha=… ");
+    expect(digestless(mine.response)).toBe(digestless(real.response));
+    expect(u.code).toBe(g.code);
+  });
 
   test("an API error: nothing on stdout; text exits 1", async () => {
     const { gemini: g, umbel: u } = await pair("API error text");

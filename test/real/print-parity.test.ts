@@ -3,7 +3,7 @@
 // are compared by type, and the values umbel cannot know from the TUI must be null. The pairs run
 // concurrently (each in its own claude home and directory) to keep the file near a minute.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
@@ -60,8 +60,9 @@ const BAD_CALL = 'stub:tool StructuredOutput {"answer":1}';
 
 type Run = { code: number; stdout: string; stderr: string };
 type Json = Record<string, unknown>;
-type Case = { args: string[]; stdin?: string; dirs?: string[] };
-type Pair = { claude: Run; umbel: Run; dirs: string[] };
+/** `file`: a file the prompt's tool would make in the work dir; whether each CLI made it is recorded. */
+type Case = { args: string[]; stdin?: string; dirs?: string[]; file?: string };
+type Pair = { claude: Run; umbel: Run; dirs: string[]; made: { claude: boolean; umbel: boolean } };
 type Conversations = { cc: Run; uc: Run; first: Json; second: Json; third: Json };
 type Warm = { again: Run; dead: Run };
 
@@ -164,6 +165,28 @@ const CASES = {
     args: ["parity budget", "--max-budget-usd", "0.0000001", "--output-format", "json"],
   },
   "--max-budget-usd text": { args: ["parity budget text", "--max-budget-usd", "0.0000001"] },
+  // Issue 21: with no permission flag, what claude -p refuses (it never asks) umbel -p refuses too.
+  "refused Bash": {
+    args: ["stub:bash touch parity-refused", "--output-format", "json"],
+    file: "parity-refused",
+  },
+  "refused Write": {
+    args: ["stub:write parity-refused.txt no", "--output-format", "json"],
+    file: "parity-refused.txt",
+  },
+  "refused stream-json": {
+    args: ["stub:bash touch parity-refused-s", "--output-format", "stream-json", "--verbose"],
+    file: "parity-refused-s",
+  },
+  "allowed by default": { args: ["stub:bash echo parity-default", "--output-format", "json"] },
+  "allowed by --allowedTools": {
+    args: ["stub:bash touch parity-allowed-f", "--allowedTools", "Bash", "--output-format", "json"],
+    file: "parity-allowed-f",
+  },
+  "allowed by acceptEdits": {
+    args: ["stub:write parity-edits.txt yes", "--permission-mode", "acceptEdits", "--output-format", "json"],
+    file: "parity-edits.txt",
+  },
 } satisfies Record<string, Case>;
 
 describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", () => {
@@ -242,9 +265,16 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
   async function runPair(label: string, c: Case): Promise<Pair> {
     const at = place(label, c.dirs);
     const args = c.args.map((a) => (a === "$EXTRA" ? (at.dirs[0] ?? a) : a));
+    const file = c.file === undefined ? null : join(at.work, c.file);
+    const made = () => {
+      const there = file !== null && existsSync(file);
+      if (file !== null) rmSync(file, { force: true });
+      return there;
+    };
     const ofClaude = await viaClaude(args, at, c.stdin);
+    const claudeMade = made();
     const ofUmbel = await viaUmbel(args, at, c.stdin);
-    return { claude: ofClaude, umbel: ofUmbel, dirs: at.dirs };
+    return { claude: ofClaude, umbel: ofUmbel, dirs: at.dirs, made: { claude: claudeMade, umbel: made() } };
   }
 
   async function runConversations(): Promise<Conversations> {
@@ -369,6 +399,53 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     expect(settings.result).toContain(`len=${"set-by-settings".length} `);
   });
 
+  test.each(["refused Bash", "refused Write"])(
+    "%s with no permission flag: not run by either, the denial reported claude -p's way, the model goes on",
+    async (label) => {
+      const { claude: c, umbel: u, made } = await pair(label);
+      withBoth(c, u, () => {
+        expect(made).toEqual({ claude: false, umbel: false });
+        const [cr, ur] = [parse(c), parse(u)];
+        // claude -p's message names the path or command (not in the hook's payload): the model's
+        // echo of it differs, the rest is the same.
+        compareResults(cr, ur, ["result"]);
+        for (const r of [cr, ur]) expect(String(r.result)).toStartWith("STUB-TOOL-RESULT is_error=true ");
+        const denial = (r: Json) =>
+          (r.permission_denials as Json[]).map(({ tool_use_id: _, ...rest }) => rest);
+        expect(denial(ur)).toEqual(denial(cr));
+        expect(denial(ur)).toHaveLength(1);
+        expect(u.code).toBe(c.code);
+      });
+    },
+  );
+
+  test("refused, in stream-json: init says default, then claude -p's permission_denied line", async () => {
+    const { claude: c, umbel: u, made } = await pair("refused stream-json");
+    withBoth(c, u, () => {
+      expect(made).toEqual({ claude: false, umbel: false });
+      const [cl, ul] = [lines(c.stdout), lines(u.stdout)];
+      expect(kinds(ul)).toEqual(kinds(cl));
+      expect(kinds(ul)).toEqual(["init", "assistant", "system", "user", "assistant", "result"]);
+      expect([ul[0]?.permissionMode, cl[0]?.permissionMode]).toEqual(["default", "default"]);
+      expect(Object.keys(ul[2] ?? {}).sort()).toEqual(Object.keys(cl[2] ?? {}).sort());
+      expect(ul[2]).toMatchObject({ subtype: "permission_denied", tool_name: "Bash" });
+      expect(u.code).toBe(c.code);
+    });
+  });
+
+  test.each(["allowed by default", "allowed by --allowedTools", "allowed by acceptEdits"])(
+    "%s: both run it",
+    async (label) => {
+      const { claude: c, umbel: u, made } = await pair(label);
+      withBoth(c, u, () => {
+        compareResults(parse(c), parse(u));
+        expect(parse(u).permission_denials).toEqual([]);
+        if (label !== "allowed by default") expect(made).toEqual({ claude: true, umbel: true });
+        expect(u.code).toBe(c.code);
+      });
+    },
+  );
+
   test("--json-schema: the structured result as claude's", async () => {
     const { claude: c, umbel: u } = await pair("--json-schema text");
     expect(u.stdout).toBe(c.stdout);
@@ -432,12 +509,13 @@ function withBoth(c: Run, u: Run, check: () => void): void {
   }
 }
 
-function compareResults(c: Json, u: Json): void {
+function compareResults(c: Json, u: Json, typeOnly: readonly string[] = []): void {
   const { umbel, ...ours } = u;
   expect(umbel).toBeObject();
   expect(Object.keys(ours).sort()).toEqual(Object.keys(c).sort());
   for (const key of Object.keys(c)) {
-    if (EQUAL.includes(key)) expect({ key, value: ours[key] }).toEqual({ key, value: c[key] });
+    if (EQUAL.includes(key) && !typeOnly.includes(key))
+      expect({ key, value: ours[key] }).toEqual({ key, value: c[key] });
     else if (NULL_IN_UMBEL.includes(key)) expect({ key, value: ours[key] }).toEqual({ key, value: null });
     else expect({ key, type: typeOf(ours[key]) }).toEqual({ key, type: typeOf(c[key]) });
   }

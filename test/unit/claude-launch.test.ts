@@ -73,6 +73,30 @@ describe("launch flags", () => {
     for (const flag of absent) expect(argv).not.toContain(flag);
   });
 
+  test.each<[Partial<LaunchInput>, string | null]>([
+    // claude's TUI starts in auto mode (a classifier approves calls); claude -p in default.
+    [{}, null],
+    [{ nonInteractive: true }, "default"],
+    [{ nonInteractive: true, permissionMode: "acceptEdits" }, "acceptEdits"],
+    [{ nonInteractive: true, permissionMode: "auto" }, "auto"],
+    [{ nonInteractive: true, unattended: true }, "bypassPermissions"],
+    [{ permissionMode: "plan" }, "plan"],
+  ])("%j: --permission-mode %s", (extra, mode) => {
+    const { argv } = claude.planLaunch({ ...base, ...extra });
+    const at = argv.indexOf("--permission-mode");
+    expect(at === -1 ? null : argv[at + 1]).toBe(mode);
+  });
+
+  test("non-interactive: no AskUserQuestion, as claude -p offers none (2.1.332's tool lists compared)", () => {
+    expect(claude.planLaunch({ ...base, nonInteractive: true }).argv).toContain(
+      "--disallowedTools=AskUserQuestion",
+    );
+    expect(claude.planLaunch({ ...base, nonInteractive: true, disallowedTools: ["Edit"] }).argv).toContain(
+      "--disallowedTools=Edit,AskUserQuestion",
+    );
+    expect(claude.planLaunch(base).argv.join(" ")).not.toContain("--disallowedTools");
+  });
+
   test("--settings merges the caller's into umbel's hook settings", () => {
     const { argv } = claude.planLaunch({ ...base, settings: '{"env":{"FOO":"bar"}}' });
     const settings = JSON.parse(argv[argv.indexOf("--settings") + 1] ?? "{}");

@@ -139,4 +139,51 @@ describe("trackClaudeTurn", () => {
       { tool_name: "Bash", tool_use_id: "t1", tool_input: { command: "rm x" } },
     ]);
   });
+
+  test("a denied file tool's relative path is absolute in the denial, as claude -p reports it", () => {
+    const lines = [
+      '{"type":"user","promptId":"p1","origin":{"kind":"human"},"message":{"role":"user","content":"go"},"sessionId":"s","cwd":"/w"}',
+      '{"type":"assistant","cwd":"/w","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"a/b.txt","content":"x"}},{"type":"tool_use","id":"t2","name":"Write","input":{"file_path":"/abs.txt","content":"y"}}],"usage":{"input_tokens":1,"output_tokens":1}}}',
+      '{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"no","is_error":true},{"type":"tool_result","tool_use_id":"t2","content":"no","is_error":true}]},"permissionDecision":{"decision":"reject","source":"hook"}}',
+    ];
+    expect(follow("p1", lines).summary.permissionDenials).toEqual([
+      { tool_name: "Write", tool_use_id: "t1", tool_input: { file_path: "/w/a/b.txt", content: "x" } },
+      { tool_name: "Write", tool_use_id: "t2", tool_input: { file_path: "/abs.txt", content: "y" } },
+    ]);
+  });
+
+  test.each([
+    // umbel -p's hook denied it (2.1.332's transcript of a PermissionRequest hook's deny)
+    [{ decision: "reject", source: "hook", reasonType: "hook" }, {}],
+    // dontAsk: claude -p names the mode as the reason
+    [{ decision: "reject", source: "config", reasonType: "mode" }, { decision_reason_type: "mode" }],
+  ])("a denial %j is claude -p's permission_denied line before the tool result", (decision, reason) => {
+    const message = "Claude requested permissions to use Bash, but you haven't granted it yet.";
+    const lines = [
+      '{"type":"user","promptId":"p1","origin":{"kind":"human"},"message":{"role":"user","content":"go"},"sessionId":"s"}',
+      '{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"touch f"}}],"usage":{"input_tokens":1,"output_tokens":1}}}',
+      JSON.stringify({
+        type: "user",
+        uuid: "u2",
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", content: message, is_error: true, tool_use_id: "t1" }],
+        },
+        toolUseResult: `Error: ${message}`,
+        permissionDecision: decision,
+      }),
+    ];
+    const { messages } = follow("p1", lines);
+    expect(messages.map((m) => m.type)).toEqual(["assistant", "system", "user"]);
+    expect(messages[1]).toEqual({
+      type: "system",
+      subtype: "permission_denied",
+      tool_name: "Bash",
+      tool_use_id: "t1",
+      ...reason,
+      message,
+      uuid: "u2-denied-t1",
+      session_id: "s",
+    });
+  });
 });

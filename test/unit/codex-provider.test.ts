@@ -312,6 +312,30 @@ describe("codex launch", () => {
         "/abs/two words",
       ],
     ],
+    // Non-interactive (umbel exec, -p): never asks, as codex exec 0.171.0 (approval: never); its
+    // read-only sandbox unless a mode says otherwise.
+    [{ nonInteractive: true }, [..."codex --no-daemon -p umbel-w1 -s read-only -a never".split(" ")]],
+    [
+      { nonInteractive: true, permissionMode: "default" },
+      [..."codex --no-daemon -p umbel-w1 -a never".split(" ")],
+    ],
+    [
+      { nonInteractive: true, permissionMode: "plan" },
+      [..."codex --no-daemon -p umbel-w1 -s read-only -a never".split(" ")],
+    ],
+    [
+      { nonInteractive: true, permissionMode: "dontAsk" },
+      [..."codex --no-daemon -p umbel-w1 -a never".split(" ")],
+    ],
+    // codex exec --approve-for-me keeps on-request approvals: its guardian decides, never a person.
+    [
+      { nonInteractive: true, permissionMode: "auto" },
+      [..."codex --no-daemon -p umbel-w1 --approve-for-me".split(" ")],
+    ],
+    [
+      { nonInteractive: true, unattended: true },
+      ["codex", "--no-daemon", "-p", "umbel-w1", "--dangerously-bypass-approvals-and-sandbox"],
+    ],
     // The prompts and MCP servers live in the profile (codex/home.ts), never on argv.
     [
       { systemPrompt: "S", appendSystemPrompt: "A", mcpServers: { s: { command: "x" } } },
@@ -338,6 +362,14 @@ describe("codex launch", () => {
     [{ permissionMode: "manual" }, 'codex has no permission mode "manual"'],
     [{ permissionMode: "bypassPermissions" }, null],
     [{ allowedTools: [] }, null],
+    // 0.171.0's TUI exits at start with --add-dir in its read-only sandbox (codex exec takes it)
+    [
+      { nonInteractive: true, launchFlags: ["--add-dir"] },
+      "codex's TUI refuses --add-dir in its read-only sandbox",
+    ],
+    [{ permissionMode: "plan", launchFlags: ["--add-dir"] }, "codex's TUI refuses --add-dir"],
+    [{ nonInteractive: true, permissionMode: "default", launchFlags: ["--add-dir"] }, null],
+    [{ launchFlags: ["--add-dir"] }, null],
   ])("launch options %j", (options, message) => {
     const result = unsupportedLaunchOption(options as never);
     if (message === null) expect(result).toBeNull();

@@ -403,6 +403,12 @@ describe("trackCodexTurn on synthetic lines", () => {
     ],
     ["structured output with success false", { content: "denied", success: false }, true],
     ["a refused escalation", "approval policy is Never; reject command — you cannot ask", true],
+    // -s read-only -a never (codex exec's default, umbel exec's): measured on 0.171.0
+    [
+      "a patch the sandbox refused",
+      "patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings",
+      true,
+    ],
   ])("is_error for %s", (_, out, isError) => {
     const { messages } = follow(T, [
       started(),
@@ -415,8 +421,10 @@ describe("trackCodexTurn on synthetic lines", () => {
     expect(typeof block?.content).toBe("string");
   });
 
-  test("an escalation the approval policy refuses is a permission denial", () => {
-    const refusal = "approval policy is Never; reject command — you cannot ask for escalated permissions";
+  test.each([
+    "approval policy is Never; reject command — you cannot ask for escalated permissions",
+    "patch rejected: writing is blocked by read-only sandbox; rejected by user approval settings",
+  ])("what the approval policy refuses is a permission denial: %s", (refusal) => {
     const { messages, summary } = follow(T, [
       started(),
       call("c1", '{"cmd":"touch x","sandbox_permissions":"require_escalated"}'),

@@ -156,6 +156,8 @@ describe("codex exec's flags", () => {
     [["-s", "read-only"], { permissionMode: "plan" }],
     [["--sandbox=workspace-write"], { permissionMode: "default" }],
     [["--full-auto"], { permissionMode: "default" }],
+    // codex exec never asks: its danger-full-access is no sandbox and no approvals (measured 0.171.0).
+    [["-s", "danger-full-access"], { permissionMode: "bypassPermissions" }],
     [["--approve-for-me"], { permissionMode: "auto" }],
     [
       ["--dangerously-bypass-approvals-and-sandbox", "-s", "read-only"],
@@ -186,7 +188,6 @@ describe("codex exec's flags", () => {
     [["resume", "--last", "a", "b"], "unexpected argument b found"],
     [["--last", "x"], "--last is codex exec resume's"],
     [["fork", "x"], "umbel exec does not support codex exec fork"],
-    [["-s", "danger-full-access"], "umbel exec does not support --sandbox danger-full-access"],
     [["-s", "open"], "--sandbox open: must be one of read-only, workspace-write, danger-full-access"],
     [["--color", "pink"], "--color pink: must be one of always, never, auto"],
     [["-c", "model=x"], "umbel exec does not support -c"],

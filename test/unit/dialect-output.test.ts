@@ -200,6 +200,51 @@ describe("what the dialects print of a call", () => {
   });
 });
 
+describe("gemini -p's tool_result for a tool gemini -p does not offer (umbel -p excludes the same)", () => {
+  test("the error's own words, typed tool_not_registered, as gemini -p prints them", () => {
+    const tally = createTurnTally();
+    const error = 'Tool "run_shell_command" not found. Did you mean one of: "update_topic"?';
+    const call = assistantLine({
+      ...base,
+      id: "r1",
+      block: { type: "tool_use", id: "c1", name: "run_shell_command", input: { command: "touch f" } },
+      stopReason: "tool_use",
+      uuid: "u1",
+      timestamp: at(0),
+    });
+    const result = toolResultLine({
+      results: [{ toolUseId: "c1", content: JSON.stringify({ error }), isError: true }],
+      sessionId: "s1",
+      uuid: "u2",
+      timestamp: at(250),
+    });
+    const step = [call, result].flatMap((m) => tally.push(m)).find((s) => s.kind === "result");
+    // gemini -p decided nothing about a tool it does not have: a failed call, no decision.
+    const tools = geminiStats({
+      summary: null,
+      requests: {},
+      calls: tally.calls(),
+      deniedIds: new Set(),
+    }).tools;
+    expect(tools).toMatchObject({
+      totalCalls: 1,
+      totalFail: 1,
+      totalDecisions: { accept: 0, reject: 0, modify: 0, auto_accept: 0 },
+      byName: { run_shell_command: { fail: 1, decisions: { accept: 0, reject: 0 } } },
+    });
+    expect(step && geminiEvents(step, "now")).toEqual([
+      {
+        type: "tool_result",
+        timestamp: at(250),
+        tool_id: "c1",
+        status: "error",
+        output: error,
+        error: { type: "tool_not_registered", message: error },
+      },
+    ]);
+  });
+});
+
 describe("codex exec's items", () => {
   test("a command starts and completes as one item; reasoning and the message follow; usage as codex counts it", () => {
     const tally = createTurnTally();

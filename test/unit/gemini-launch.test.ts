@@ -121,6 +121,48 @@ describe("gemini home: launch flags", () => {
     });
   });
 
+  const TUI_ONLY = {
+    shell: ["run_shell_command", "list_background_processes", "read_background_output"],
+    asks: ["ask_user", "write_todos", "activate_skill"],
+  };
+  test.each<[object, string[] | undefined]>([
+    // interactive: the TUI's own tools
+    [{}, undefined],
+    // gemini -p 0.61.0 offers none of the tools that would ask (measured per approval mode)
+    [{ nonInteractive: true }, ["replace", "write_file", "web_fetch", ...TUI_ONLY.shell, ...TUI_ONLY.asks]],
+    [{ nonInteractive: true, permissionMode: "acceptEdits" }, [...TUI_ONLY.shell, ...TUI_ONLY.asks]],
+    [{ nonInteractive: true, permissionMode: "plan" }, ["web_fetch", "ask_user", "activate_skill"]],
+    [{ nonInteractive: true, permissionMode: "bypassPermissions" }, ["ask_user"]],
+    [{ nonInteractive: true, unattended: true }, ["ask_user"]],
+    // an allowed tool is offered (gemini -p --allowed-tools), the background-shell tools are not
+    [
+      { nonInteractive: true, allowedTools: ["run_shell_command(git diff)", "write_file"] },
+      ["replace", "web_fetch", ...TUI_ONLY.shell.slice(1), ...TUI_ONLY.asks],
+    ],
+    [
+      { nonInteractive: true, permissionMode: "bypassPermissions", disallowedTools: ["web_fetch"] },
+      ["web_fetch", "ask_user"],
+    ],
+  ])("non-interactive %j: tools.exclude %j", (launch, exclude) => {
+    const settings = settingsOf(planGeminiHome({ ...INPUT, launch }).entries);
+    expect(settings.tools?.exclude).toEqual(exclude);
+  });
+
+  test("non-interactive: gemini -p offers no tool of an untrusted MCP server (measured), so neither does the TUI", () => {
+    const userSettings = JSON.stringify({
+      mcpServers: { mine: { command: "mine" }, trusted: { command: "t", trust: true } },
+    });
+    const servers = { given: { command: "umbel", args: ["mcp"] } };
+    const settingsFor = (launch: object) =>
+      settingsOf(
+        planGeminiHome({ ...INPUT, userSettings, launch: { mcpServers: servers, ...launch } }).entries,
+      );
+    expect(settingsFor({ nonInteractive: true }).mcp).toEqual({ excluded: ["mine", "given"] });
+    // yolo asks about nothing: every server's tools stay; interactive: as the user has them
+    expect(settingsFor({ nonInteractive: true, permissionMode: "bypassPermissions" }).mcp).toBeUndefined();
+    expect(settingsFor({}).mcp).toBeUndefined();
+  });
+
   test("--mcp-config: claude's servers merged over the user's; mcp.allowed / excluded let them load", () => {
     const userSettings = JSON.stringify({
       mcpServers: { mine: { command: "mine" }, shared: { command: "old" } },

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { UsageError } from "../../src/core/errors.ts";
 import { parseEvents } from "../../src/core/events.ts";
 import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
+import { GEMINI_APPROVAL_MODES } from "../../src/core/providers/gemini/non-interactive.ts";
 import {
-  GEMINI_APPROVAL_MODES,
   GEMINI_LAUNCH_FLAGS,
   gemini,
   geminiLaunchProblems,

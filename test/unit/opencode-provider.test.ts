@@ -68,6 +68,21 @@ describe("opencode launch", () => {
     expect(planOpencodeLaunch(base, home).env.OPENCODE_PERMISSION).toBeUndefined();
   });
 
+  test("non-interactive (umbel -p): the plugin rejects every ask, and no question tool is offered", () => {
+    const plan = planOpencodeLaunch({ ...base, nonInteractive: true }, home);
+    expect(plan.env.UMBEL_OPENCODE_NON_INTERACTIVE).toBe("1");
+    expect(JSON.parse(plan.env.OPENCODE_PERMISSION ?? "")).toEqual({ question: "deny" });
+    expect(permissionRules({ nonInteractive: true, unattended: true })).toEqual({
+      "*": "allow",
+      question: "deny",
+    });
+    expect(permissionRules({ nonInteractive: true, permissionMode: "acceptEdits" })).toEqual({
+      edit: "allow",
+      question: "deny",
+    });
+    expect(planOpencodeLaunch(base, home).env.UMBEL_OPENCODE_NON_INTERACTIVE).toBeUndefined();
+  });
+
   test.each([
     [{ launchFlags: ["--add-dir"] }, /--add-dir is not supported with --provider opencode/],
     [{ launchFlags: ["--settings"] }, /--settings is not supported with --provider opencode/],
@@ -108,6 +123,11 @@ describe("opencode home", () => {
       autoupdate: false,
       experimental: { disable_paste_summary: true },
     });
+  });
+
+  test("non-interactive: a rejected ask does not end the turn, the model goes on (continue_loop_on_deny)", () => {
+    const plan = planOpencodeHome(context({ launch: { nonInteractive: true } }), {});
+    expect(configOf(plan).experimental).toEqual({ disable_paste_summary: true, continue_loop_on_deny: true });
   });
 
   test("the user's own OPENCODE_CONFIG file (JSONC) stays underneath", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { PolicyFile } from "../../src/core/policy/rules.ts";
 import { captureScreen } from "../../src/operations/capture.ts";
 import { sendKeys } from "../../src/operations/keys.ts";
 import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
@@ -93,6 +94,35 @@ describe("spawn (in memory)", () => {
     expect(world.tmux.started[0]?.bufferContent).toContain("CLAUDE_CODE_SANDBOXED='1'");
     expect(world.tmux.calls.filter((c) => c.startsWith("send-keys"))).toEqual([]);
     expect(world.sessions.has("w1")).toBe(false);
+  });
+
+  test("--non-interactive (umbel -p): claude -p's default mode, every ask denied by the worker's hook", async () => {
+    const world = createFakeWorld();
+    world.tmux.onNewSession = ({ name }) => {
+      setScreen(world, name, IDLE);
+      world.hook(name, START);
+    };
+    await spawnWorker(world.deps, { name: "w1", provider: "claude", nonInteractive: true, allow: ["Read"] });
+    const argv = world.tmux.started[0]?.command ?? [];
+    expect(argv[argv.indexOf("--permission-mode") + 1]).toBe("default");
+    const files = world.sessions.get("w1")?.files;
+    const policy = PolicyFile.parse(JSON.parse(files?.get("policy.json") ?? "null"));
+    expect(policy.rules.map((r) => [r.verdict, r.event, r.tool])).toEqual([
+      ["allow", "PermissionRequest", "Read"],
+      ["deny", "PermissionRequest", "*"],
+    ]);
+    // One hook line: the hook starts umbel for a PermissionRequest of any tool, for nothing else.
+    expect((files?.get("policy.tsv") ?? "").split("\n").map((line) => line.split("\t").slice(0, 2))).toEqual([
+      ["PermissionRequest", "."],
+      [""],
+    ]);
+    expect(files?.get("policy.cmd")).toContain("__policy");
+    expect(world.sessions.get("w1")?.meta).toMatchObject({ nonInteractive: true });
+    // spawn without it keeps the TUI's own mode (claude 2.1.332: auto) and asks.
+    await spawnWorker(world.deps, { name: "w2", provider: "claude" });
+    expect(world.tmux.started[1]?.command).not.toContain("--permission-mode");
+    expect(world.sessions.get("w2")?.files?.get("policy.tsv")).toBeUndefined();
+    expect(world.sessions.get("w2")?.files?.get("policy.json")).toBeUndefined();
   });
 
   test("a cwd that is / (or links to it) is never trusted on the user's behalf", async () => {

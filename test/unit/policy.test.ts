@@ -3,7 +3,7 @@ import { loadShellParser } from "../../src/adapters/shell-parser.ts";
 import { compileNotify } from "../../src/core/notify.ts";
 import { decideCall, toolCallOf } from "../../src/core/policy/decide.ts";
 import { refusedOption } from "../../src/core/policy/file-options.ts";
-import type { PolicyFile } from "../../src/core/policy/rules.ts";
+import { type PolicyFile, TOOL_PLACEHOLDER } from "../../src/core/policy/rules.ts";
 import type { ShellParse } from "../../src/core/policy/shell-tree.ts";
 import {
   checkPolicy,
@@ -11,11 +11,12 @@ import {
   compilePolicy,
   countDecisions,
   FAILED_CHECK_RULE,
+  NON_INTERACTIVE_RULE,
   parseToolPattern,
 } from "../../src/core/policy.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";
-import { HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
+import { CLAUDE_POLICY, HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../../src/core/providers/hook-wire.ts";
 import { assessTurn } from "../../src/core/turn.ts";
 
@@ -211,6 +212,99 @@ describe("options that write or read a file the rule does not name", () => {
     [["ls", "-o"], 1, null],
   ] as const)("%j from word %d: %s", (words, from, refused) => {
     expect(refusedOption(words, from)).toBe(refused);
+  });
+});
+
+describe("policy.json and policy.tsv for a non-interactive worker (umbel -p)", () => {
+  const denial = (tool: string) => ({
+    hookSpecificOutput: {
+      hookEventName: "PermissionRequest",
+      decision: {
+        behavior: "deny",
+        message: `Claude requested permissions to use ${tool}, but you haven't granted it yet.`,
+      },
+    },
+  });
+
+  test("after every --allow rule, whatever would still ask a person is denied with claude -p's words", () => {
+    const compiled = compilePolicy({ allow: ["Read"], deny: ["Bash(rm:*)"] }, CLAUDE_POLICY, "claude", {
+      denyAsks: true,
+    });
+    const rules = compiled?.file.rules ?? [];
+    expect(rules.map((r) => [r.verdict, r.event, r.tool, r.arg.kind])).toEqual([
+      ["deny", "PreToolUse", "Bash", "prefix"],
+      ["allow", "PermissionRequest", "Read", "any"],
+      ["deny", "PermissionRequest", "*", "any"],
+    ]);
+    expect(rules[2]).toEqual({
+      verdict: "deny",
+      event: "PermissionRequest",
+      tool: "*",
+      arg: { kind: "any" },
+      rule: NON_INTERACTIVE_RULE,
+      message: `Claude requested permissions to use ${TOOL_PLACEHOLDER}, but you haven't granted it yet.`,
+      last: true,
+    });
+    const file = compiled?.file as PolicyFile;
+    const decide = (tool: string, input: Record<string, unknown>) =>
+      decideCall(file, CLAUDE_POLICY, { event: "PermissionRequest", tool, input }, null);
+    // The --allow rule still answers yes; the rest is denied, the tool's name put in by umbel.
+    expect(decide("Read", { file_path: "/w/a" })?.verdict).toBe("allow");
+    expect(decide("Write", { file_path: "/w/a", content: "x" })).toEqual({
+      verdict: "deny",
+      rule: NON_INTERACTIVE_RULE,
+      reason: denial("Write").hookSpecificOutput.decision.message,
+    });
+    expect(
+      CLAUDE_POLICY.answer("deny", "PermissionRequest", decide("mcp__srv__x", {})?.reason ?? ""),
+    ).toEqual(denial("mcp__srv__x"));
+    // A PreToolUse is still only the deny rules'.
+    expect(
+      decideCall(file, CLAUDE_POLICY, { event: "PreToolUse", tool: "Write", input: {} }, null),
+    ).toBeNull();
+    // Where umbel's check cannot run at PermissionRequest, the hook denies (nobody is there to ask).
+    const [pre, permission] = (compiled?.tsv ?? "")
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.split("\t"));
+    expect(pre?.slice(0, 2)).toEqual(["PreToolUse", '"(Bash)"']);
+    expect(permission?.slice(0, 2)).toEqual(["PermissionRequest", "."]);
+    expect(JSON.parse(permission?.[2] ?? "")).toMatchObject({
+      hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny" } },
+    });
+    expect(JSON.parse(permission?.[3] ?? "")).toEqual({ decision: "deny", rule: FAILED_CHECK_RULE });
+  });
+
+  test("a last rule decides after every other rule, wherever it stands in the file", () => {
+    const file: PolicyFile = {
+      provider: "claude",
+      rules: [
+        {
+          verdict: "deny",
+          event: "PermissionRequest",
+          tool: "*",
+          arg: { kind: "any" },
+          rule: "*",
+          last: true,
+        },
+        { verdict: "allow", event: "PermissionRequest", tool: "Read", arg: { kind: "any" }, rule: "Read" },
+      ],
+    };
+    const call = (tool: string | null) => ({ event: "PermissionRequest", tool, input: {} });
+    expect(decideCall(file, CLAUDE_POLICY, call("Read"), null)?.verdict).toBe("allow");
+    expect(decideCall(file, CLAUDE_POLICY, call("Edit"), null)?.verdict).toBe("deny");
+    // A payload with no tool name is denied too, in words that still read.
+    expect(decideCall(file, CLAUDE_POLICY, call(null), null)?.reason).toBe("denied by umbel policy: *");
+  });
+
+  test("alone, it is the whole policy; a CLI with no such event (gemini) or made non-interactive by its flags (codex) gets none", () => {
+    const alone = compilePolicy({ allow: [], deny: [] }, CLAUDE_POLICY, "claude", { denyAsks: true });
+    expect(alone?.file.rules).toHaveLength(1);
+    expect(alone?.tsv.split("\n")).toHaveLength(2);
+    expect(compilePolicy({ allow: [], deny: [] }, GEMINI_POLICY, "gemini", { denyAsks: true })).toBeNull();
+    expect(compilePolicy({ allow: [], deny: [] }, HOOK_POLICY, "codex", { denyAsks: true })).toBeNull();
+    expect(compilePolicy({ allow: [], deny: [] }, CLAUDE_POLICY, "claude")).toBeNull();
+    expect(claude.policy).toBe(CLAUDE_POLICY);
   });
 });
 

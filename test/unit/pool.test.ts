@@ -128,6 +128,10 @@ describe("claiming a spare", () => {
     ],
     ["another --allow (policy.tsv is written at spawn)", { allow: ["Bash(git:*)"] }],
     ["another --deny", { deny: ["Bash(rm:*)"] }],
+    [
+      "--non-interactive (umbel -p): a spare started in the TUI's own mode (claude: auto) would run what -p refuses",
+      { nonInteractive: true },
+    ],
     ["--notify (its command would be told the spare's name)", { notify: "true" }],
     [
       "another --on-limit (claude's own auto-continue is set in its settings at start)",
@@ -153,7 +157,13 @@ describe("claiming a spare", () => {
       start(session);
       w.files.set(w.deps.guards.path(session.name, "server-ready"), "1\n");
     };
-    const fleet = { structured: true, allow: ["Read"], deny: ["Bash(rm:*)"], onLimit: "continue" as const };
+    const fleet = {
+      structured: true,
+      allow: ["Read"],
+      deny: ["Bash(rm:*)"],
+      onLimit: "continue" as const,
+      nonInteractive: true,
+    };
     await warm(w, { ...fleet, count: 1 });
     expect(await claimSpare(w.deps, { name: "p-0", provider: "claude" }, { rename: false })).toBeNull();
     const claimed = await claimSpare(
@@ -172,6 +182,7 @@ describe("claiming a spare", () => {
         "Bash(rm:*)",
         "--on-limit",
         "continue",
+        "--non-interactive",
       ]),
     );
   });

@@ -201,7 +201,8 @@ describe("a file that is not a workflow is never echoed", () => {
   test("a huge key or value is quoted as a short excerpt", () => {
     const key = "k".repeat(100_000);
     const message = failure(`workers: { a: { ${key}: 1 } }\n${STEP}`).message;
-    expect(message.length).toBeLessThan(400);
+    // The excerpt and the list of a worker's known keys (spawn's fields, nonInteractive among them).
+    expect(message.length).toBeLessThan(450);
     expect(message).not.toContain("k".repeat(81));
     const template = failure(`workers: { a: {} }\nsteps: [{ id: s, run: a, prompt: "{{ ${key} }}" }]\n`);
     expect(template.message).not.toContain("k".repeat(81));

@@ -1,3 +1,4 @@
+import { parseJsonObject } from "../json.ts";
 import type { TurnSummary } from "../providers/transcript-types.ts";
 import { commandResult, toolKind } from "./tool-kind.ts";
 import type { TallyStep, ToolCall } from "./turn-tally.ts";
@@ -31,20 +32,34 @@ export function geminiEvents(step: TallyStep, now: string): Json[] {
     case "result": {
       const r = step.call.result;
       if (!r) return [];
+      const error = r.isError ? errorOf(r.text) : null;
       return [
         {
           type: "tool_result",
           timestamp,
           tool_id: step.call.id,
           status: r.isError ? "error" : "success",
-          output: displayOf(step.call, r.text, r.isError),
-          ...(r.isError ? { error: { type: "TOOL_EXECUTION_ERROR", message: r.text } } : {}),
+          output: error?.reported ? error.message : displayOf(step.call, r.text, r.isError),
+          ...(error ? { error: { type: error.type, message: error.message } } : {}),
         },
       ];
     }
     case "thinking":
       return [];
   }
+}
+
+/**
+ * A failed call's error as gemini -p prints it. gemini's transcript keeps the response the model got
+ * (`{"error": "…"}`): its words are the message; a tool it does not offer (gemini -p's left-out
+ * tools, excluded in umbel's non-interactive workers too) is `tool_not_registered` (0.61.0).
+ */
+function errorOf(text: string): { type: string; message: string; reported: boolean } {
+  const parsed = parseJsonObject(text);
+  const reported = parsed !== null && typeof parsed.error === "string";
+  const message = reported ? String(parsed.error) : text;
+  const type = /^Tool "[^"]+" not found\b/.test(message) ? "tool_not_registered" : "TOOL_EXECUTION_ERROR";
+  return { type, message, reported };
 }
 
 /**
@@ -143,7 +158,9 @@ function toolStats(calls: readonly ToolCall[], denied: ReadonlySet<string>): Jso
   for (const call of calls) {
     if (!call.result) continue; // gemini counts a call once it completed
     const ms = call.at !== null && call.result.at !== null ? Math.max(0, call.result.at - call.at) : 0;
-    const decision = denied.has(call.id) ? "reject" : "accept";
+    // A tool gemini does not have was never decided on (0.61.0 counts no decision for it).
+    const unknown = call.result.isError && errorOf(call.result.text).type === "tool_not_registered";
+    const decision = unknown ? null : denied.has(call.id) ? "reject" : "accept";
     const one = byName[call.name] ?? { count: 0, success: 0, fail: 0, durationMs: 0, decisions: decisions() };
     byName[call.name] = one;
     one.count++;
@@ -157,8 +174,10 @@ function toolStats(calls: readonly ToolCall[], denied: ReadonlySet<string>): Jso
     }
     one.durationMs += ms;
     total.totalDurationMs += ms;
-    one.decisions[decision]++;
-    total.totalDecisions[decision]++;
+    if (decision) {
+      one.decisions[decision]++;
+      total.totalDecisions[decision]++;
+    }
   }
   return { ...total, byName };
 }

@@ -1,6 +1,6 @@
 import type { HookWire, PolicySpec } from "../providers/types.ts";
 import { refusedOption } from "./file-options.ts";
-import type { ArgPattern, PolicyFile, PolicyRule } from "./rules.ts";
+import { type ArgPattern, type PolicyFile, type PolicyRule, TOOL_PLACEHOLDER } from "./rules.ts";
 import { scanScript, simpleCommandOf } from "./shell-scan.ts";
 import { commandBasename, type ShellParse } from "./shell-tree.ts";
 import type { Words } from "./wrappers.ts";
@@ -36,10 +36,11 @@ export function needsShell(policy: PolicyFile, spec: PolicySpec, call: ToolCall)
 }
 
 /**
- * The first rule at the call's event that decides it, deny rules before allow rules, or null (the
- * CLI goes on as if umbel had no policy: a person is asked where the CLI would ask). A deny rule
- * denies what it matches and what umbel cannot tell apart from it; an allow rule allows only what
- * umbel can read with certainty (core/policy/shell-scan.ts, file-options.ts).
+ * The first rule at the call's event that decides it, deny rules before allow rules and rules marked
+ * `last` after both, or null (the CLI goes on as if umbel had no policy: a person is asked where the
+ * CLI would ask). A deny rule denies what it matches and what umbel cannot tell apart from it; an
+ * allow rule allows only what umbel can read with certainty (core/policy/shell-scan.ts,
+ * file-options.ts).
  */
 export function decideCall(
   policy: PolicyFile,
@@ -47,16 +48,10 @@ export function decideCall(
   call: ToolCall,
   parse: ShellParse | null,
 ): Decision | null {
-  const rules = policy.rules.filter((r) => r.event === call.event);
-  for (const rule of rules.filter((r) => r.verdict === "deny")) {
-    if (rule.tool !== "*" && rule.tool !== call.tool) {
-      if (call.tool !== null) continue;
-      return deny(rule, "the call names no tool");
-    }
-    const found = denyMatch(rule, spec, call, parse);
-    if (found === true) return deny(rule);
-    if (typeof found === "string") return deny(rule, found);
-  }
+  const all = policy.rules.filter((r) => r.event === call.event);
+  const rules = all.filter((r) => r.last !== true);
+  const denied = firstDeny(rules, spec, call, parse);
+  if (denied) return denied;
   // The CLI's own allowlist takes these calls (gemini): what umbel would not allow is asked first.
   const asks = rules.filter((r) => r.verdict === "ask" && (r.tool === "*" || r.tool === call.tool));
   const [ask] = asks;
@@ -74,11 +69,37 @@ export function decideCall(
         reason: rule.message ?? `allowed by umbel policy: ${rule.rule}`,
       };
   }
+  // Last: what every other rule left (-p's denial of whatever would still ask a person).
+  return firstDeny(
+    all.filter((r) => r.last === true),
+    spec,
+    call,
+    parse,
+  );
+}
+
+function firstDeny(
+  rules: readonly PolicyRule[],
+  spec: PolicySpec,
+  call: ToolCall,
+  parse: ShellParse | null,
+): Decision | null {
+  for (const rule of rules.filter((r) => r.verdict === "deny")) {
+    if (rule.tool !== "*" && rule.tool !== call.tool) {
+      if (call.tool !== null) continue;
+      return deny(rule, call, "the call names no tool");
+    }
+    const found = denyMatch(rule, spec, call, parse);
+    if (found === true) return deny(rule, call);
+    if (typeof found === "string") return deny(rule, call, found);
+  }
   return null;
 }
 
-function deny(rule: PolicyRule, why?: string): Decision {
-  const reason = rule.message ?? `denied by umbel policy: ${rule.rule}`;
+function deny(rule: PolicyRule, call: ToolCall, why?: string): Decision {
+  // A tool name is the CLI's own field; the answer is JSON-encoded whole, so no escape is needed here.
+  const message = rule.message?.replaceAll(TOOL_PLACEHOLDER, call.tool ?? "a tool");
+  const reason = message ?? `denied by umbel policy: ${rule.rule}`;
   if (why === undefined) return { verdict: "deny", rule: rule.rule, reason };
   return {
     verdict: "deny",

@@ -15,6 +15,9 @@ export const ArgPattern = z.discriminatedUnion("kind", [
 ]);
 export type ArgPattern = z.infer<typeof ArgPattern>;
 
+/** In a rule's message, the call's tool name is put where this stands (`Claude requested permissions to use @TOOL@, …`). */
+export const TOOL_PLACEHOLDER = "@TOOL@";
+
 /** One compiled --allow / --deny rule, answered at one hook event of the worker's CLI. */
 export const PolicyRule = z.object({
   verdict: z
@@ -29,7 +32,15 @@ export const PolicyRule = z.object({
   message: z
     .string()
     .optional()
-    .describe("The reason the CLI is given (default: `denied by umbel policy: RULE`)"),
+    .describe(
+      "The reason the CLI is given (default: `denied by umbel policy: RULE`); @TOOL@ in it is the call's tool",
+    ),
+  last: z
+    .boolean()
+    .optional()
+    .describe(
+      "Decides only a call no other rule at its event decided (-p's denial of whatever would ask a person)",
+    ),
 });
 export type PolicyRule = z.infer<typeof PolicyRule>;
 

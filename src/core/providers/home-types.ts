@@ -1,5 +1,6 @@
 import type { BillingRoute } from "../billing.ts";
 import type { StructuredServer } from "../guard/tool.ts";
+import type { PermissionMode } from "../schemas.ts";
 
 /**
  * A provider's own home (codex CODEX_HOME, gemini GEMINI_CLI_HOME): the user's config files it
@@ -47,6 +48,14 @@ export type HomeLaunch = {
   readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
   /** umbel's StructuredOutput server (spawn --structured), allowed without a permission prompt. */
   readonly structuredServer?: StructuredServer | undefined;
+  /**
+   * A non-interactive worker (umbel -p): a provider that makes its CLI so in its config (gemini's
+   * excluded tools, opencode's) reads the permission flags it applies to.
+   */
+  readonly nonInteractive?: boolean | undefined;
+  readonly permissionMode?: PermissionMode | undefined;
+  readonly unattended?: boolean | undefined;
+  readonly allowedTools?: readonly string[] | undefined;
 };
 
 /** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */

@@ -1,3 +1,4 @@
+import { TOOL_PLACEHOLDER } from "../policy/rules.ts";
 import type { PolicySpec } from "./types.ts";
 
 /**
@@ -32,4 +33,19 @@ export const HOOK_POLICY: PolicySpec = {
             permissionDecisionReason: reason,
           },
         },
+};
+
+/**
+ * claude's: a non-interactive worker (umbel -p) denies every PermissionRequest its rules left, as
+ * claude -p does (2.1.332): the model gets the message as an error tool_result and goes on
+ * (transcript `permissionDecision` reject, source hook). claude -p's own message names the path or
+ * command (computed inside claude; the hook's payload does not carry it), so umbel gives claude's
+ * generic wording with the call's tool name. codex is made non-interactive by its flags (`-a never`).
+ */
+export const CLAUDE_POLICY: PolicySpec = {
+  ...HOOK_POLICY,
+  askDenial: {
+    event: "PermissionRequest",
+    message: `Claude requested permissions to use ${TOOL_PLACEHOLDER}, but you haven't granted it yet.`,
+  },
 };

@@ -15,6 +15,11 @@ export type LaunchInput = {
   readonly permissionMode?: PermissionMode | undefined;
   readonly allowedTools?: readonly string[] | undefined;
   readonly unattended?: boolean | undefined;
+  /**
+   * Run as the CLI's own non-interactive mode does (umbel -p, spawn --non-interactive): a call that
+   * would need a person is refused and the model is told, never asked (docs/cli-reference.md).
+   */
+  readonly nonInteractive?: boolean | undefined;
   readonly resumeSessionId?: string | undefined;
   /** Continue the most recent conversation in the cwd (claude: --continue) instead of a new one. */
   readonly continueSession?: boolean | undefined;
@@ -47,6 +52,7 @@ export type LaunchOptions = {
   readonly allowedTools?: readonly string[] | undefined;
   readonly permissionMode?: PermissionMode | undefined;
   readonly unattended?: boolean | undefined;
+  readonly nonInteractive?: boolean | undefined;
   /** The optional launch flags given, e.g. `--system-prompt`. */
   readonly launchFlags?: readonly LaunchFlag[] | undefined;
   /** claude's `mcpServers` map from --mcp-config (a provider may refuse servers it cannot run). */

@@ -3,10 +3,13 @@
  * turn as claude's stream-json messages and result object.
  */
 
-/** One message of claude's `--output-format stream-json` (an assistant or a user/tool-result line). */
-export type StreamMessage = { readonly type: "assistant" | "user" | "rate_limit_event" } & Readonly<
-  Record<string, unknown>
->;
+/**
+ * One message of claude's `--output-format stream-json` (an assistant or a user/tool-result line, a
+ * limit's rate_limit_event, a refused call's system/permission_denied).
+ */
+export type StreamMessage = {
+  readonly type: "assistant" | "user" | "rate_limit_event" | "system";
+} & Readonly<Record<string, unknown>>;
 
 /** What a turn's transcript says, in the terms of claude -p's result object. */
 export type TurnSummary = {

@@ -239,6 +239,13 @@ export type PolicySpec = {
   readonly asksAtDenyEvent?: boolean;
   /** What the hook prints for a decision at `event` (its JSON output). */
   answer(verdict: "allow" | "deny" | "ask", event: string, reason: string): Readonly<Record<string, unknown>>;
+  /**
+   * A non-interactive worker (spawn --non-interactive, umbel -p): the hook event that fires only when
+   * the CLI would ask a person, and what the model is told when umbel denies it there (core/policy.ts
+   * TOOL_PLACEHOLDER stands for the call's tool name, put in by core/policy/decide.ts). None: the CLI
+   * is made non-interactive by its launch flags instead.
+   */
+  readonly askDenial?: { readonly event: string; readonly message: string };
 };
 
 /** What `answer` needs from a provider: what allow / always / deny look like on its menus, and its menus. */

@@ -73,14 +73,15 @@ const NOT_MIRRORED = new Set([
 ]);
 
 /**
- * codex's sandbox modes as umbel's permission modes: read-only is plan (codex: `-s read-only`);
- * workspace-write is the TUI's own default in a trusted folder. danger-full-access keeps asking
- * in codex's TUI with no sandbox, which no umbel mode means.
+ * codex's sandbox modes as umbel's permission modes. umbel exec never asks, as codex exec
+ * (0.171.0: `approval: never` whatever the sandbox), so read-only is plan (`-s read-only -a never`,
+ * also what no flag gives), workspace-write is the TUI's own sandbox (`-a never`), and
+ * danger-full-access, no sandbox and no approvals, is bypassPermissions.
  */
-const SANDBOXES: Record<string, PermissionMode | null> = {
+const SANDBOXES: Record<string, PermissionMode> = {
   "read-only": "plan",
   "workspace-write": "default",
-  "danger-full-access": null,
+  "danger-full-access": "bypassPermissions",
 };
 
 /** codex exec's --sandbox values. */
@@ -139,15 +140,9 @@ function permissionOf(args: DialectArgs): Record<string, unknown> {
           flag: "--sandbox",
         },
       );
-    const mode = SANDBOXES[sandbox];
-    if (!mode)
-      throw new UsageError(
-        "umbel exec does not support --sandbox danger-full-access: no permission mode drops the sandbox but keeps asking; use --dangerously-bypass-approvals-and-sandbox",
-        { flag: "--sandbox" },
-      );
-    return { permissionMode: mode };
+    return { permissionMode: SANDBOXES[sandbox] };
   }
-  // codex exec before 0.171.0: workspace-write with on-request approvals (0.171.0 refuses it).
+  // codex exec before 0.171.0: the workspace-write sandbox (0.171.0 refuses it).
   if (args.flags.has("fullAuto")) return { permissionMode: "default" };
   return {};
 }

@@ -31,6 +31,8 @@ export type PrintWorker =
  * - `--continue`: `--name N` if it exists; else the live worker in this cwd used last; else a new
  *   worker continuing the CLI's most recent conversation here (claude --continue).
  * - `--name N`: N, created if needed (a warm session). Otherwise an anonymous worker.
+ * A worker -p makes is non-interactive (spawn --non-interactive): it never asks a person, as the
+ * vendor's -p. One made by spawn keeps its TUI's own mode (it is the user's), which -p says.
  */
 export async function acquireWorker(
   deps: Deps,
@@ -89,6 +91,8 @@ async function create(
   const spawn: SpawnInput = {
     name,
     provider: input.provider,
+    // The vendor's -p never asks a person: what would need one is refused and the model goes on.
+    nonInteractive: true,
     ...how,
     // --json-schema needs umbel's StructuredOutput tool in the worker.
     ...(input.jsonSchema === undefined ? {} : { structured: true }),
@@ -119,6 +123,10 @@ async function reuse(
     return { kind: "dead", name, state: status.state, exit: status.exit, screen };
   }
   const { meta } = await loadWorker(deps, name);
+  if (meta.nonInteractive !== true)
+    note(
+      `umbel: worker ${name} was not started by -p: its CLI asks for permissions as in its TUI, and a prompt ends the turn with exit 126\n`,
+    );
   const given = LAUNCH_FLAGS.filter((key) => input[key] !== undefined && !matchesMeta(meta, key, input));
   if (given.length > 0) {
     note(

@@ -1,5 +1,5 @@
 import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
-import { HOOK_POLICY } from "../hook-policy.ts";
+import { CLAUDE_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
 import type { PlainProvider } from "../types.ts";
@@ -62,7 +62,7 @@ export const claude: PlainProvider = {
   trackTurn: trackClaudeTurn,
   maxTurnsHalt: "hook",
   answer: CLAUDE_ANSWERS,
-  policy: HOOK_POLICY,
+  policy: CLAUDE_POLICY,
   notifyRules: CLAUDE_NOTIFY_RULES,
   // Stop right after the tool that just ran (no Stop hook; the transcript ends with turn_duration).
   haltHooks: (reason) => ({
@@ -109,11 +109,16 @@ function planLaunch(input: LaunchInput): LaunchPlan {
   else argv.push("--session-id", input.sessionId);
   argv.push("--settings", JSON.stringify(mergeSettings(own, input.settings)));
   if (input.model) argv.push("--model", input.model);
+  // Its TUI starts in auto mode (2.1.332: a classifier approves calls); claude -p in default, where
+  // what needs a person is asked, and denied by umbel's hook (policy.ts askDenial) for -p.
+  const mode = input.permissionMode ?? (input.nonInteractive ? "default" : undefined);
   if (bypass) argv.push("--permission-mode", "bypassPermissions");
-  else if (input.permissionMode) argv.push("--permission-mode", input.permissionMode);
+  else if (mode) argv.push("--permission-mode", mode);
   const allowed = [...(input.allowedTools ?? []), ...(input.structuredServer ? [STRUCTURED_TOOL_NAME] : [])];
   if (allowed.length > 0) argv.push("--allowedTools", allowed.join(","));
-  argv.push(...launchExtras(input));
+  // claude -p offers no AskUserQuestion (2.1.332); a non-interactive TUI would ask it of nobody.
+  const disallowed = [...(input.disallowedTools ?? []), ...(input.nonInteractive ? ["AskUserQuestion"] : [])];
+  argv.push(...launchExtras({ ...input, disallowedTools: disallowed }));
   // Without it every worker runs `npm view @anthropic-ai/claude-code@latest` a few seconds in.
   const env: Record<string, string> = { DISABLE_AUTOUPDATER: "1" };
   // As root, bypass mode refuses to start ("cannot be used with root/sudo privileges") unless IS_SANDBOX=1.

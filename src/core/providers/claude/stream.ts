@@ -1,3 +1,4 @@
+import { isAbsolute, join } from "node:path";
 import { isRecord, parseJsonObject } from "../../json.ts";
 import { timeOfIso } from "../stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
@@ -28,7 +29,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
   let promptAt: number | null = null;
   const requests = new Map<string, number>();
   const messages = new Map<string, MessageSeen>();
-  const tools = new Map<string, { name: unknown; input: unknown }>();
+  const tools = new Map<string, { name: unknown; input: unknown; cwd: unknown }>();
   const answered = new Set<string>();
   const denials: Record<string, unknown>[] = [];
   let apiError: TurnSummary["apiError"] = null;
@@ -61,8 +62,35 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
       if (e.isApiErrorMessage === true && info) return [rateLimitEvent(info, e), line];
       return [line];
     }
-    if (e.type === "user" && hasToolResult(e)) return [userLine(e)];
+    if (e.type === "user" && hasToolResult(e)) {
+      const line = userLine(e);
+      return [...deniedLines(e, line), line];
+    }
     return [];
+  }
+
+  /**
+   * claude -p prints a `system` / `permission_denied` line before the result of each call it refused
+   * (2.1.332: tool, id, the message the model got; `decision_reason_type: "mode"` in dontAsk).
+   */
+  function deniedLines(e: Entry, line: StreamMessage): StreamMessage[] {
+    const decision = e.permissionDecision as Record<string, unknown> | undefined;
+    return blocksOf(e.message?.content).flatMap((block) => {
+      const id = block.tool_use_id;
+      if (block.type !== "tool_result" || typeof id !== "string" || !isDenial(block, e, decision)) return [];
+      return [
+        {
+          type: "system",
+          subtype: "permission_denied",
+          tool_name: tools.get(id)?.name ?? null,
+          tool_use_id: id,
+          ...(decision?.reasonType === "mode" ? { decision_reason_type: "mode" } : {}),
+          message: textOf(block.content),
+          uuid: `${String(e.uuid ?? "denied")}-denied-${id}`,
+          session_id: line.session_id ?? null,
+        },
+      ];
+    });
   }
 
   function assistantLine(e: Entry): StreamMessage {
@@ -80,7 +108,7 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
     messages.set(id, seen);
     for (const block of blocksOf(message.content)) {
       if (block.type === "tool_use" && typeof block.id === "string")
-        tools.set(block.id, { name: block.name, input: block.input });
+        tools.set(block.id, { name: block.name, input: block.input, cwd: e.cwd });
     }
     const base = streamBase(e);
     if (e.isApiErrorMessage === true) {
@@ -130,7 +158,11 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
       }
       if (isDenial(block, e, decision)) {
         const tool = typeof id === "string" ? tools.get(id) : undefined;
-        denials.push({ tool_name: tool?.name ?? null, tool_use_id: id, tool_input: tool?.input ?? {} });
+        denials.push({
+          tool_name: tool?.name ?? null,
+          tool_use_id: id,
+          tool_input: absoluteFilePath(tool?.input ?? {}, tool?.cwd),
+        });
       }
     }
     return {
@@ -228,6 +260,29 @@ function blocksOf(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content)
     ? content.filter((b): b is Record<string, unknown> => b !== null && typeof b === "object")
     : [];
+}
+
+/**
+ * claude -p reports a refused file tool's input with its path made absolute (2.1.332: Write
+ * `parity.txt` → `<cwd>/parity.txt`); the transcript keeps the model's own, made absolute here
+ * with the cwd of the call's line.
+ */
+function absoluteFilePath(input: unknown, cwd: unknown): unknown {
+  if (!isRecord(input) || typeof cwd !== "string" || !isAbsolute(cwd)) return input;
+  const out: Record<string, unknown> = { ...input };
+  for (const key of ["file_path", "notebook_path"]) {
+    const path = out[key];
+    if (typeof path === "string" && path !== "" && !isAbsolute(path)) out[key] = join(cwd, path);
+  }
+  return out;
+}
+
+/** A tool_result's text: the string, or its text blocks joined. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  return blocksOf(content)
+    .flatMap((b) => (b.type === "text" && typeof b.text === "string" ? [b.text] : []))
+    .join("\n");
 }
 
 function hasToolResult(e: Entry): boolean {

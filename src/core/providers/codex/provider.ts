@@ -155,24 +155,48 @@ export function planCodexLaunch(input: LaunchInput, home: LaidOutHome): LaunchPl
   // The default daemon copies ~424 MB into every fresh CODEX_HOME and outlives /quit.
   argv.push("--no-daemon", "-p", codexProfileName(home.worker));
   if (input.model) argv.push("-m", input.model);
-  const mode: PermissionMode | undefined = input.unattended ? "bypassPermissions" : input.permissionMode;
-  argv.push(...(CODEX_PERMISSION_MODES[mode ?? "default"] ?? []));
+  argv.push(...codexPermissionArgs(input));
   for (const dir of input.addDirs ?? []) argv.push("--add-dir", dir);
   return { argv, env: { CODEX_HOME: home.path } };
 }
 
+/**
+ * The permission flags. Non-interactive (umbel exec, -p) is codex exec's own default, measured on
+ * 0.171.0: `approval: never` (nothing is asked: a sandbox refusal, an escalation or a patch outside
+ * the sandbox goes back to the model as an error) in a `read-only` sandbox unless a mode names
+ * another. `--approve-for-me` keeps its on-request approvals (codex exec's too): its guardian model
+ * decides them, never a person.
+ */
+function codexPermissionArgs(
+  input: Pick<LaunchInput, "unattended" | "permissionMode" | "nonInteractive">,
+): string[] {
+  const mode: PermissionMode = input.unattended
+    ? "bypassPermissions"
+    : (input.permissionMode ?? (input.nonInteractive ? "plan" : "default"));
+  const args = [...(CODEX_PERMISSION_MODES[mode] ?? [])];
+  const asks = mode !== "bypassPermissions" && mode !== "auto" && mode !== "dontAsk";
+  if (input.nonInteractive && asks) args.push("-a", "never");
+  return args;
+}
+
 /** A usage error for options codex cannot honour, or null (checked before any I/O). */
-export function unsupportedLaunchOption(input: {
-  allowedTools?: readonly string[] | undefined;
-  permissionMode?: PermissionMode | undefined;
-  unattended?: boolean | undefined;
-}): string | null {
+export function unsupportedLaunchOption(
+  input: Pick<
+    LaunchOptions,
+    "allowedTools" | "permissionMode" | "unattended" | "nonInteractive" | "launchFlags"
+  >,
+): string | null {
   if (input.allowedTools && input.allowedTools.length > 0)
     return "codex has no per-tool allowlist: --allowed-tools is not supported with --provider codex";
   if (input.permissionMode && CODEX_PERMISSION_MODES[input.permissionMode] === undefined) {
     const known = Object.keys(CODEX_PERMISSION_MODES).join(", ");
     return `codex has no permission mode "${input.permissionMode}" (codex supports: ${known})`;
   }
+  // Measured on 0.171.0: "Error adding directories: Ignoring --add-dir … because the effective
+  // permissions do not allow additional writable roots", and the TUI exits 1 (codex exec only lists
+  // the folder as a read-only root).
+  if (input.launchFlags?.includes("--add-dir") && codexPermissionArgs(input).includes("read-only"))
+    return "codex's TUI refuses --add-dir in its read-only sandbox (codex exec's default, and -p's): give --permission-mode default (umbel exec: -s workspace-write) to add the folder as a writable root";
   return null;
 }
 

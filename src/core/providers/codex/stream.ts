@@ -230,8 +230,12 @@ function argumentsOf(raw: unknown): unknown {
   }
 }
 
-/** codex's answer to an escalation its approval policy forbids (measured: `-a never`, bypass mode). */
-const REFUSAL = /^approval policy is \S+; reject command/;
+/**
+ * codex's answer to a call its approval policy forbids (measured on 0.171.0: an escalation under
+ * `-a never` or bypass mode; a patch under `-s read-only -a never`, codex exec's default).
+ */
+const REFUSAL =
+  /^(approval policy is \S+; reject command|patch rejected: .*rejected by user approval settings)/;
 
 /**
  * A failed tool call: codex's structured output with `success: false`, or an exec_command header

@@ -2,6 +2,11 @@ import { UsageError } from "../../errors.ts";
 import { STRUCTURED_SERVER_NAME } from "../../guard/tool.ts";
 import { isRecord, asRecord as record } from "../../json.ts";
 import type { HomeEntry, HomeLaunch } from "../home-types.ts";
+import {
+  geminiApprovalMode,
+  geminiNonInteractiveExcludes,
+  geminiUntrustedServers,
+} from "./non-interactive.ts";
 
 /**
  * claude's launch flags in gemini-cli 0.61.0's terms (read from its bundle, each measured against
@@ -16,7 +21,8 @@ import type { HomeEntry, HomeLaunch } from "../home-types.ts";
  *   `[Active Topic: …]` line may follow it), not a user message.
  * - --mcp-config: settings.json `mcpServers` (claude's fields are gemini's: command/args/env, or
  *   type "http"/"sse" + url/headers).
- * - --disallowed-tools: settings.json `tools.exclude`, names as gemini knows them.
+ * - --disallowed-tools: settings.json `tools.exclude`, names as gemini knows them; so are the tools
+ *   gemini -p would not offer, for a non-interactive worker (non-interactive.ts).
  * - --add-dir: `--include-directories <dir>` (see planGeminiLaunch).
  */
 
@@ -114,10 +120,22 @@ export function applyLaunchSettings(
       mcp.excluded = mcp.excluded.filter((name) => !names.includes(String(name)));
     if (isRecord(settings.mcp)) next.mcp = mcp;
   }
-  if (launch.disallowedTools && launch.disallowedTools.length > 0) {
+  const untrusted = launch.nonInteractive ? geminiUntrustedServers(next, geminiApprovalMode(launch)) : [];
+  if (untrusted.length > 0) {
+    const mcp = record(next.mcp);
+    const own = Array.isArray(mcp.excluded) ? mcp.excluded : [];
+    next.mcp = { ...mcp, excluded: unique([...own, ...untrusted]) };
+  }
+  const excluded = [
+    ...(launch.disallowedTools ?? []),
+    ...(launch.nonInteractive
+      ? geminiNonInteractiveExcludes(geminiApprovalMode(launch), launch.allowedTools)
+      : []),
+  ];
+  if (excluded.length > 0) {
     const tools = record(settings.tools);
     const own = Array.isArray(tools.exclude) ? tools.exclude : [];
-    next.tools = { ...tools, exclude: unique([...own, ...launch.disallowedTools]) };
+    next.tools = { ...tools, exclude: unique([...own, ...excluded]) };
   }
   return next;
 }

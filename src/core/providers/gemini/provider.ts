@@ -1,7 +1,6 @@
 import type { BillingRoute } from "../../billing.ts";
 import { UsageError } from "../../errors.ts";
 import { normalisePrompt } from "../../prompt.ts";
-import type { PermissionMode } from "../../schemas.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import {
@@ -22,6 +21,7 @@ import {
 } from "./home.ts";
 import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
 import { geminiLimits } from "./limits.ts";
+import { GEMINI_APPROVAL_MODES } from "./non-interactive.ts";
 import { GEMINI_POLICY } from "./policy.ts";
 import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
@@ -35,15 +35,6 @@ import { parseGeminiAnswer } from "./transcript.ts";
  * AfterAgent hook ends every turn alike, so the transcript says whether the turn answered, failed
  * or was cancelled, and retries that never end are found by assessStall.
  */
-
-/** Gemini's --approval-mode for umbel's permission modes; the others are usage errors. */
-export const GEMINI_APPROVAL_MODES: Partial<Record<PermissionMode, string>> = {
-  default: "default",
-  manual: "default",
-  acceptEdits: "auto_edit",
-  plan: "plan",
-  bypassPermissions: "yolo",
-};
 
 /**
  * Paste → Enter pause, how long to wait for BeforeAgent, and how many Enters at most. Measured on 2

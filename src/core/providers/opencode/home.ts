@@ -32,7 +32,13 @@ export function planOpencodeHome(
       ...(context.eventsPlugin ? [context.eventsPlugin] : []),
     ],
     autoupdate: false,
-    experimental: { ...(isRecord(user.experimental) ? user.experimental : {}), disable_paste_summary: true },
+    experimental: {
+      ...(isRecord(user.experimental) ? user.experimental : {}),
+      disable_paste_summary: true,
+      // A non-interactive worker's plugin rejects every ask; 1.18.33 then ends the turn unless this
+      // is true, when the model gets the refusal as the tool's error and goes on (as claude -p).
+      ...(launch.nonInteractive ? { continue_loop_on_deny: true } : {}),
+    },
   };
   const entries: HomePlan["entries"][number][] = [{ kind: "dir", path: home, mode: 0o700 }];
   if (launch.appendSystemPrompt !== undefined) {

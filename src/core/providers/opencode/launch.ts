@@ -39,16 +39,25 @@ export function planOpencodeLaunch(input: LaunchInput, home: LaidOutHome): Launc
     UMBEL_OPENCODE_NPM_OFFLINE: "1",
   };
   if (input.eventsLog) env.UMBEL_OPENCODE_EVENTS = input.eventsLog;
+  // umbel's plugin rejects each permission ask at once, as `opencode run` does (1.18.33).
+  if (input.nonInteractive) env.UMBEL_OPENCODE_NON_INTERACTIVE = "1";
   const rules = permissionRules(input);
   if (Object.keys(rules).length > 0) env.OPENCODE_PERMISSION = JSON.stringify(rules);
   return { argv, env };
 }
 
-/** opencode permission rules: the mode's, then each allowed tool `allow`, each disallowed `deny`. */
+/**
+ * opencode permission rules: the mode's, then each allowed tool `allow`, each disallowed `deny`.
+ * Non-interactive: no `question` tool (a question for nobody), as `opencode run` offers none.
+ */
 export function permissionRules(
-  input: Pick<LaunchInput, "unattended" | "permissionMode" | "allowedTools" | "disallowedTools">,
+  input: Pick<
+    LaunchInput,
+    "unattended" | "permissionMode" | "allowedTools" | "disallowedTools" | "nonInteractive"
+  >,
 ): Record<string, unknown> {
-  if (input.unattended) return { "*": "allow" };
+  const noQuestion = input.nonInteractive ? { question: "deny" } : {};
+  if (input.unattended) return { "*": "allow", ...noQuestion };
   const rules: Record<string, unknown> = { ...OPENCODE_PERMISSION_MODES[input.permissionMode ?? "default"] };
   for (const [tools, action] of [
     [input.allowedTools, "allow"],
@@ -56,7 +65,7 @@ export function permissionRules(
   ] as const) {
     for (const spec of tools ?? []) addRule(rules, spec, action);
   }
-  return rules;
+  return { ...rules, ...noQuestion };
 }
 
 /**
