@@ -327,26 +327,28 @@ describe("umbel -p outcomes claude -p has no equivalent for", () => {
 });
 
 describe("umbel -p that needs a person is never a dead end", () => {
+  // A -p worker never asks where the vendor's -p would refuse (docs/cli-reference.md#permissions-the-vendors-non-interactive-mode);
+  // what still asks: a gemini tool allowed for some arguments only (its other calls ask in the TUI,
+  // the known gap), and a --name worker that `spawn` made (its TUI's own mode).
   test("anonymous: the worker is gone, and the message says how to keep it (--name)", async () => {
-    const r = await sb.umbel(["-p", "fake:permission", "--permission-mode", "manual"]);
+    const r = await sb.umbel(
+      ["-p", "fake:permission", "--provider", "gemini", "--env", "GEMINI_API_KEY"].concat([
+        "--allowedTools",
+        "run_shell_command(git diff)",
+      ]),
+      { env: { GEMINI_API_KEY: "fake-key" } },
+    );
     expect(r.stdout).toBe("");
-    expect(r.stderr).toContain("the worker needs input: Bash: echo hi > x.txt");
+    expect(r.stderr).toContain("the worker needs input: Shell: touch fake-approved.txt");
     expect(r.stderr).toContain("run it again with --name NAME to keep the worker");
     expect(r.code).toBe(126);
     expect((await sb.umbel(["ls"])).stdout).not.toContain("p-");
   });
 
-  test("--name N: kept and answerable by the reported inputId (after claude's permission_prompt too); wait follows the same turn", async () => {
-    const r = await sb.umbel([
-      "-p",
-      "--name",
-      "asker",
-      "fake:permission",
-      "--permission-mode",
-      "manual",
-      "--output-format",
-      "json",
-    ]);
+  test("--name N (a worker spawn made): kept and answerable by the reported inputId (after claude's permission_prompt too); wait follows the same turn", async () => {
+    expect((await sb.umbel(["spawn", "asker", "--permission-mode", "manual"])).code).toBe(0);
+    const r = await sb.umbel(["-p", "--name", "asker", "fake:permission", "--output-format", "json"]);
+    expect(r.stderr).toContain("worker asker was not started by -p");
     expect(r.code).toBe(126);
     const result = JSON.parse(r.stdout);
     const inputId = String(result.umbel.evidence.inputId);
