@@ -123,9 +123,22 @@ export type StorePort = {
    * root, or null while all are held (UMBEL_MAX_STARTING: spawns boot in waves).
    */
   bootSlot(group: string, slots: number): Promise<Lock | null>;
+  /** Every lock file of the state root (the workers', the boot slots, the workflow runs'), for doctor. */
+  locks(): Promise<LockInfo[]>;
 };
 
 export type Lock = { release(): Promise<void> };
+
+/** A lock file as `doctor` finds it (StorePort.locks): its holder, and whether a taker would leave it. */
+export type LockInfo = {
+  readonly path: string;
+  /** The holder it names; null: none can be read from it (empty, not JSON). */
+  readonly holder: { readonly pid: number } | null;
+  /** A taker would leave it: its holder runs (with no readable holder: it is younger than the bound). */
+  readonly held: boolean;
+  /** Since its file was made (now - mtime). */
+  readonly ageMs: number;
+};
 
 /**
  * A worker's guardrails (docs/guardrails.md), beside its state: `guards/<baseline>.json` (one record

@@ -166,6 +166,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       }
       return null;
     },
+    async locks() {
+      return [];
+    },
     async keyedHash(text) {
       return sha256Hex(`fake pool key\n${text}`);
     },
