@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UNREADABLE_LOCK_MS } from "../../src/adapters/lock-file.ts";
+import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import { type CliJson, spawnOk } from "../helpers/cli.ts";
+import { canMountTinyDisk, mountTinyDisk } from "../helpers/full-disk.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // Workers on real tmux take seconds a test; bun's default is 5 s.
@@ -49,7 +51,8 @@ describe("a stale send.lock", () => {
     for (let round = 0; round < 3; round++) {
       const before = submitted("l1").length;
       writeFileSync(join(session("l1"), "send.lock"), JSON.stringify({ pid: NO_PID, start: "1" }));
-      const prompts = [0, 1, 2, 3, 4].map((i) => `fake:reply R${round}-${i}`);
+      // A turn of 2.5 s: the four that wait for the lock find the worker busy, not idle again.
+      const prompts = [0, 1, 2, 3, 4].map((i) => `fake:slow 2500 R${round}-${i}`);
       const results = await Promise.all(prompts.map((p) => sb.umbel(["send", "l1", p, "--json"])));
       const won = results.filter((r) => r.code === 0);
       expect({ round, codes: results.map((r) => r.code).sort() }).toEqual({ round, codes: [0, 4, 4, 4, 4] });
@@ -84,5 +87,43 @@ describe("an empty lock file", () => {
     const r = await sb.umbel(["spawn", "l2", "--start-timeout", "20s"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+});
+
+describe.skipIf(!canMountTinyDisk())("a full disk (a small tmpfs as the state root)", () => {
+  test("send fails at once naming the lock and leaves none; kill stops the worker (0) and says what it could not write", async () => {
+    const disk = await mountTinyDisk(4096);
+    if (!disk) throw new Error("the tmpfs went away");
+    const root = join(disk.dir, "state");
+    const full = await createSandbox({ env: { UMBEL_HOME: root } });
+    const tmux = createTmux({ socket: deriveSocket(root, undefined), hostEnv: full.env });
+    try {
+      await spawnOk(full, "d1");
+      await spawnOk(full, "d2");
+      disk.fill();
+
+      const send = await full.umbel(["send", "d2", "fake:reply on a full disk"]);
+      expect(send.stderr).toContain(join(root, "sessions", "d2", "send.lock"));
+      expect(send.stderr).toContain("ENOSPC");
+      expect(send.code).toBe(1);
+      expect(readdirSync(join(root, "sessions", "d2")).filter((f) => f.includes(".lock"))).toEqual([]);
+
+      const kill = await full.umbel(["kill", "d1"]);
+      expect(kill.stdout).toBe("killed d1\n");
+      expect(kill.stderr).toContain("umbel: d1 was stopped, but its last-screen.txt was not written");
+      expect(kill.stderr).toContain("ENOSPC");
+      expect(kill.code).toBe(0);
+      expect(await tmux.hasSession("d1")).toBe(false);
+
+      // Room again: nothing the full disk left behind stands in the way.
+      rmSync(join(disk.dir, "filler"));
+      const sent = await full.umbel(["send", "d2", "fake:reply with room", "--json"]);
+      expect(sent.code).toBe(0);
+      expect((await full.umbel(["wait", "d2", "--after", String(json(sent.stdout).baseline)])).code).toBe(0);
+    } finally {
+      await tmux.killServer().catch(() => undefined);
+      await full.dispose();
+      await disk.dispose();
+    }
   });
 });
