@@ -169,13 +169,25 @@ export type CheckOptions = {
   /** Where its whole output goes (the record keeps only the tail). */
   readonly logPath: string;
   readonly signal?: AbortSignal | undefined;
+  /** Told the check's process as soon as it runs (a failure ends the check and is thrown). */
+  readonly onStart?: (proc: CheckProcess) => Promise<void>;
 };
+
+/** A running check's process: the leader of its own process group, and when it started. */
+export type CheckProcess = { readonly pid: number; readonly start: string | null };
 
 /**
  * Runs an accept check: `sh -c COMMAND`, stdin closed, stdout and stderr into one log, in its own
  * process group, which is killed at the timeout or on abort (an aborted run is reported, not thrown).
  */
-export type CheckPort = { run(command: string, options: CheckOptions): Promise<CheckRun> };
+export type CheckPort = {
+  run(command: string, options: CheckOptions): Promise<CheckRun>;
+  /**
+   * Ends a check another process started (a waiter that died left it running): its whole group, if
+   * that process is still the one that started then; returns once it is gone (or after a bound).
+   */
+  end(proc: CheckProcess): Promise<void>;
+};
 
 /** Files outside the store: transcripts, the caller's config files, halt files. */
 export type FilesPort = {

@@ -128,7 +128,11 @@ export async function runGuard(
       // Another waiter finished it, or has moved on to a later attempt: follow from the top.
       if (record.phase === "done" || (record.phase === "turn" && record.turns.at(-1) !== waited)) continue;
       if (record.phase !== "feedback") {
-        record = { ...record, phase: "checking" };
+        // A waiter that died mid-check (kill -9) left its check running: end it before this attempt's
+        // check runs again (two at once wrote one log, and the verdict was whichever came last).
+        if (record.running) await deps.checks.end(record.running);
+        const { running: _running, ...unchecked } = record;
+        record = { ...unchecked, phase: "checking" };
         await deps.guards.write(name, record);
         note();
         const checked = await checkStep(deps, worker, record, deadline);
