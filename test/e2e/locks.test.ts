@@ -51,8 +51,9 @@ describe("a stale send.lock", () => {
     for (let round = 0; round < 3; round++) {
       const before = submitted("l1").length;
       writeFileSync(join(session("l1"), "send.lock"), JSON.stringify({ pid: NO_PID, start: "1" }));
-      // A turn of 2.5 s: the four that wait for the lock find the worker busy, not idle again.
-      const prompts = [0, 1, 2, 3, 4].map((i) => `fake:slow 2500 R${round}-${i}`);
+      // A turn that lasts until Escape: the four that wait for the lock find the worker busy, however
+      // long they waited (a timed turn could end first on a loaded machine).
+      const prompts = [0, 1, 2, 3, 4].map((i) => `fake:hang R${round}-${i}`);
       const results = await Promise.all(prompts.map((p) => sb.umbel(["send", "l1", p, "--json"])));
       const won = results.filter((r) => r.code === 0);
       expect({ round, codes: results.map((r) => r.code).sort() }).toEqual({ round, codes: [0, 4, 4, 4, 4] });
@@ -60,6 +61,7 @@ describe("a stale send.lock", () => {
       expect(after).toHaveLength(1);
       expect(prompts).toContain(after[0] ?? "");
       const baseline = String(json(won[0]?.stdout ?? "{}").baseline);
+      expect((await sb.umbel(["keys", "l1", "Escape"])).code).toBe(0);
       expect((await sb.umbel(["wait", "l1", "--after", baseline])).code).toBe(0);
     }
   });
