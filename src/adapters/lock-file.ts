@@ -40,21 +40,42 @@ async function take(path: string, pid: number, depth: number): Promise<Lock | nu
   return null;
 }
 
+/** What link(2) answers on a filesystem without hard links (some FUSE and network mounts). */
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
 /**
  * Creates `path` holding `text`, whole: false when it exists. Temp file + link(2), never O_EXCL then
- * write (a full disk left the file empty); the temp file goes whatever happens.
+ * write (a full disk left the file empty); the temp file goes whatever happens. Where the
+ * filesystem has no hard links, O_EXCL then write it is (an empty file it may leave is taken over
+ * after UNREADABLE_LOCK_MS).
  */
 export async function linkWhole(path: string, text: string): Promise<boolean> {
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     await writeFile(tmp, text, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw asFileFault(error, path, "lock");
+  }
+  try {
     await link(tmp, path);
     return true;
   } catch (error) {
     if (isExists(error)) return false;
+    if (NO_LINKS.has(String((error as { code?: unknown }).code))) return createExclusive(path, text);
     throw asFileFault(error, path, "lock");
   } finally {
     await rm(tmp, { force: true }).catch(() => undefined);
+  }
+}
+
+async function createExclusive(path: string, text: string): Promise<boolean> {
+  try {
+    await writeFile(path, text, { mode: 0o600, flag: "wx" });
+    return true;
+  } catch (error) {
+    if (isExists(error)) return false;
+    throw asFileFault(error, path, "lock");
   }
 }
 
