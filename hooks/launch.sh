@@ -42,7 +42,7 @@ PATH=/usr/local/bin:/usr/bin:/bin
 
 # The warm pool's idle TTL, kept by the wrapper so that no umbel process stays alive for a spare:
 # once it is over, a spare still unclaimed (<session>/pool.spare) takes the claim lock umbel's own
-# claim takes (O_EXCL, a holder record umbel reads as alive while this shell runs), then its tmux
+# claim takes (a holder record umbel reads as alive while this shell runs), then its tmux
 # session goes (the CLI with it) and its directory. A claim removes pool.spare first, so a claimed
 # spare is never touched; a spare killed earlier takes this timer with it (the pane's hang-up).
 if [ -n "$retire_after" ]; then
@@ -50,7 +50,13 @@ if [ -n "$retire_after" ]; then
     sleep "$retire_after"
     session_dir=${events%/*}
     [ -f "$session_dir/pool.spare" ] || exit 0
-    (set -C && printf '{"pid":%s,"start":null}' "$$" > "$session_dir/claim.lock") 2>/dev/null || exit 0
+    # Written whole, then linked to its name (ln fails if it exists): never an empty lock (a full
+    # disk left one between create and write, which wedged the claim for good; lock-file.ts).
+    lock_tmp="$session_dir/claim.lock.$$.tmp"
+    printf '{"pid":%s,"start":null}' "$$" > "$lock_tmp" 2>/dev/null && ln "$lock_tmp" "$session_dir/claim.lock" 2>/dev/null
+    taken=$?
+    rm -f "$lock_tmp"
+    [ "$taken" -eq 0 ] || exit 0
     if [ ! -f "$session_dir/pool.spare" ]; then
       rm -f "$session_dir/claim.lock"
       exit 0

@@ -10,7 +10,7 @@ import { startDetached } from "./process.ts";
 import { processStart } from "./process-start.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRecords } from "./records.ts";
-import { runCheck } from "./run-check.ts";
+import { endCheck, runCheck } from "./run-check.ts";
 import { createRuns } from "./run-store.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
 import { createRootCheck } from "./state-root.ts";
@@ -73,7 +73,7 @@ export function createDeps(
     home: { read: readHomeSources, layOut: layOutHome, remove: removeHomePaths },
     runs: createRuns(root, ready),
     guards: createGuardStore(store),
-    checks: { run: runCheck },
+    checks: { run: runCheck, end: endCheck },
     system: {
       which: (bin, where) => Bun.which(bin, where),
       uuid: () => crypto.randomUUID(),

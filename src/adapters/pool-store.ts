@@ -1,7 +1,9 @@
-import { mkdir, readFile, rename, rmdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, rmdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
+import { StateError } from "../core/errors.ts";
 import type { StorePort } from "../core/ports.ts";
-import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
+import { onPath } from "./files.ts";
+import { isHeld, linkWhole, readLock, removeStale, UNREADABLE_LOCK_MS } from "./lock-file.ts";
 
 /**
  * The warm pool's part of the state store (createStore spreads it in): the keyed hash that matches
@@ -32,27 +34,26 @@ export function createPoolStore(
   };
 }
 
-/** The state root's pool key: 32 random bytes as hex, made once (O_EXCL: two makers agree on one). */
+/**
+ * The state root's pool key: 32 random bytes as hex, made once: written whole and linked (of two
+ * makers, one wins and the other reads its key). An empty one (an earlier umbel's, left by a full
+ * disk between create and write) keys nothing: once older than the lock files' bound it is replaced.
+ */
 async function readOrMakeKey(path: string, ready: () => Promise<void>): Promise<string> {
   await ready();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const text = (await readFile(path, "utf8")).trim();
-      if (text !== "") return text;
-    } catch (error) {
-      if (!isNotFound(error)) throw asFileFault(error, path, "read");
-    }
-    if (attempt > 2) return await onPath(path, "read", () => readFile(path, "utf8"));
+  await onPath(root(path), "create", () => mkdir(root(path), { recursive: true, mode: 0o700 }));
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const seen = await readLock(path);
+    const text = seen?.text.trim() ?? "";
+    if (text !== "") return text;
+    if (seen !== null && ((await isHeld(seen)) || !(await removeStale(path, seen)))) break;
     const made = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
-    try {
-      await mkdir(root(path), { recursive: true, mode: 0o700 });
-      await writeFile(path, made, { mode: 0o600, flag: "wx" });
-      return made;
-    } catch (error) {
-      if (!isExists(error)) throw asFileFault(error, path, "write");
-      // Another process made it first: read theirs.
-    }
+    if (await linkWhole(path, made)) return made;
   }
+  throw new StateError(
+    `the warm pool's key is empty: ${path} (it is replaced once ${UNREADABLE_LOCK_MS / 1000} s old; or remove it)`,
+    { path },
+  );
 }
 
 function root(path: string): string {

@@ -1,10 +1,11 @@
 import { closeSync, openSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, readdir, readFile } from "node:fs/promises";
 import { OUTPUT_TAIL_BYTES } from "../core/guard/decide.ts";
 import type { CheckRun } from "../core/guard/record.ts";
-import type { CheckOptions } from "../core/ports.ts";
+import type { CheckOptions, CheckProcess } from "../core/ports.ts";
 import { asFileFault } from "./files.ts";
 import { holdChild, killGroup, startProgram } from "./process.ts";
+import { processStart } from "./process-start.ts";
 
 /**
  * An accept check: `sh -c COMMAND` with stdin closed and stdout and stderr on one file (so the log
@@ -36,6 +37,15 @@ export async function runCheck(command: string, options: CheckOptions): Promise<
     closeSync(fd);
   }
   const release = holdChild(child.pid);
+  if (options.onStart) {
+    try {
+      await options.onStart({ pid: child.pid, start: await processStart(child.pid) });
+    } catch (error) {
+      killGroup(child.pid);
+      release();
+      throw error;
+    }
+  }
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -63,6 +73,47 @@ export async function runCheck(command: string, options: CheckOptions): Promise<
     durationMs: Math.round(performance.now() - started),
     output: await readTail(options.logPath, OUTPUT_TAIL_BYTES),
   };
+}
+
+/** How long an ended check's group may take to go (SIGKILL is immediate but for a process in D state). */
+const END_WAIT_MS = 2000;
+
+/**
+ * Ends a check a waiter that died left running: SIGKILL to its group, unless its pid now names
+ * another process (then the group is long gone: a pid is not reused while its group lives), then
+ * waits for the group to go. A leader already gone with members left in its group is ended too.
+ */
+export async function endCheck(proc: CheckProcess): Promise<void> {
+  const start = await processStart(proc.pid);
+  if (start !== null && proc.start !== null && start !== proc.start) return;
+  killGroup(proc.pid);
+  const until = Date.now() + END_WAIT_MS;
+  while ((await isGroupAlive(proc.pid)) && Date.now() < until) await Bun.sleep(20);
+}
+
+/**
+ * Whether any process of the group still runs. An orphan's processes are the init process's to
+ * reap, which may take its time: a zombie runs nothing, so on Linux the group's members are read
+ * from /proc and zombies are not counted (kill(2) counts them).
+ */
+async function isGroupAlive(pgid: number): Promise<boolean> {
+  const pids = await readdir("/proc").catch(() => null);
+  if (pids === null) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (error) {
+      return (error as { code?: string }).code === "EPERM";
+    }
+  }
+  for (const pid of pids) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+    // Fields after the command name (which may hold spaces): state is the first, pgrp the third.
+    const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields && fields[2] === String(pgid) && fields[0] !== "Z") return true;
+  }
+  return false;
 }
 
 /** The last `bytes` of a file as text (a character cut in half at the start is dropped). */

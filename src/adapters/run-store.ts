@@ -1,11 +1,12 @@
-import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../core/errors.ts";
 import { parseJson } from "../core/json.ts";
-import type { RunStore, RunsPort } from "../core/ports.ts";
+import type { Lock, RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
 import type { RunState } from "../core/workflow/state.ts";
-import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { lockHolder, readLock, takeLock } from "./lock-file.ts";
 
 /** The workflow runs of a state root (see RunsPort); `ready` is the state root check (state-root.ts). */
 export function createRuns(root: string, ready: () => Promise<void>): RunsPort {
@@ -66,6 +67,7 @@ function openStore(dir: string): RunStore {
   const statePath = join(dir, "state.json");
   const lockPath = join(dir, "lock");
   let chain: Promise<void> = Promise.resolve();
+  let held: Lock | null = null;
   return {
     dir,
     copyPath: join(dir, "workflow.yaml"),
@@ -75,49 +77,20 @@ function openStore(dir: string): RunStore {
       return chain;
     },
     async lock() {
-      for (let tries = 0; ; tries++) {
-        try {
-          const handle = await open(lockPath, "wx", 0o600);
-          await handle.writeFile(`${process.pid}\n`);
-          await handle.close();
-          return;
-        } catch (error) {
-          if (!isExists(error) || tries > 0) throw busy(error, dir);
-          const pid = Number((await readLockHolder(lockPath)).trim());
-          if (isAlive(pid)) throw busy(error, dir, pid);
-          // its process is gone: a stale lock
-          await onPath(lockPath, "remove", () => rm(lockPath, { force: true }));
-        }
+      // The lock file's takeover rules (lock-file.ts): a holder that died leaves it to the next run.
+      const lock = await takeLock(lockPath, process.pid);
+      if (lock) {
+        held = lock;
+        return;
       }
+      const seen = await readLock(lockPath);
+      const pid = seen ? lockHolder(seen.text)?.pid : undefined;
+      throw new RunBusyError(`this run is already going${pid ? ` (pid ${pid})` : ""}: ${dir}`, { dir, pid });
     },
     async unlock() {
       await chain.catch(() => undefined);
-      await rm(lockPath, { force: true });
+      await held?.release();
+      held = null;
     },
   };
-}
-
-/** The lock's text; "" when it went away meanwhile (its holder finished). */
-async function readLockHolder(path: string): Promise<string> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (error) {
-    if (isNotFound(error)) return "";
-    throw asFileFault(error, path, "lock");
-  }
-}
-
-function busy(error: unknown, dir: string, pid?: number): unknown {
-  if (!isExists(error)) return asFileFault(error, join(dir, "lock"), "lock");
-  return new RunBusyError(`this run is already going${pid ? ` (pid ${pid})` : ""}: ${dir}`, { dir, pid });
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
 }

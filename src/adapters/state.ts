@@ -18,6 +18,7 @@ import {
   writeFileInDir,
 } from "./files.ts";
 import { takeLock } from "./lock-file.ts";
+import { findLocks } from "./lock-scan.ts";
 import { createPoolStore } from "./pool-store.ts";
 
 /**
@@ -164,6 +165,11 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     async lock(name: string, key: string): Promise<Lock | null> {
       await ready();
       return takeLock(join(dir(name), `${key}.lock`), process.pid);
+    },
+
+    async locks() {
+      await ready();
+      return findLocks(root);
     },
 
     async readWorkerFile(name: string, file: string): Promise<string | null> {

@@ -95,6 +95,15 @@ export const KillResult = z.object({
   state: z.enum(["killed", "purged"]).describe("killed: a tombstone is kept · purged: removed too"),
   wasAlive: z.boolean().describe("The worker was running when killed"),
   worktree: KillWorktree.optional(),
+  unrecorded: z
+    .array(
+      z.object({
+        file: z.string().describe("The tombstone's file: last-screen.txt or meta.json"),
+        error: z.string().describe("Why it could not be written"),
+      }),
+    )
+    .optional()
+    .describe("What kill could not write (a full disk …): the worker was stopped all the same"),
 });
 export type KillResult = z.infer<typeof KillResult>;
 

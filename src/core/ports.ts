@@ -123,9 +123,22 @@ export type StorePort = {
    * root, or null while all are held (UMBEL_MAX_STARTING: spawns boot in waves).
    */
   bootSlot(group: string, slots: number): Promise<Lock | null>;
+  /** Every lock file of the state root (the workers', the boot slots, the workflow runs'), for doctor. */
+  locks(): Promise<LockInfo[]>;
 };
 
 export type Lock = { release(): Promise<void> };
+
+/** A lock file as `doctor` finds it (StorePort.locks): its holder, and whether a taker would leave it. */
+export type LockInfo = {
+  readonly path: string;
+  /** The holder it names; null: none can be read from it (empty, not JSON). */
+  readonly holder: { readonly pid: number } | null;
+  /** A taker would leave it: its holder runs (with no readable holder: it is younger than the bound). */
+  readonly held: boolean;
+  /** Since its file was made (now - mtime). */
+  readonly ageMs: number;
+};
 
 /**
  * A worker's guardrails (docs/guardrails.md), beside its state: `guards/<baseline>.json` (one record
@@ -161,13 +174,25 @@ export type CheckOptions = {
   /** Where its whole output goes (the record keeps only the tail). */
   readonly logPath: string;
   readonly signal?: AbortSignal | undefined;
+  /** Told the check's process as soon as it runs (a failure ends the check and is thrown). */
+  readonly onStart?: (proc: CheckProcess) => Promise<void>;
 };
+
+/** A running check's process: the leader of its own process group, and when it started. */
+export type CheckProcess = { readonly pid: number; readonly start: string | null };
 
 /**
  * Runs an accept check: `sh -c COMMAND`, stdin closed, stdout and stderr into one log, in its own
  * process group, which is killed at the timeout or on abort (an aborted run is reported, not thrown).
  */
-export type CheckPort = { run(command: string, options: CheckOptions): Promise<CheckRun> };
+export type CheckPort = {
+  run(command: string, options: CheckOptions): Promise<CheckRun>;
+  /**
+   * Ends a check another process started (a waiter that died left it running): its whole group, if
+   * that process is still the one that started then; returns once it is gone (or after a bound).
+   */
+  end(proc: CheckProcess): Promise<void>;
+};
 
 /** Files outside the store: transcripts, the caller's config files, halt files. */
 export type FilesPort = {

@@ -19,7 +19,7 @@ const PROBE_MS = 10_000;
 
 /**
  * `umbel doctor`: gathers what can be read without starting a TUI (tmux, each CLI and its version,
- * sign-in files, the config file, the state root, the workers), then core/doctor judges it.
+ * sign-in files, the config file, the state root, its lock files, the workers), then core/doctor judges it.
  */
 export async function runDoctor(deps: Deps): Promise<DoctorResult> {
   const where = { PATH: deps.env.PATH ?? "", cwd: deps.cwd };
@@ -40,6 +40,7 @@ export async function runDoctor(deps: Deps): Promise<DoctorResult> {
     config,
     state: { root: deps.store.root, stat, freeBytes },
     workers: await workerFacts(deps),
+    locks: await lockFacts(deps),
     now: deps.clock.now(),
   };
   return doctorResult(diagnose(facts));
@@ -113,6 +114,14 @@ async function configFacts(deps: Deps): Promise<ConfigFacts> {
 async function workerFacts(deps: Deps): Promise<{ list: StatusResult[]; error: string | null }> {
   try {
     return { list: await listWorkers(deps), error: null };
+  } catch (error) {
+    return { list: [], error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function lockFacts(deps: Deps): Promise<DoctorFacts["locks"]> {
+  try {
+    return { list: await deps.store.locks(), error: null };
   } catch (error) {
     return { list: [], error: error instanceof Error ? error.message : String(error) };
   }

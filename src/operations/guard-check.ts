@@ -62,6 +62,12 @@ async function checkAttempt(
       timeoutMs: Math.min(record.acceptTimeoutMs, left),
       logPath: deps.guards.path(name, `${record.baseline}-${attempt}-${i + 1}.log`),
       signal: deps.signal,
+      // Recorded while it runs: a waiter that takes over from this one, if it dies, ends it first.
+      onStart: (proc) =>
+        deps.guards.write(name, {
+          ...record,
+          running: { attempt, check: i + 1, pid: proc.pid, start: proc.start },
+        }),
     });
     if (deps.signal?.aborted) return { ...findings, cut: "aborted" };
     // Cut by the wait's deadline, not by its own --accept-timeout: the verdict is not in yet.
@@ -96,11 +102,12 @@ export async function checkStep(
     ...(verdict.kind === "retry" ? { feedback: verdict.feedback } : {}),
   };
   const attempts = [...record.attempts, attempt];
+  const { running: _running, ...checked } = record;
   const next: GuardRecord =
     verdict.kind === "retry"
-      ? { ...record, attempts, phase: "feedback", enforced: record.enforced || verdict.enforce }
+      ? { ...checked, attempts, phase: "feedback", enforced: record.enforced || verdict.enforce }
       : {
-          ...record,
+          ...checked,
           attempts,
           phase: "done",
           final:

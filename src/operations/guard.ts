@@ -9,7 +9,6 @@ import {
 import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
 import { checkStep } from "./guard-check.ts";
 import { sendFeedback, type TurnRunner, watchTurn } from "./guard-turn.ts";
 import { readAnswer } from "./read.ts";
@@ -71,23 +70,9 @@ export async function waitGuarded(
         },
         progress,
       ),
-    send: (text, prepare) => deliverTurn(deps, worker, text, prepare),
+    send: (text, prepare) => deliverTurn(deps, worker, text, prepare, "turn-loop"),
   };
   return runGuard(deps, worker, guard.baseline, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, runner, onProgress);
-}
-
-/**
- * The worker's last turn has guardrails still being enforced: it sits idle between attempts, but the
- * turn's outcome is not known yet (the send queue waits for it).
- */
-export async function isGuardOpen(deps: Deps, worker: Worker): Promise<boolean> {
-  const records = await deps.guards.list(worker.meta.name);
-  if (records.every((r) => r.phase === "done")) return false;
-  const events = await readEvents(deps, worker.provider, worker.meta.name);
-  const last = lastSubmitIndex(worker.provider, events);
-  if (last === null) return false;
-  const guard = guardOfSubmit(records, worker.provider, events, last)?.guard;
-  return guard !== undefined && guard.phase !== "done";
 }
 
 export async function runGuard(
@@ -143,7 +128,11 @@ export async function runGuard(
       // Another waiter finished it, or has moved on to a later attempt: follow from the top.
       if (record.phase === "done" || (record.phase === "turn" && record.turns.at(-1) !== waited)) continue;
       if (record.phase !== "feedback") {
-        record = { ...record, phase: "checking" };
+        // A waiter that died mid-check (kill -9) left its check running: end it before this attempt's
+        // check runs again (two at once wrote one log, and the verdict was whichever came last).
+        if (record.running) await deps.checks.end(record.running);
+        const { running: _running, ...unchecked } = record;
+        record = { ...unchecked, phase: "checking" };
         await deps.guards.write(name, record);
         note();
         const checked = await checkStep(deps, worker, record, deadline);

@@ -1,4 +1,4 @@
-import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { FileAccessError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import type { KillResult, PruneResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
@@ -13,6 +13,7 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const worker = await loadWorker(deps, input.name);
   const { name } = worker.meta;
   const live = await checkLiveness(deps, worker);
+  const unrecorded: Unrecorded[] = [];
   if (worker.meta.state !== "killed") {
     // A purge removes the tombstone the screen would go to: no capture (every -p turn ends here).
     const screen = input.purge
@@ -20,16 +21,22 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
       : live.alive
         ? await deps.tmux.capture(name).catch(() => null)
         : await deadPaneScreen(deps, name, 0);
-    if (screen !== null) await deps.store.writeLastScreen(name, screen);
+    // The kill comes before any write: on a full disk, writing last-screen.txt first failed the kill
+    // and left the worker running. What it records after is the tombstone's, best-effort.
     await deps.tmux.killSession(name);
+    if (screen !== null)
+      await recordOrNote(unrecorded, "last-screen.txt", () => deps.store.writeLastScreen(name, screen));
     // The worker's own files in its provider's home (codex: its profile; gemini: the credential links).
     await deps.home.remove(worker.meta.providerFiles ?? []);
-    await deps.store.writeMeta({
-      ...worker.meta,
-      state: "killed",
-      killedAt: new Date(deps.clock.now()).toISOString(),
-    });
+    await recordOrNote(unrecorded, "meta.json", () =>
+      deps.store.writeMeta({
+        ...worker.meta,
+        state: "killed",
+        killedAt: new Date(deps.clock.now()).toISOString(),
+      }),
+    );
   }
+  const noted = unrecorded.length > 0 ? { unrecorded } : {};
   // spawn --worktree: what holds no work is removed; what does is kept and named (every kill looks again).
   const tree = worker.meta.worktree;
   const worktree = tree ? { worktree: await releaseWorktree(deps, tree, input.force === true) } : {};
@@ -38,9 +45,26 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
     // A claimed spare's old name is a link to this directory (pool-claim.ts): it goes with it.
     const alias = worker.meta.pool?.alias;
     if (alias && alias !== name) await deps.store.remove(alias);
+    // The tombstone is gone: what it could not record does not matter.
     return { name, state: "purged", wasAlive: live.alive, ...worktree };
   }
-  return { name, state: "killed", wasAlive: live.alive, ...worktree };
+  return { name, state: "killed", wasAlive: live.alive, ...worktree, ...noted };
+}
+
+type Unrecorded = NonNullable<KillResult["unrecorded"]>[number];
+
+/** A write of the tombstone's: a file fault (ENOSPC, EROFS …) is noted in the result, anything else thrown. */
+async function recordOrNote(
+  unrecorded: Unrecorded[],
+  file: string,
+  write: () => Promise<void>,
+): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    if (!(error instanceof FileAccessError)) throw error;
+    unrecorded.push({ file, error: error.message });
+  }
 }
 
 /** A directory without meta.json older than this is a spawn that died half-way (umbel was killed). */

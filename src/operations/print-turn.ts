@@ -133,7 +133,7 @@ export async function runPrintTurn(
       send: async (text, prepare) => {
         mark = await markTranscript(deps, worker);
         onFeedback(text);
-        const fed = await deliverTurn(deps, worker, text, prepare);
+        const fed = await deliverTurn(deps, worker, text, prepare, "turn-loop");
         next = { baseline: fed.baseline, promptId: fed.promptId };
         return fed;
       },

@@ -15,7 +15,7 @@ import {
 } from "../core/queue.ts";
 import { shellQuote } from "../core/shell.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
-import { isGuardOpen } from "./guard.ts";
+import { openGuard } from "./guard-open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
@@ -99,7 +99,7 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
 export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQueue | null> {
   const { name } = worker.meta;
   if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
-  if (await isGuardOpen(deps, worker)) return null;
+  if ((await openGuard(deps, worker)) !== null) return null;
   if (await isWaitingOutLimit(deps, worker)) return null;
   const lock = await deps.store.lock(name, "send");
   if (!lock) return null;

@@ -8,6 +8,7 @@ import type { Delivery } from "../core/providers/types.ts";
 import { screenTail } from "../core/screen.ts";
 import { withArticle } from "../core/suggest.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
+import { refuseOpenGuard } from "./guard-open.ts";
 import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard-plan.ts";
 import { closeLimitBox } from "./limit-box.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
@@ -67,12 +68,20 @@ export function prepareTurn(deps: Deps, worker: Worker, plan: GuardPlan | null):
   };
 }
 
+/**
+ * Who types: a caller (send, the queue, -p's first prompt) starts a turn of its own, so it finds a
+ * worker whose guarded turn is open busy; the turn's own loop (a guard's feedback, a usage limit's
+ * continuation) goes on with that turn.
+ */
+export type Sender = "caller" | "turn-loop";
+
 /** A turn of text to a loaded worker: liveness, the composer lock, delivery and its proof. */
 export async function deliverTurn(
   deps: Deps,
   worker: Worker,
   text: string,
   prepare?: PrepareTurn,
+  sender: Sender = "caller",
 ): Promise<SendResult> {
   const started = deps.clock.now();
   const { name } = worker.meta;
@@ -82,7 +91,7 @@ export async function deliverTurn(
   // One send owns the composer from paste to proof: two at once merged or lost a prompt (10 of 10).
   const lock = await holdComposer(deps, name);
   try {
-    return await deliver(deps, worker, text, started, prepare);
+    return await deliver(deps, worker, text, started, prepare, sender);
   } finally {
     await lock.release();
   }
@@ -105,7 +114,8 @@ export async function holdComposer(deps: Deps, name: string): Promise<Lock> {
 
 /**
  * Delivers to an idle worker (the caller holds the composer); WorkerBusyError, typing nothing, if it
- * is not. `prepare` runs once the baseline is known, before anything is typed.
+ * is not, or if a caller finds its guarded turn open (checked under the composer lock, which the
+ * guard loop's feedback takes too). `prepare` runs once the baseline is known, before anything is typed.
  */
 export async function deliver(
   deps: Deps,
@@ -113,8 +123,10 @@ export async function deliver(
   prompt: string,
   started: number,
   prepare: PrepareTurn | undefined,
+  sender: Sender = "caller",
 ): Promise<SendResult> {
   const { name } = worker.meta;
+  if (sender === "caller") await refuseOpenGuard(deps, worker);
   const screen = await closeLimitBox(deps, worker, await settledScreen(deps, worker));
   const state = worker.provider.classifyScreen(screen);
   if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {

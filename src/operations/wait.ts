@@ -125,8 +125,9 @@ async function perform(
     }
     case "send":
       try {
-        // The same turn goes on: the turn schema (a guarded --structured turn's) stays as it is.
-        const sent = await deliverTurn(deps, worker, command.prompt);
+        // The same turn goes on: the turn schema (a guarded --structured turn's) stays as it is, and
+        // so does its guard (this is its turn's own continuation, not a caller's prompt).
+        const sent = await deliverTurn(deps, worker, command.prompt, undefined, "turn-loop");
         return observe(deps, { kind: "sent", baseline: sent.baseline, error: null });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

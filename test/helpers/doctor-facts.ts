@@ -31,6 +31,7 @@ export function facts(over: Partial<DoctorFacts> = {}): DoctorFacts {
     config: { file: null, home: "/home/u/.umbel/config.toml", shadowed: [], config: {} },
     state: { root: "/home/u/.umbel", stat: { mode: 0o700, uid: 1000, isDirectory: true }, freeBytes: 50e9 },
     workers: { list: [], error: null },
+    locks: { list: [], error: null },
     now: NOW,
     ...over,
   };

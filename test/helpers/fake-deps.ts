@@ -166,6 +166,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       }
       return null;
     },
+    async locks() {
+      return [];
+    },
     async keyedHash(text) {
       return sha256Hex(`fake pool key\n${text}`);
     },
@@ -286,7 +289,16 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     checks: {
       async run(command, options) {
         checkRuns.push({ command, options });
-        const result = await world.onCheck(command, options);
+        // Each check is a process of its own while it runs (its pid recorded by the guard loop).
+        const pid = 9000 + checkRuns.length;
+        processes.set(pid, `boot+${pid}`);
+        await options.onStart?.({ pid, start: `boot+${pid}` });
+        let result: Partial<CheckRun>;
+        try {
+          result = await world.onCheck(command, options);
+        } finally {
+          processes.delete(pid);
+        }
         return {
           command,
           exitCode: 0,
@@ -296,6 +308,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
           output: "",
           ...result,
         };
+      },
+      async end(proc) {
+        processes.delete(proc.pid);
       },
     },
     system: {

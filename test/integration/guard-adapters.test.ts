@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGuardStore } from "../../src/adapters/guard-store.ts";
-import { runCheck } from "../../src/adapters/run-check.ts";
+import { processStart } from "../../src/adapters/process-start.ts";
+import { endCheck, runCheck } from "../../src/adapters/run-check.ts";
 import { createStore } from "../../src/adapters/state.ts";
 import { StateError } from "../../src/core/errors.ts";
+import type { CheckProcess } from "../../src/core/ports.ts";
+import { eventually } from "../helpers/sandbox.ts";
 
 /** The real check runner (sh -c, one log, its process group) and the guardrails' files. */
 
@@ -63,7 +67,79 @@ describe("runCheck", () => {
     });
     expect(run).toMatchObject({ exitCode: null, timedOut: false, signal: "SIGKILL" });
   });
+
+  test("onStart is told the check's process (the leader of its group, with its start) while it runs", async () => {
+    const seen: CheckProcess[] = [];
+    const go = join(dir, "d.go");
+    // It runs until onStart has looked at it (at most 10 s).
+    const run = await runCheck(
+      `i=0; while [ ! -f ${go} ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done`,
+      {
+        cwd: dir,
+        env,
+        timeoutMs: 30_000,
+        logPath: join(dir, "d.log"),
+        onStart: async (proc) => {
+          seen.push(proc);
+          expect(await processStart(proc.pid)).toBe(proc.start);
+          expect(isGroupAlive(proc.pid)).toBe(true);
+          await writeFile(go, "");
+        },
+      },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(seen).toHaveLength(1);
+  });
+
+  test("an onStart that fails (the record cannot be written) ends the check, and its error is thrown", async () => {
+    let pid = 0;
+    const error = await runCheck("sleep 30", {
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      logPath: join(dir, "e.log"),
+      onStart: async (proc) => {
+        pid = proc.pid;
+        throw new Error("no space");
+      },
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe("no space");
+    await eventually(() => !isGroupAlive(pid), 5000, "the check's group to go");
+  });
 });
+
+describe("endCheck (a check a waiter that died left running)", () => {
+  test("ends its whole group, and returns once it is gone", async () => {
+    const child = Bun.spawn(["sh", "-c", "sleep 30 & sleep 30"], { detached: true, stdout: "ignore" });
+    const proc = { pid: child.pid, start: await processStart(child.pid) };
+    await endCheck(proc);
+    expect(isGroupAlive(child.pid)).toBe(false);
+    expect(await child.exited).not.toBe(0);
+  });
+
+  test("a pid that now names another process (it started later) is left alone", async () => {
+    const child = Bun.spawn(["sleep", "30"], { detached: true, stdout: "ignore" });
+    await endCheck({ pid: child.pid, start: "an earlier process" });
+    expect(isGroupAlive(child.pid)).toBe(true);
+    child.kill("SIGKILL");
+    await child.exited;
+  });
+});
+
+/** A process of the group that still runs (a zombie its new parent has not reaped yet runs nothing). */
+function isGroupAlive(pgid: number): boolean {
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[2] === String(pgid) && fields[0] !== "Z") return true;
+  }
+  return false;
+}
 
 describe("guard store", () => {
   test("records by baseline, the turn schema, and StructuredOutput calls appended in order", async () => {

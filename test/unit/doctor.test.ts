@@ -18,6 +18,7 @@ describe("a healthy machine", () => {
       ["billing", "ok"],
       ["config", "ok"],
       ["state", "ok"],
+      ["locks", "ok"],
       ["workers", "ok"],
     ]);
     expect(check(checks, "claude")?.message).toBe(

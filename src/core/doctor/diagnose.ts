@@ -1,10 +1,11 @@
 import { checkCli, checkTmux } from "./clis.ts";
 import type { DoctorFacts } from "./facts.ts";
+import { checkLocks } from "./locks.ts";
 import { checkConfig, checkState, checkWorkers } from "./machine.ts";
 import type { DoctorCheck, DoctorResult } from "./schema.ts";
 import { checkBilling, checkSignIn } from "./sign-in.ts";
 
-/** Every check, in a fixed order: what runs workers, each provider, billing, config, state, workers. */
+/** Every check, in a fixed order: what runs workers, each provider, billing, config, state, locks, workers. */
 export function diagnose(f: DoctorFacts): DoctorCheck[] {
   const anyFound = f.clis.some((c) => c.path !== null);
   return [
@@ -16,6 +17,7 @@ export function diagnose(f: DoctorFacts): DoctorCheck[] {
     ...checkBilling(f),
     checkConfig(f),
     checkState(f),
+    checkLocks(f),
     checkWorkers(f),
   ];
 }

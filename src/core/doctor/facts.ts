@@ -1,4 +1,4 @@
-import type { PathStat } from "../ports.ts";
+import type { LockInfo, PathStat } from "../ports.ts";
 import type { Provider } from "../providers/types.ts";
 import type { UserConfig } from "../user-config.ts";
 import type { StatusResult } from "../worker-status.ts";
@@ -43,5 +43,6 @@ export type DoctorFacts = {
     readonly freeBytes: number | null;
   };
   readonly workers: { readonly list: readonly StatusResult[]; readonly error: string | null };
+  readonly locks: { readonly list: readonly LockInfo[]; readonly error: string | null };
   readonly now: number;
 };

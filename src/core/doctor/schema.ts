@@ -8,7 +8,9 @@ export type CheckStatus = z.infer<typeof CheckStatus>;
 export const DoctorCheck = z.object({
   id: z
     .string()
-    .describe("What was checked: tmux, <provider>, <provider>-sign-in, billing, config, state or workers"),
+    .describe(
+      "What was checked: tmux, <provider>, <provider>-sign-in, billing, config, state, locks or workers",
+    ),
   status: CheckStatus.describe("ok; warn (works, but look); fail (umbel cannot work until it is fixed)"),
   message: z.string().describe("What was found"),
   fix: z.string().optional().describe("What to do about it (with warn and fail)"),

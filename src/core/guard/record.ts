@@ -57,6 +57,18 @@ export const GuardRecord = z.object({
   enforced: z.boolean(),
   /** How it ended, once phase is done. */
   final: z.object({ reason: z.enum(["stop", "rejected"]), detail: z.string().optional() }).optional(),
+  /**
+   * The accept check running now (while phase is checking): its process, which leads its own group,
+   * so that a waiter taking over from one that died ends it before running that check again.
+   */
+  running: z
+    .object({
+      attempt: z.number().int(),
+      check: z.number().int(),
+      pid: z.number().int(),
+      start: z.string().nullable(),
+    })
+    .optional(),
   createdAt: z.string(),
 });
 export type GuardRecord = z.infer<typeof GuardRecord>;

@@ -7,7 +7,7 @@ import { defineVerb, LOOKS } from "./verb.ts";
 export const doctorVerb = defineVerb({
   name: "doctor",
   description:
-    "Check this machine: tmux, each agent CLI (found, version against the tested one, signed in), API keys that would change billing, the config file, the state root, and dead or stuck workers",
+    "Check this machine: tmux, each agent CLI (found, version against the tested one, signed in), API keys that would change billing, the config file, the state root, stale lock files, and dead or stuck workers",
   input: EmptyInput,
   output: DoctorResult,
   run: (_input, { deps }) => runDoctor(deps),

@@ -160,11 +160,17 @@ export const killVerb = defineVerb({
     summary: "stop a worker (tombstone kept; --purge removes it)",
     positionals: ["name"],
     examples: ["umbel kill reviewer", "umbel kill reviewer --purge"],
+    // A full disk: the worker is stopped, but its tombstone may lack its screen or its killed mark.
+    notes: (r) =>
+      (r.unrecorded ?? [])
+        .map((u) => `umbel: ${r.name} was stopped, but its ${u.file} was not written: ${u.error}\n`)
+        .join(""),
   },
   mcp: {
     title: "Stop a worker",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    text: (r) => `${r.state} ${r.name}${r.worktree ? `; ${r.worktree.note}` : ""}`,
+    text: (r) =>
+      `${r.state} ${r.name}${r.worktree ? `; ${r.worktree.note}` : ""}${(r.unrecorded ?? []).map((u) => `; ${u.file} not written: ${u.error}`).join("")}`,
   },
 });
 
