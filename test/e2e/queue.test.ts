@@ -30,7 +30,9 @@ const submitted = () =>
 
 describe("queued sends", () => {
   test("a busy worker queues prompts in order; its own hooks send each once it is idle, no umbel process alive", async () => {
-    expect((await sb.umbel(["send", "q1", "fake:slow 1500"])).code).toBe(0);
+    // Long enough that the next two sends find it busy even on a loaded 2-core CI (a 1.5 s turn had
+    // ended before the third send under load, so --queue sent at once and the order check failed).
+    expect((await sb.umbel(["send", "q1", "fake:slow 6000"])).code).toBe(0);
     const busy = await sb.umbel(["send", "q1", "fake:reply second"]);
     expect(busy.code).toBe(4);
     const second = await sb.umbel(["send", "q1", "fake:reply second", "--queue"]);
@@ -40,7 +42,7 @@ describe("queued sends", () => {
     expect(third).toMatchObject({ baseline: null, queued: { position: 1, state: "queued" } });
 
     await eventually(() => submitted().length === 3, 20_000, "both queued prompts sent by the hooks");
-    expect(submitted()).toEqual(["fake:slow 1500", "fake:reply second", "fake:reply third"]);
+    expect(submitted()).toEqual(["fake:slow 6000", "fake:reply second", "fake:reply third"]);
 
     const status = json((await sb.umbel(["status", "q1", "--json"])).stdout);
     const queue = status.queue as { id: string; state: string; baseline: number }[];
