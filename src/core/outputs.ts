@@ -77,6 +77,9 @@ export const ReadResult = z.object({
 });
 export type ReadResult = z.infer<typeof ReadResult>;
 
+/** How many ignored paths kill's result lists (its note names the first few). */
+export const IGNORED_LISTED = 50;
+
 export const KillWorktree = z
   .object({
     path: z.string().describe("The worktree"),
@@ -85,6 +88,20 @@ export const KillWorktree = z
     branchKept: z
       .boolean()
       .describe("The branch is kept: it has commits its base lacks (or the tree was kept)"),
+    savedBranch: z
+      .string()
+      .nullable()
+      .describe(
+        "A branch kill made at the worktree's HEAD so its commits stay reachable (HEAD was detached, or its commits were on no branch); null: none needed",
+      ),
+    ignored: z
+      .object({
+        count: z.number().int().describe("How many ignored files and folders went with the worktree"),
+        paths: z
+          .array(z.string())
+          .describe(`The first ${IGNORED_LISTED} of them (a folder once, ending in /)`),
+      })
+      .describe("The ignored files and folders (.env, node_modules/) deleted with the worktree"),
     note: z.string().describe("What was removed or kept, and where"),
   })
   .describe("A worker spawned with worktree: what kill did with it");

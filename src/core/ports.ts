@@ -315,6 +315,16 @@ export type GitPort = {
   removeWorktree(repo: string, path: string, force: boolean): Promise<void>;
   /** `git branch -D`: only once isMerged said so, or when spawn unwinds a branch it just made. */
   deleteBranch(repo: string, branch: string): Promise<void>;
+  /** The worktree's HEAD: its commit and the branch it is on (null: detached); null when it has none. */
+  worktreeHead(path: string): Promise<{ commit: string; branch: string | null } | null>;
+  /** The refs (full names, `refs/heads/main`) whose history holds `commit`; HEADs and reflogs are not refs. */
+  refsContaining(repo: string, commit: string): Promise<string[]>;
+  /** A branch of that name exists. */
+  hasBranch(repo: string, branch: string): Promise<boolean>;
+  /** `git branch <branch> <commit>`: keeps a commit reachable that only a worktree's HEAD held. */
+  createBranch(repo: string, branch: string, commit: string): Promise<void>;
+  /** The ignored files and folders in the worktree (a folder once, `node_modules/`), as `git worktree remove` deletes them. */
+  ignoredPaths(path: string): Promise<string[]>;
 };
 
 /**
