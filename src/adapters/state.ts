@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, readlink, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
@@ -124,6 +124,24 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
       await onPath(dir(name), "remove", () => rm(dir(name), { recursive: true, force: true }));
     },
 
+    async removeAliases(name: string): Promise<string[]> {
+      await ready();
+      const entries = await readdir(sessions, { withFileTypes: true }).catch((error: unknown) => {
+        if (isNotFound(error)) return [];
+        throw asFileFault(error, sessions, "list");
+      });
+      const removed: string[] = [];
+      for (const entry of entries) {
+        if (!entry.isSymbolicLink()) continue;
+        const link = join(sessions, entry.name);
+        // adopt links the old name to the new one by its bare name (pool-store.ts).
+        if ((await readlink(link).catch(() => null)) !== name) continue;
+        await onPath(link, "remove", () => rm(link, { force: true }));
+        removed.push(entry.name);
+      }
+      return removed;
+    },
+
     async dirChangedAt(name: string): Promise<number | null> {
       await ready();
       return changedAt(dir(name));
@@ -162,13 +180,25 @@ function plainName(file: string): string {
 function parseMeta(name: string, path: string, text: string): Meta {
   const value = parseJson(text);
   if (value === undefined)
-    throw new StateError(`meta.json of worker ${name} is not valid JSON: ${path}`, { name, path });
+    throw new StateError(`meta.json of worker ${name} is not valid JSON: ${path}; ${META_FIX(name)}`, {
+      name,
+      path,
+      fix: "fix or remove that file",
+    });
   const parsed = Meta.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const why = issue ? `${issue.path.join(".") || "the record"}: ${issue.message}` : "not a worker record";
-  throw new StateError(`meta.json of worker ${name} is unreadable (${why}): ${path}`, { name, path, why });
+  throw new StateError(`meta.json of worker ${name} is unreadable (${why}): ${path}; ${META_FIX(name)}`, {
+    name,
+    path,
+    why,
+    fix: "fix or remove that file",
+  });
 }
+
+const META_FIX = (name: string) =>
+  `fix or remove that file, or remove the worker: umbel kill ${name} --purge`;
 
 async function changedAt(path: string): Promise<number | null> {
   try {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BrokenWorker } from "./broken-worker.ts";
 
 /**
  * What each verb answers, one schema per result. The operations return these types, `--json` prints
@@ -112,12 +113,30 @@ export const KillResult = z.object({
   state: z.enum(["killed", "purged"]).describe("killed: a tombstone is kept · purged: removed too"),
   wasAlive: z.boolean().describe("The worker was running when killed"),
   worktree: KillWorktree.optional(),
+  broken: BrokenWorker.optional().describe(
+    "The worker's state could not be read: --purge removed it as it was",
+  ),
 });
 export type KillResult = z.infer<typeof KillResult>;
 
 export const PruneResult = z.object({
-  removed: z.array(z.string()).describe("Workers removed (dead or killed)"),
-  kept: z.array(z.string()).describe("Workers left alone (alive, or half-made)"),
+  removed: z
+    .array(z.string())
+    .describe("Workers removed (dead, killed, or broken with no live tmux session)"),
+  kept: z
+    .array(z.string())
+    .describe("Workers left alone (alive, half-made, or broken beside a live tmux session)"),
+  broken: z
+    .array(
+      BrokenWorker.extend({
+        name: Name,
+        removed: z
+          .boolean()
+          .describe("Removed (false: its tmux session is alive; kill NAME --purge removes it)"),
+      }),
+    )
+    .optional()
+    .describe("The broken workers prune found (present when there were some)"),
 });
 export type PruneResult = z.infer<typeof PruneResult>;
 

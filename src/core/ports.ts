@@ -90,6 +90,8 @@ export type StorePort = {
   writeLastScreen(name: string, screen: string): Promise<void>;
   readLastScreen(name: string): Promise<string | null>;
   remove(name: string): Promise<void>;
+  /** Removes the links in sessions/ that name this worker (a claimed spare's old names); returns them. */
+  removeAliases(name: string): Promise<string[]>;
   /** When the session directory last changed (ms), or null when it is gone. */
   dirChangedAt(name: string): Promise<number | null>;
   /** When the events log last changed (ms), or null before the first event. */
