@@ -112,11 +112,39 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
+/** The file's size and SHA-256, read in chunks (a workflow's 30 MB output is never held whole). */
+async function digestOrNull(path: string): Promise<{ bytes: number; sha256: string } | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw asFileFault(error, path, "read");
+  }
+  try {
+    const hasher = new Bun.CryptoHasher("sha256");
+    const buffer = Buffer.alloc(1 << 20);
+    let bytes = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hasher.update(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
+    }
+    return { bytes, sha256: hasher.digest("hex") };
+  } catch (error) {
+    throw asFileFault(error, path, "read");
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The real filesystem as the FilesPort. */
 export const fileSystem: FilesPort = {
   readText: readTextOrNull,
   readHead: readHeadOrNull,
   size: sizeOrNull,
+  digest: digestOrNull,
   writeAtomic: writeFileAtomic,
   remove: (path) => onPath(path, "remove", () => rm(path, { force: true })),
   realpath: (path) => onPath(path, "inspect", () => realpath(path)),

@@ -10,6 +10,7 @@ import { createBootSlots } from "./boot-slots.ts";
 import { asFileFault, isExists, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
 import { takeLock } from "./lock-file.ts";
 import { createPoolStore } from "./pool-store.ts";
+import { killTree } from "./process.ts";
 
 /**
  * The filesystem is the state store: $UMBEL_HOME (default ~/.umbel, 0700) holds
@@ -122,6 +123,25 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     async remove(name: string): Promise<void> {
       await ready();
       await onPath(dir(name), "remove", () => rm(dir(name), { recursive: true, force: true }));
+    },
+
+    async stopNotifies(name: string): Promise<number> {
+      await ready();
+      const entries = await readdir(dir(name)).catch((error: unknown) => {
+        if (isNotFound(error)) return [];
+        throw asFileFault(error, dir(name), "list");
+      });
+      let stopped = 0;
+      for (const entry of entries) {
+        if (!/^notify\.\d+\.pgid$/.test(entry)) continue;
+        const pid = Number((await readTextOrNull(join(dir(name), entry)))?.trim());
+        // The hook removes the file once its command is over: one left by a killed hook names a
+        // process that may be gone, or a pid reused since, which killTree leaves alone (its argv
+        // does not hold this file's path).
+        if (!Number.isInteger(pid) || pid === process.pid) continue;
+        if (await killTree(pid, join(dir(name), entry))) stopped++;
+      }
+      return stopped;
     },
 
     async removeAliases(name: string): Promise<string[]> {

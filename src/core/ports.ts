@@ -90,6 +90,11 @@ export type StorePort = {
   writeLastScreen(name: string, screen: string): Promise<void>;
   readLastScreen(name: string): Promise<string | null>;
   remove(name: string): Promise<void>;
+  /**
+   * Ends the --notify commands still running for this worker (each named in its folder by the hook
+   * that started it: notify.<pid>.pgid, the process group it leads); returns how many.
+   */
+  stopNotifies(name: string): Promise<number>;
   /** Removes the links in sessions/ that name this worker (a claimed spare's old names); returns them. */
   removeAliases(name: string): Promise<string[]>;
   /** When the session directory last changed (ms), or null when it is gone. */
@@ -177,6 +182,8 @@ export type FilesPort = {
   readHead(path: string, maxBytes: number): Promise<{ text: string; complete: boolean } | null>;
   /** The size in bytes, or null when the file does not exist. */
   size(path: string): Promise<number | null>;
+  /** Its bytes and their SHA-256 (hex), read as a stream; null when it does not exist. */
+  digest(path: string): Promise<{ bytes: number; sha256: string } | null>;
   /** Temp file + rename (0600 unless told): readers see the old or the new file, never half. */
   writeAtomic(path: string, content: string, mode?: number): Promise<void>;
   remove(path: string): Promise<void>;

@@ -60,6 +60,7 @@ export async function brokenRow(deps: Deps, name: string, error: StateError): Pr
 export async function purgeBroken(deps: Deps, name: string, error: StateError): Promise<KillResult> {
   const pane = await deps.tmux.paneInfo(name);
   if (pane !== null) await deps.tmux.killSession(name);
+  await deps.store.stopNotifies(name);
   await deps.store.removeAliases(name);
   await deps.store.remove(name);
   return {

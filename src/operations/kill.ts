@@ -46,6 +46,9 @@ async function killLoaded(deps: Deps, input: KillInput): Promise<KillResult> {
   const tree = worker.meta.worktree;
   const worktree = tree ? { worktree: await releaseWorktree(deps, tree, input.force === true) } : {};
   if (input.purge) {
+    // A --notify command still running (a hook started it detached, deaf to the pane's end) would
+    // write into a folder that is gone: its process group goes with the worker.
+    await deps.store.stopNotifies(name);
     await deps.store.remove(name);
     // A claimed spare's old name is a link to this directory (pool-claim.ts): it goes with it.
     const alias = worker.meta.pool?.alias;

@@ -141,6 +141,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async remove(name) {
       sessions.delete(name);
     },
+    async stopNotifies() {
+      return 0;
+    },
     async removeAliases(name) {
       const removed = [...aliases].filter(([, to]) => to === name).map(([from]) => from);
       for (const from of removed) aliases.delete(from);
@@ -201,6 +204,10 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async size(path) {
       const text = files.get(path);
       return text === undefined ? null : Buffer.byteLength(text);
+    },
+    async digest(path) {
+      const text = files.get(path);
+      return text === undefined ? null : { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) };
     },
     async writeAtomic(path, content) {
       files.set(path, content);
