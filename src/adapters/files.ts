@@ -1,5 +1,6 @@
 import {
   type FileHandle,
+  lstat,
   mkdir,
   open,
   readFile,
@@ -10,7 +11,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type FsAction, fsFaultError, isFsFault } from "../core/fs-fault.ts";
+import { type FsAction, fsFaultError, isFsFault, plantedLinkError } from "../core/fs-fault.ts";
 import type { FilesPort } from "../core/ports.ts";
 
 /**
@@ -112,6 +113,22 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * A folder of umbel's own under the state root (guards/, workflows/, worktrees/): made 0700 when
+ * missing; a symbolic link there is refused (FileAccessError), never followed.
+ */
+export async function ownDirectory(path: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof lstat>> | null;
+  try {
+    info = await lstat(path);
+  } catch (error) {
+    if (!isNotFound(error)) throw asFileFault(error, path, "inspect");
+    info = null;
+  }
+  if (info?.isSymbolicLink()) throw plantedLinkError(path, "write");
+  if (info === null) await onPath(path, "create", () => mkdir(path, { recursive: true, mode: 0o700 }));
+}
+
 /** The file's size and SHA-256, read in chunks (a workflow's 30 MB output is never held whole). */
 async function digestOrNull(path: string): Promise<{ bytes: number; sha256: string } | null> {
   let handle: FileHandle;
@@ -145,6 +162,7 @@ export const fileSystem: FilesPort = {
   readHead: readHeadOrNull,
   size: sizeOrNull,
   digest: digestOrNull,
+  ownDirectory,
   writeAtomic: writeFileAtomic,
   remove: (path) => onPath(path, "remove", () => rm(path, { force: true })),
   realpath: (path) => onPath(path, "inspect", () => realpath(path)),

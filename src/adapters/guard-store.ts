@@ -1,10 +1,13 @@
+import { constants } from "node:fs";
 import { appendFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../core/errors.ts";
 import { GuardRecord, StructuredEntry, TurnSchema } from "../core/guard/record.ts";
 import { parseJson, parseJsonObject } from "../core/json.ts";
 import type { GuardStore, StorePort } from "../core/ports.ts";
-import { asFileFault, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { asFileFault, isNotFound, onPath, ownDirectory, readTextOrNull, writeFileAtomic } from "./files.ts";
+
+const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /**
  * The guardrails' files in a worker's session dir: `guards/<baseline>.json`, `turn-schema.json` and
@@ -38,6 +41,7 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
     },
     async write(name, record) {
       await store.checkRoot();
+      await ownDirectory(guards(name));
       await writeFileAtomic(join(guards(name), `${record.baseline}.json`), `${JSON.stringify(record)}\n`);
     },
     async remove(name, baseline) {
@@ -58,8 +62,10 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
     async appendStructured(name, entry) {
       await store.checkRoot();
       const path = structuredLog(name);
-      // One write with O_APPEND: two calls never interleave inside a line.
-      await onPath(path, "write", () => appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }));
+      // One write with O_APPEND: two calls never interleave inside a line. O_NOFOLLOW: never through a link.
+      await onPath(path, "write", () =>
+        appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600, flag: APPEND_NOFOLLOW }),
+      );
     },
     async readStructured(name) {
       await store.checkRoot();

@@ -182,6 +182,8 @@ export type FilesPort = {
   readHead(path: string, maxBytes: number): Promise<{ text: string; complete: boolean } | null>;
   /** The size in bytes, or null when the file does not exist. */
   size(path: string): Promise<number | null>;
+  /** Makes a folder of umbel's own (0700) if missing; a symbolic link there is a FileAccessError. */
+  ownDirectory(path: string): Promise<void>;
   /** Its bytes and their SHA-256 (hex), read as a stream; null when it does not exist. */
   digest(path: string): Promise<{ bytes: number; sha256: string } | null>;
   /** Temp file + rename (0600 unless told): readers see the old or the new file, never half. */

@@ -47,6 +47,8 @@ async function checkAttempt(
   }
   if (record.accept.length === 0) return findings;
   answer ??= (await readAnswer(deps, { name, after: turn })).text;
+  // guards/ is umbel's own: a link planted there would take the answer file and the check logs elsewhere.
+  await deps.files.ownDirectory(deps.guards.path(name, ""));
   const answerFile = deps.guards.path(name, `${record.baseline}-${attempt}.answer`);
   await deps.files.writeAtomic(answerFile, answer);
   const env: Record<string, string> = {};

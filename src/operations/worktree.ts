@@ -28,6 +28,8 @@ export async function planWorktree(
   if (top === null)
     throw new UsageError(`--worktree: ${quoteArg(cwd, 200)} is not in a git repository`, { cwd });
   const repo = await deps.files.realpath(top);
+  // git makes the worktree's folders, following a link planted at worktrees/: refused here instead.
+  await deps.files.ownDirectory(join(deps.store.root, "worktrees"));
   const path = join(deps.store.root, "worktrees", name);
   if (await deps.files.isDirectory(path))
     throw new UsageError(

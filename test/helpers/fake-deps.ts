@@ -205,6 +205,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       const text = files.get(path);
       return text === undefined ? null : Buffer.byteLength(text);
     },
+    async ownDirectory(path) {
+      dirs.add(path);
+    },
     async digest(path) {
       const text = files.get(path);
       return text === undefined ? null : { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) };
