@@ -72,11 +72,12 @@ if [ -f "$session/policy.tsv" ]; then
     grep -q -F "\"$pol_event\"" "$tmp" 2>/dev/null || continue
     grep -q -E -e "$pol_tools" "$tmp" 2>/dev/null || continue
     if [ -f "$session/policy.cmd" ]; then
-      rm -f "$tmp.err"
-      decided=$(sh -c "$(cat "$session/policy.cmd")" < "$tmp" 2>"$tmp.err")
+      # Its stderr goes to the bounded policy.log, through a file made here (builtins only: this is
+      # a hook's hot path; removed with $tmp at the end).
+      : > "$tmp.err" 2>/dev/null || { rm -f "$tmp.err"; : > "$tmp.err"; }
+      decided=$(sh -c "$(cat "$session/policy.cmd")" < "$tmp" 2>>"$tmp.err")
       status=$?
       [ -s "$tmp.err" ] && append_log "$session/policy.log" < "$tmp.err"
-      rm -f "$tmp.err"
     else
       decided= status=127
     fi
@@ -114,19 +115,21 @@ if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd"
     [ "$must" = - ] || grep -E -q -e "$must" "$tmp" || continue
     [ "$never" = - ] || ! grep -E -q -e "$never" "$tmp" || continue
     out="$session/notify.$$.json"
-    rm -f "$out"
+    line=$(cat "$tmp")
+    # Made new (set -C); one left by a killed hook of this pid is removed first, only then (no rm on the way).
     printf '{"name":"%s","reason":"%s","exitCode":%s,"event":"%s","payload":%s}\n' \
-      "${session##*/}" "$outcome" "$code" "$event" "$(cat "$tmp")" > "$out"
+      "${session##*/}" "$outcome" "$code" "$event" "$line" > "$out" 2>/dev/null ||
+      { rm -f "$out"; printf '{"name":"%s","reason":"%s","exitCode":%s,"event":"%s","payload":%s}\n' \
+        "${session##*/}" "$outcome" "$code" "$event" "$line" > "$out"; }
     # Deaf to the CLI's hang-up (a worker killed right after its turn still notifies), from the fork on.
     trap '' HUP
     # The command runs under a shell that leads a process group of its own (setsid, where there is
     # one) and names it in notify.<pid>.pgid while it runs; that shell's argv holds the file's path,
     # which kill --purge checks (a reused pid is never killed) before it ends the group.
     pgid="$session/notify.$$.pgid"
-    rm -f "$pgid"
     run_setsid=
     command -v setsid >/dev/null 2>&1 && run_setsid=setsid
-    (UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=$outcome $run_setsid sh -c \
+    (rm -f "$pgid"; UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=$outcome $run_setsid sh -c \
       'set -C; printf "%s\n" "$$" > "$1"; shift; sh -c "$1"' umbel-notify "$pgid" "$(cat "$session/notify.cmd")" \
       < "$out" 2>&1 | append_log "$session/notify.log"; rm -f "$out" "$pgid") </dev/null >/dev/null 2>&1 &
     break
@@ -146,5 +149,5 @@ if [ -n "$event" ] && [ -f "$session/drain.cmd" ] && [ -f "$session/drain.tsv" ]
     break
   done < "$session/drain.tsv"
 fi
-rm -f "$tmp"
+rm -f "$tmp" "$tmp.err"
 exit 0

@@ -106,6 +106,9 @@ export function assessTurn(provider: Provider, events: readonly HookEvent[], bas
         };
         break;
       case "input":
+        // A prompt announced again keeps its id (inputIdOf: its line, its text): an answer --input-id
+        // given the first announcement was refused once the second landed (issue 22).
+        if (signal.again && state.status === "input") break;
         state = { status: "input", promptId, text: signal.text, detail: signal.detail, at: event.index };
         break;
       case "progress":

@@ -66,6 +66,17 @@ describe("hook.sh's logs are bounded", () => {
     expect(readFileSync(join(session, "notify.log"), "utf8")).toBe("one-stop\n");
   });
 
+  test("a policy call's stderr goes to policy.log, bounded the same way", async () => {
+    await writeFile(join(session, "policy.tsv"), 'PreToolUse\t"Bash"\t-\t-\n');
+    await writeFile(join(session, "policy.cmd"), "head -c 3000000 /dev/zero | tr '\\0' e >&2; exit 3");
+    await fire('{"hook_event_name":"PreToolUse","tool_name":"Bash"}');
+    const log = readFileSync(join(session, "policy.log"), "utf8");
+    expect(log).toContain(CUT);
+    expect(log).toEndWith("umbel policy: exit 3 at PreToolUse\n");
+    expect(size(join(session, "policy.log"))).toBeLessThan(HOOK_RUN_LOG_BYTES + 200);
+    expect(readdirSync(events).filter((f) => f.endsWith(".err") || f.endsWith(".tmp"))).toEqual([]);
+  });
+
   test("a log past 1 MiB is moved to notify.log.1 before the next append (one old log kept)", async () => {
     await writeFile(join(session, "notify.cmd"), "echo fresh");
     await writeFile(join(session, "notify.log"), "o".repeat(ROTATE_LOG_BYTES + 1));

@@ -146,4 +146,17 @@ describe("answer (in memory)", () => {
     expect(pressed(world)).toEqual([]);
     await held?.release();
   });
+
+  test("the same prompt announced again (claude's permission_prompt Notification ~1 s later) keeps its id", async () => {
+    const world = askingWorker();
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1 });
+    const inputId = outcome.evidence.inputId ?? "";
+    world.hook(
+      "w1",
+      ev("Notification", { message: "Claude needs your permission", notification_type: "permission_prompt" }),
+    );
+    const answered = await answerPrompt(world.deps, { name: "w1", choice: "allow", inputId });
+    expect(answered).toMatchObject({ inputId, keys: ["1"] });
+    expect(pressed(world)).toEqual(["send-keys 1"]);
+  });
 });

@@ -43,7 +43,11 @@ export type TurnSignal =
   | { kind: "failure"; promptId: string | null; error: string; message: string | null }
   /** The turn ended without an answer (codex: Interrupt / turn_aborted; gemini: "Request cancelled."). */
   | { kind: "interrupted"; promptId: string | null; detail?: string }
-  | { kind: "input"; text: string; detail: string }
+  /**
+   * `again`: the prompt already pending, announced once more (claude's permission_prompt
+   * Notification ~1 s after its PermissionRequest): it keeps the pending prompt's text and id.
+   */
+  | { kind: "input"; text: string; detail: string; again?: boolean }
   | { kind: "subagent-start"; id: string }
   | { kind: "subagent-stop"; id: string }
   | { kind: "progress" }

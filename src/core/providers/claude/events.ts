@@ -60,7 +60,13 @@ export function interpretEvent(event: HookEvent): TurnSignal {
     case "Notification": {
       const type = str("notification_type") ?? "";
       if (!INPUT_NOTIFICATIONS.has(type)) return { kind: "ignore" };
-      return { kind: "input", text: str("message") ?? type, detail: type };
+      // permission_prompt follows the PermissionRequest of the prompt on screen: not a new prompt.
+      return {
+        kind: "input",
+        text: str("message") ?? type,
+        detail: type,
+        ...(type === "permission_prompt" ? { again: true } : {}),
+      };
     }
     case "SubagentStart":
       return { kind: "subagent-start", id: str("agent_id") ?? "?" };
