@@ -137,6 +137,12 @@ export const PruneResult = z.object({
     )
     .optional()
     .describe("The broken workers prune found (present when there were some)"),
+  worktrees: z
+    .array(KillWorktree.extend({ name: Name }))
+    .optional()
+    .describe(
+      "What prune did with each removed worker's --worktree (present when there were some), as kill says it",
+    ),
 });
 export type PruneResult = z.infer<typeof PruneResult>;
 

@@ -71,6 +71,7 @@ export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
   const removed: string[] = [];
   const kept: string[] = [];
   const broken: NonNullable<PruneResult["broken"]> = [];
+  const worktrees: NonNullable<PruneResult["worktrees"]> = [];
   const found: ({ worker: Worker; live: Liveness } | { name: string; fault: StateError } | string)[] = [];
   for (const name of await deps.store.listNames()) {
     try {
@@ -105,10 +106,16 @@ export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
       kept.push(name);
       continue;
     }
-    await killWorker(deps, { name, purge: true });
+    const killed = await killWorker(deps, { name, purge: true });
+    if (killed.worktree) worktrees.push({ name, ...killed.worktree });
     removed.push(name);
   }
-  return { removed, kept, ...(broken.length > 0 ? { broken } : {}) };
+  return {
+    removed,
+    kept,
+    ...(broken.length > 0 ? { broken } : {}),
+    ...(worktrees.length > 0 ? { worktrees } : {}),
+  };
 }
 
 /** A directory with no meta.json, older than ORPHAN_AGE_MS and with no tmux session. */

@@ -179,6 +179,7 @@ export const pruneVerb = defineVerb({
   run: (_input, { deps }) => pruneWorkers(deps),
   text: (r) =>
     r.removed.map((n) => `removed ${n}\n`).join("") +
+    (r.worktrees ?? []).map((w) => `${w.name}: ${w.note}\n`).join("") +
     (r.broken ?? [])
       .filter((b) => !b.removed)
       .map((b) => `kept ${b.name}: broken beside a live tmux session: ${b.reason}\n  fix: ${b.fix}\n`)
