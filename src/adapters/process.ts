@@ -1,4 +1,5 @@
 import { closeSync, constants, lstatSync, openSync, renameSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { clampTimerMs } from "../core/duration.ts";
 import { ROTATE_LOG_BYTES } from "../core/log-bounds.ts";
 import { missingProgram } from "../core/programs.ts";
@@ -185,11 +186,7 @@ function openLog(log: string): number | null {
  */
 export async function killTree(pid: number, mark: string): Promise<boolean> {
   if (!Number.isInteger(pid) || pid <= 1) return false;
-  const args = await runProcess(["ps", "-ww", "-o", "args=", "-p", String(pid)], {
-    env: { PATH: "/bin:/usr/bin" },
-    timeoutMs: 2000,
-  }).catch(() => null);
-  if (!args?.stdout.includes(mark)) return false;
+  if (!(await commandLine(pid))?.includes(mark)) return false;
   try {
     process.kill(-pid, "SIGKILL");
     return true;
@@ -217,4 +214,15 @@ export async function killTree(pid: number, mark: string): Promise<boolean> {
       process.kill(p, "SIGKILL");
     } catch {}
   return true;
+}
+
+/** A process's argv as one line: Linux's /proc (the image has no ps), else `ps` (macOS). */
+async function commandLine(pid: number): Promise<string | null> {
+  const proc = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
+  if (proc !== null) return proc.split("\0").join(" ");
+  const ps = await runProcess(["ps", "-ww", "-o", "args=", "-p", String(pid)], {
+    env: { PATH: "/bin:/usr/bin" },
+    timeoutMs: 2000,
+  }).catch(() => null);
+  return ps?.exitCode === 0 ? ps.stdout : null;
 }

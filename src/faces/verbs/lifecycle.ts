@@ -184,7 +184,7 @@ export const pruneVerb = defineVerb({
       .filter((b) => !b.removed)
       .map((b) => `kept ${b.name}: broken beside a live tmux session: ${b.reason}\n  fix: ${b.fix}\n`)
       .join(""),
-  cli: { usage: "", summary: "remove dead and killed workers", examples: ["umbel prune"] },
+  cli: { usage: "", summary: "remove dead, killed and broken workers", examples: ["umbel prune"] },
   mcp: {
     title: "Remove dead workers",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
