@@ -16,12 +16,38 @@
 # send it; neither delays the CLI.
 # umask 077: the log quotes whatever the model said (secrets included), so it and its temp file are
 # 0600 whatever umask the CLI runs with (022 made it 0644).
+# set -C: every file this script makes is new (O_EXCL), so a link planted at its name is never
+# followed; umbel's own logs are appended to only when they are no link (append_log, below).
 umask 077
+set -C
 log=$1
 events=${log%/*}
 session=${events%/*}
 tmp="$log.$$.tmp"
-{ tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null
+# A temp file left by a killed hook of the same pid (or a planted link) is removed, then made anew.
+{ tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null || { rm -f "$tmp"; { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null; }
+
+# Appends stdin to the log $1, bounded (core/log-bounds.ts): one run adds at most 65536 bytes (then a
+# line saying it was cut; the rest is read and dropped, so the writer never dies of SIGPIPE), and a
+# log past 1048576 bytes is first moved to $1.1, replacing the older one. A link where the log goes
+# is refused: nothing is written through it. The same function is in hooks/launch.sh.
+append_log() {
+  if [ -L "$1" ] || [ -L "${1%/*}" ]; then
+    cat >/dev/null
+    return 0
+  fi
+  cut_tmp="$1.$$.cut"
+  rm -f "$cut_tmp"
+  head -c 65537 > "$cut_tmp" 2>/dev/null || { cat >/dev/null; return 0; }
+  cat >/dev/null
+  if [ -f "$1" ] && [ "$(wc -c < "$1")" -gt 1048576 ]; then mv -f "$1" "$1.1"; fi
+  if [ "$(wc -c < "$cut_tmp")" -gt 65536 ]; then
+    { head -c 65536 "$cut_tmp"; printf '\n[umbel: this output was cut at 65536 bytes]\n'; } >> "$1"
+  else
+    cat "$cut_tmp" >> "$1"
+  fi
+  rm -f "$cut_tmp"
+}
 # The event's name for the halt files (umbel -p --max-turns; not for a policy, which umbel reads
 # itself): read after the append, so a waiter wakes on the append 3 ms sooner (measured: hook start →
 # line 5.6 → 2.2 ms; the sed is a process start).
@@ -49,14 +75,18 @@ if [ -f "$session/policy.tsv" ]; then
     grep -q -F "\"$pol_event\"" "$tmp" 2>/dev/null || continue
     grep -q -E -e "$pol_tools" "$tmp" 2>/dev/null || continue
     if [ -f "$session/policy.cmd" ]; then
-      decided=$(sh -c "$(cat "$session/policy.cmd")" < "$tmp" 2>>"$session/policy.log")
+      # Its stderr goes to the bounded policy.log, through a file made here (builtins only: this is
+      # a hook's hot path; removed with $tmp at the end).
+      : > "$tmp.err" 2>/dev/null || { rm -f "$tmp.err"; : > "$tmp.err"; }
+      decided=$(sh -c "$(cat "$session/policy.cmd")" < "$tmp" 2>>"$tmp.err")
       status=$?
+      [ -s "$tmp.err" ] && append_log "$session/policy.log" < "$tmp.err"
     else
       decided= status=127
     fi
     case $decided in *"$nl"*) ;; '') ;; *) status=70 ;; esac
     if [ "$status" != 0 ]; then
-      echo "umbel policy: exit $status at $pol_event" >>"$session/policy.log"
+      echo "umbel policy: exit $status at $pol_event" | append_log "$session/policy.log"
       [ "$fail_answer" = - ] || { marker=$fail_marker answer=$fail_answer; }
     elif [ -n "$decided" ]; then
       marker=${decided%%"$nl"*} answer=${decided#*"$nl"}
@@ -66,11 +96,12 @@ if [ -f "$session/policy.tsv" ]; then
   if [ -n "$answer" ]; then
     line=$(cat "$tmp")
     if [ "$line" = "{}" ]; then rest="}"; else rest=",${line#\{}"; fi
-    printf '{"umbel_policy":%s%s\n' "$marker" "$rest" > "$tmp"
+    printf '{"umbel_policy":%s%s\n' "$marker" "$rest" >| "$tmp"
   fi
 fi
 
-cat "$tmp" >> "$log" 2>/dev/null
+# The events log is umbel's file: a link there (or an events folder that is one) is never appended to.
+[ -L "$log" ] || [ -L "$events" ] || cat "$tmp" >> "$log" 2>/dev/null
 read_event
 halt="$events/halt-$event.json"
 if [ -n "$event" ] && [ -f "$halt" ]; then
@@ -87,12 +118,23 @@ if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd"
     [ "$must" = - ] || grep -E -q -e "$must" "$tmp" || continue
     [ "$never" = - ] || ! grep -E -q -e "$never" "$tmp" || continue
     out="$session/notify.$$.json"
+    line=$(cat "$tmp")
+    # Made new (set -C); one left by a killed hook of this pid is removed first, only then (no rm on the way).
     printf '{"name":"%s","reason":"%s","exitCode":%s,"event":"%s","payload":%s}\n' \
-      "${session##*/}" "$outcome" "$code" "$event" "$(cat "$tmp")" > "$out"
+      "${session##*/}" "$outcome" "$code" "$event" "$line" > "$out" 2>/dev/null ||
+      { rm -f "$out"; printf '{"name":"%s","reason":"%s","exitCode":%s,"event":"%s","payload":%s}\n' \
+        "${session##*/}" "$outcome" "$code" "$event" "$line" > "$out"; }
     # Deaf to the CLI's hang-up (a worker killed right after its turn still notifies), from the fork on.
     trap '' HUP
-    (UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=$outcome sh -c "$(cat "$session/notify.cmd")" \
-      < "$out" >> "$session/notify.log" 2>&1; rm -f "$out") </dev/null >/dev/null 2>&1 &
+    # The command runs under a shell that leads a process group of its own (setsid, where there is
+    # one) and names it in notify.<pid>.pgid while it runs; that shell's argv holds the file's path,
+    # which kill --purge checks (a reused pid is never killed) before it ends the group.
+    pgid="$session/notify.$$.pgid"
+    run_setsid=
+    command -v setsid >/dev/null 2>&1 && run_setsid=setsid
+    (rm -f "$pgid"; UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=$outcome $run_setsid sh -c \
+      'set -C; printf "%s\n" "$$" > "$1"; shift; sh -c "$1"' umbel-notify "$pgid" "$(cat "$session/notify.cmd")" \
+      < "$out" 2>&1 | append_log "$session/notify.log"; rm -f "$out" "$pgid") </dev/null >/dev/null 2>&1 &
     break
   done < "$session/notify.tsv"
 fi
@@ -106,9 +148,9 @@ if [ -n "$event" ] && [ -f "$session/drain.cmd" ] && [ -f "$session/drain.tsv" ]
     [ "$must" = - ] || grep -E -q -e "$must" "$tmp" || continue
     [ "$never" = - ] || ! grep -E -q -e "$never" "$tmp" || continue
     trap '' HUP
-    (sh -c "$(cat "$session/drain.cmd")" >> "$session/drain.log" 2>&1) </dev/null >/dev/null 2>&1 &
+    (sh -c "$(cat "$session/drain.cmd")" 2>&1 | append_log "$session/drain.log") </dev/null >/dev/null 2>&1 &
     break
   done < "$session/drain.tsv"
 fi
-rm -f "$tmp"
+rm -f "$tmp" "$tmp.err"
 exit 0

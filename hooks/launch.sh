@@ -17,8 +17,32 @@ shift 3
 
 # The exit record is umbel's file, 0600 like every file under the state root. The umask is set only
 # around it: the CLI keeps the caller's umask for the files it makes in the project.
+# set -C (O_EXCL) after removing what is there: a link planted at the temp name is never followed.
 record_exit() {
-  (umask 077 && printf '%s\n' "$1" > "$events/exit.json.tmp") && mv "$events/exit.json.tmp" "$events/exit.json"
+  rm -f "$events/exit.json.tmp"
+  (umask 077 && set -C && printf '%s\n' "$1" > "$events/exit.json.tmp") && mv "$events/exit.json.tmp" "$events/exit.json"
+}
+
+# Appends stdin to the log $1, bounded (core/log-bounds.ts): one run adds at most 65536 bytes (then a
+# line saying it was cut; the rest is read and dropped, so the writer never dies of SIGPIPE), and a
+# log past 1048576 bytes is first moved to $1.1, replacing the older one. A link where the log goes
+# is refused: nothing is written through it. The same function is in hooks/hook.sh.
+append_log() {
+  if [ -L "$1" ] || [ -L "${1%/*}" ]; then
+    cat >/dev/null
+    return 0
+  fi
+  cut_tmp="$1.$$.cut"
+  rm -f "$cut_tmp"
+  head -c 65537 > "$cut_tmp" 2>/dev/null || { cat >/dev/null; return 0; }
+  cat >/dev/null
+  if [ -f "$1" ] && [ "$(wc -c < "$1")" -gt 1048576 ]; then mv -f "$1" "$1.1"; fi
+  if [ "$(wc -c < "$cut_tmp")" -gt 65536 ]; then
+    { head -c 65536 "$cut_tmp"; printf '\n[umbel: this output was cut at 65536 bytes]\n'; } >> "$1"
+  else
+    cat "$cut_tmp" >> "$1"
+  fi
+  rm -f "$cut_tmp"
 }
 
 tmux_bin=$(command -v tmux) || tmux_bin=tmux
@@ -97,10 +121,19 @@ if [ -f "$session/notify.cmd" ]; then
   trap '' HUP
   (
     umask 077
+    set -C
     out="$session/notify.$$.json"
-    printf '{"name":"%s","reason":"dead","exitCode":125,"event":"exit","payload":%s}\n' "${session##*/}" "$record" > "$out"
-    UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=dead sh -c "$(cat "$session/notify.cmd")" < "$out" >> "$session/notify.log" 2>&1
     rm -f "$out"
+    printf '{"name":"%s","reason":"dead","exitCode":125,"event":"exit","payload":%s}\n' "${session##*/}" "$record" > "$out"
+    # Its own process group, named while it runs (as hooks/hook.sh runs it): kill --purge ends it.
+    pgid="$session/notify.$$.pgid"
+    rm -f "$pgid"
+    run_setsid=
+    command -v setsid >/dev/null 2>&1 && run_setsid=setsid
+    UMBEL_WORKER=${session##*/} UMBEL_OUTCOME=dead $run_setsid sh -c \
+      'set -C; printf "%s\n" "$$" > "$1"; shift; sh -c "$1"' umbel-notify "$pgid" "$(cat "$session/notify.cmd")" \
+      < "$out" 2>&1 | append_log "$session/notify.log"
+    rm -f "$out" "$pgid"
   ) </dev/null >/dev/null 2>&1 &
 fi
 exit "$status"

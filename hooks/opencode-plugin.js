@@ -9,11 +9,12 @@
 //   the turn waits for a person (from any session: a sub-agent's box blocks the turn too);
 // - the first text part of a user message proves a prompt was delivered (synthetic ones are not
 //   typed by anyone: /review's "Summarize the task tool output…").
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { appendFileSync, constants, existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 
 const out = process.env.UMBEL_OPENCODE_EVENTS;
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 // A non-interactive worker (umbel -p): every permission ask is rejected at once, as `opencode run`
 // does, and its record says so (`umbel_policy`), so umbel never reads it as waiting for a person.
 const denyAsks = process.env.UMBEL_OPENCODE_NON_INTERACTIVE === "1";
@@ -27,8 +28,9 @@ delete process.env.UMBEL_OPENCODE_NPM_OFFLINE;
 function put(record) {
   if (!out) return;
   try {
-    // One write per line (O_APPEND): a reader never sees half a line.
-    appendFileSync(out, `${JSON.stringify({ ...record, t: Date.now() })}\n`);
+    // One write per line (O_APPEND): a reader never sees half a line. O_NOFOLLOW: a link planted
+    // where the events log goes is never written through (ELOOP, dropped like any failure here).
+    appendFileSync(out, `${JSON.stringify({ ...record, t: Date.now() })}\n`, { flag: APPEND, mode: 0o600 });
   } catch {
     // the worker is being removed
   }

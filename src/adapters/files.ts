@@ -1,5 +1,6 @@
 import {
   type FileHandle,
+  lstat,
   mkdir,
   open,
   readFile,
@@ -11,7 +12,7 @@ import {
 } from "node:fs/promises";
 import { dirname } from "node:path";
 import { FileAccessError } from "../core/errors.ts";
-import { type FsAction, fsFaultError, isFsFault } from "../core/fs-fault.ts";
+import { type FsAction, fsFaultError, isFsFault, plantedLinkError } from "../core/fs-fault.ts";
 import type { FilesPort } from "../core/ports.ts";
 
 /**
@@ -126,11 +127,56 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
+/**
+ * A folder of umbel's own under the state root (guards/, workflows/, worktrees/): made 0700 when
+ * missing; a symbolic link there is refused (FileAccessError), never followed.
+ */
+export async function ownDirectory(path: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof lstat>> | null;
+  try {
+    info = await lstat(path);
+  } catch (error) {
+    if (!isNotFound(error)) throw asFileFault(error, path, "inspect");
+    info = null;
+  }
+  if (info?.isSymbolicLink()) throw plantedLinkError(path, "write");
+  if (info === null) await onPath(path, "create", () => mkdir(path, { recursive: true, mode: 0o700 }));
+}
+
+/** The file's size and SHA-256, read in chunks (a workflow's 30 MB output is never held whole). */
+async function digestOrNull(path: string): Promise<{ bytes: number; sha256: string } | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw asFileFault(error, path, "read");
+  }
+  try {
+    const hasher = new Bun.CryptoHasher("sha256");
+    const buffer = Buffer.alloc(1 << 20);
+    let bytes = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hasher.update(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
+    }
+    return { bytes, sha256: hasher.digest("hex") };
+  } catch (error) {
+    throw asFileFault(error, path, "read");
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The real filesystem as the FilesPort. */
 export const fileSystem: FilesPort = {
   readText: readTextOrNull,
   readHead: readHeadOrNull,
   size: sizeOrNull,
+  digest: digestOrNull,
+  ownDirectory,
   writeAtomic: writeFileAtomic,
   remove: (path) => onPath(path, "remove", () => rm(path, { force: true })),
   realpath: (path) => onPath(path, "inspect", () => realpath(path)),

@@ -75,5 +75,38 @@ export function createGit(hostEnv: Readonly<Record<string, string | undefined>>)
     async deleteBranch(repo, branch) {
       await must(repo, ["branch", "-D", branch]);
     },
+    async worktreeHead(path) {
+      const commit = await git(path, ["rev-parse", "--verify", "-q", "HEAD"]);
+      if (commit.code !== 0 || commit.out === "") return null;
+      const ref = await git(path, ["symbolic-ref", "-q", "HEAD"]);
+      const branch =
+        ref.code === 0 && ref.out.startsWith("refs/heads/") ? ref.out.slice("refs/heads/".length) : null;
+      return { commit: commit.out, branch };
+    },
+    async refsContaining(repo, commit) {
+      const out = await must(repo, ["for-each-ref", "--contains", commit, "--format=%(refname)"]);
+      return out.split("\n").filter((line) => line !== "");
+    },
+    async hasBranch(repo, branch) {
+      return (await git(repo, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`])).code === 0;
+    },
+    async createBranch(repo, branch, commit) {
+      await must(repo, ["branch", branch, commit]);
+    },
+    async ignoredPaths(path) {
+      // -z: names as they are (no C quoting of unusual bytes); --directory: an ignored folder once.
+      const out = await must(path, [
+        "ls-files",
+        "-z",
+        "--others",
+        "--ignored",
+        "--exclude-standard",
+        "--directory",
+      ]);
+      return out
+        .split("\0")
+        .filter((name) => name !== "")
+        .sort();
+    },
   };
 }

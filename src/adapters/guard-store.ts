@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { appendFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { StateError } from "../core/errors.ts";
@@ -6,6 +7,8 @@ import { parseJson, parseJsonObject } from "../core/json.ts";
 import type { GuardStore, StorePort } from "../core/ports.ts";
 import { asFileFault, isNotFound, onPath, readTextOrNull } from "./files.ts";
 import { writeOwnFile } from "./state.ts";
+
+const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 /**
  * The guardrails' files in a worker's session dir: `guards/<baseline>.json`, `turn-schema.json` and
@@ -62,8 +65,10 @@ export function createGuardStore(store: Pick<StorePort, "paths" | "checkRoot">):
     async appendStructured(name, entry) {
       await store.checkRoot();
       const path = structuredLog(name);
-      // One write with O_APPEND: two calls never interleave inside a line.
-      await onPath(path, "write", () => appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600 }));
+      // One write with O_APPEND: two calls never interleave inside a line. O_NOFOLLOW: never through a link.
+      await onPath(path, "write", () =>
+        appendFile(path, `${JSON.stringify(entry)}\n`, { mode: 0o600, flag: APPEND_NOFOLLOW }),
+      );
     },
     async readStructured(name) {
       await store.checkRoot();

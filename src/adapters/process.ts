@@ -1,5 +1,7 @@
-import { closeSync, openSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, renameSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { clampTimerMs } from "../core/duration.ts";
+import { ROTATE_LOG_BYTES } from "../core/log-bounds.ts";
 import { missingProgram } from "../core/programs.ts";
 
 export type RunResult = {
@@ -139,23 +141,88 @@ async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>
 
 /**
  * Starts a process that outlives this one: its own session (a terminal's hang-up or Ctrl-C of this
- * process does not reach it), stdin closed, output appended to `log` (0600). Not waited for.
+ * process does not reach it), stdin closed, output appended to `log` (0600). Not waited for. The log
+ * is bounded: past ROTATE_LOG_BYTES it is first moved to `<log>.1` (replacing the older one). A link
+ * where it goes (or anything but a file umbel can append to) is never written through: the process
+ * still starts, its output dropped, since the log is only the record of what it said.
  */
 export function startDetached(
   argv: readonly string[],
   env: Readonly<Record<string, string>>,
   log: string,
 ): void {
-  const fd = openSync(log, "a", 0o600);
+  const fd = openLog(log);
   try {
     Bun.spawn([...argv], {
       env: { ...env },
       stdin: "ignore",
-      stdout: fd,
-      stderr: fd,
+      stdout: fd ?? "ignore",
+      stderr: fd ?? "ignore",
       detached: true,
     }).unref();
   } finally {
-    closeSync(fd);
+    if (fd !== null) closeSync(fd);
   }
+}
+
+function openLog(log: string): number | null {
+  try {
+    const info = lstatSync(log, { throwIfNoEntry: false });
+    if (info?.isFile() && info.size > ROTATE_LOG_BYTES) renameSync(log, `${log}.1`);
+    return openSync(
+      log,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o600,
+    );
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Ends a process group that `pid` leads (a --notify command started under setsid), or, where it
+ * leads none (no setsid on the machine), `pid` and every process below it (`ps`'s parent links) —
+ * only when `pid`'s argv holds `mark` (a pid reused by another process is left alone).
+ */
+export async function killTree(pid: number, mark: string): Promise<boolean> {
+  if (!Number.isInteger(pid) || pid <= 1) return false;
+  if (!(await commandLine(pid))?.includes(mark)) return false;
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    // ESRCH: no group of that id; the process alone, and its children, below.
+  }
+  const ps = await runProcess(["ps", "-A", "-o", "pid=", "-o", "ppid="], {
+    env: { PATH: "/bin:/usr/bin" },
+    timeoutMs: 2000,
+  }).catch(() => null);
+  const children = new Map<number, number[]>();
+  for (const line of ps?.stdout.split("\n") ?? []) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number);
+    if (child === undefined || parent === undefined || Number.isNaN(child)) continue;
+    children.set(parent, [...(children.get(parent) ?? []), child]);
+  }
+  const doomed: number[] = [];
+  for (let queue = [pid]; queue.length > 0; ) {
+    const next = queue.shift() as number;
+    doomed.push(next);
+    queue = [...queue, ...(children.get(next) ?? [])];
+  }
+  for (const p of doomed)
+    try {
+      process.kill(p, "SIGKILL");
+    } catch {}
+  return true;
+}
+
+/** A process's argv as one line: Linux's /proc (the image has no ps), else `ps` (macOS). */
+async function commandLine(pid: number): Promise<string | null> {
+  const proc = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => null);
+  if (proc !== null) return proc.split("\0").join(" ");
+  const ps = await runProcess(["ps", "-ww", "-o", "args=", "-p", String(pid)], {
+    env: { PATH: "/bin:/usr/bin" },
+    timeoutMs: 2000,
+  }).catch(() => null);
+  return ps?.exitCode === 0 ? ps.stdout : null;
 }

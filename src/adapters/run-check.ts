@@ -1,40 +1,37 @@
-import { closeSync, openSync } from "node:fs";
-import { open, readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { OUTPUT_TAIL_BYTES } from "../core/guard/decide.ts";
 import type { CheckRun } from "../core/guard/record.ts";
+import { CHECK_LOG_KEEP_BYTES } from "../core/log-bounds.ts";
 import type { CheckOptions, CheckProcess } from "../core/ports.ts";
-import { asFileFault } from "./files.ts";
+import { type BoundedLog, openBoundedLog } from "./bounded-log.ts";
 import { holdChild, killGroup, startProgram } from "./process.ts";
 import { processStart } from "./process-start.ts";
 
 /**
- * An accept check: `sh -c COMMAND` with stdin closed and stdout and stderr on one file (so the log
- * keeps their order), leading its own process group (`detached`: setsid), which is killed at the
- * timeout, on abort, or when umbel exits — a test runner's children die with it.
+ * An accept check: `sh -c COMMAND` with stdin closed and stdout and stderr on one pipe (`exec 2>&1`
+ * first, so the log keeps their order), leading its own process group (`detached`: setsid), which is
+ * killed at the timeout, on abort, or when umbel exits — a test runner's children die with it. Its
+ * log is bounded (adapters/bounded-log.ts: the first and last CHECK_LOG_KEEP_BYTES, the cut said).
  */
 export async function runCheck(command: string, options: CheckOptions): Promise<CheckRun> {
   const started = performance.now();
-  let fd: number;
-  try {
-    fd = openSync(options.logPath, "w", 0o600);
-  } catch (error) {
-    throw asFileFault(error, options.logPath, "write");
-  }
+  const log = openBoundedLog(options.logPath, CHECK_LOG_KEEP_BYTES, "check");
   let child: ReturnType<typeof Bun.spawn>;
+  const argv = ["sh", "-c", `exec 2>&1; ${command}`];
   try {
-    const argv = ["sh", "-c", command];
     child = startProgram(argv, () =>
       Bun.spawn(argv, {
         cwd: options.cwd,
         env: { ...options.env },
         stdin: "ignore",
-        stdout: fd,
-        stderr: fd,
+        stdout: "pipe",
+        stderr: "ignore",
         detached: true,
       }),
     );
-  } finally {
-    closeSync(fd);
+  } catch (error) {
+    log.close();
+    throw error;
   }
   const release = holdChild(child.pid);
   if (options.onStart) {
@@ -43,9 +40,11 @@ export async function runCheck(command: string, options: CheckOptions): Promise<
     } catch (error) {
       killGroup(child.pid);
       release();
+      log.close();
       throw error;
     }
   }
+  const output = follow(child.stdout as ReadableStream<Uint8Array>, log);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -65,13 +64,18 @@ export async function runCheck(command: string, options: CheckOptions): Promise<
     options.signal?.removeEventListener("abort", abort);
     release();
   }
+  // A process that left the group may hold the pipe open: its output is not waited for past this.
+  const recent = await output.stop(DRAIN_MS);
+  const { bytes, cut } = log.close();
   return {
     command,
     exitCode: timedOut ? null : child.exitCode,
     signal: timedOut ? "SIGKILL" : child.signalCode === null ? null : String(child.signalCode),
     timedOut,
     durationMs: Math.round(performance.now() - started),
-    output: await readTail(options.logPath, OUTPUT_TAIL_BYTES),
+    output: new TextDecoder().decode(recent).replace(/^\uFFFD+/, ""),
+    outputBytes: bytes,
+    ...(cut > 0 ? { cutBytes: cut } : {}),
   };
 }
 
@@ -116,16 +120,36 @@ async function isGroupAlive(pgid: number): Promise<boolean> {
   return false;
 }
 
-/** The last `bytes` of a file as text (a character cut in half at the start is dropped). */
-async function readTail(path: string, bytes: number): Promise<string> {
-  const handle = await open(path, "r");
-  try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, bytes);
-    const buffer = Buffer.alloc(length);
-    await handle.read(buffer, 0, length, size - length);
-    return new TextDecoder().decode(buffer).replace(/^\uFFFD+/, "");
-  } finally {
-    await handle.close();
-  }
+const DRAIN_MS = 1000;
+
+/** Copies the pipe into the log as it comes, keeping its last OUTPUT_TAIL_BYTES for the record. */
+function follow(stream: ReadableStream<Uint8Array>, log: BoundedLog) {
+  const reader = stream.getReader();
+  let recent = new Uint8Array(0);
+  let stopped = false;
+  const done = (async () => {
+    for (;;) {
+      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+      if (chunk.done || stopped) return;
+      log.write(chunk.value);
+      const joined = new Uint8Array(Math.min(OUTPUT_TAIL_BYTES, recent.length + chunk.value.length));
+      const fromChunk = Math.min(chunk.value.length, joined.length);
+      joined.set(recent.subarray(recent.length - (joined.length - fromChunk)), 0);
+      joined.set(chunk.value.subarray(chunk.value.length - fromChunk), joined.length - fromChunk);
+      recent = joined;
+    }
+  })();
+  return {
+    async stop(boundMs: number): Promise<Uint8Array> {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, boundMs);
+      });
+      await Promise.race([done, late]);
+      clearTimeout(timer);
+      stopped = true;
+      await reader.cancel().catch(() => undefined);
+      return recent;
+    },
+  };
 }

@@ -5,7 +5,7 @@ import { parseJson } from "../core/json.ts";
 import type { Lock, RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
 import type { RunState } from "../core/workflow/state.ts";
-import { onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import { onPath, ownDirectory, readTextOrNull, writeFileAtomic } from "./files.ts";
 import { lockHolder, readLock, takeLock } from "./lock-file.ts";
 
 /** The workflow runs of a state root (see RunsPort); `ready` is the state root check (state-root.ts). */
@@ -36,7 +36,7 @@ function runDir(root: string, runId: string): string {
 async function createRunStore(root: string, runId: string, text: string): Promise<RunStore> {
   const dir = runDir(root, runId);
   const runs = join(root, "workflows");
-  await onPath(runs, "create", () => mkdir(runs, { recursive: true, mode: 0o700 }));
+  await ownDirectory(runs);
   await onPath(dir, "create", () => mkdir(dir, { mode: 0o700 }));
   const store = openStore(dir);
   await writeFileAtomic(store.copyPath, text);

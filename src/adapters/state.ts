@@ -1,8 +1,8 @@
-import { mkdir, readdir, rename, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, readdir, readlink, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
-import { fsFaultError } from "../core/fs-fault.ts";
+import { fsFaultError, plantedLinkError } from "../core/fs-fault.ts";
 import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
@@ -20,6 +20,7 @@ import {
 import { takeLock } from "./lock-file.ts";
 import { findLocks } from "./lock-scan.ts";
 import { createPoolStore } from "./pool-store.ts";
+import { killTree } from "./process.ts";
 
 /**
  * The filesystem is the state store: $UMBEL_HOME (default ~/.umbel, 0700) holds
@@ -152,6 +153,43 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
       await removeTree(gone);
     },
 
+    async stopNotifies(name: string): Promise<number> {
+      await ready();
+      const entries = await readdir(dir(name)).catch((error: unknown) => {
+        if (isNotFound(error)) return [];
+        throw asFileFault(error, dir(name), "list");
+      });
+      let stopped = 0;
+      for (const entry of entries) {
+        if (!/^notify\.\d+\.pgid$/.test(entry)) continue;
+        const pid = Number((await readTextOrNull(join(dir(name), entry)))?.trim());
+        // The hook removes the file once its command is over: one left by a killed hook names a
+        // process that may be gone, or a pid reused since, which killTree leaves alone (its argv
+        // does not hold this file's path).
+        if (!Number.isInteger(pid) || pid === process.pid) continue;
+        if (await killTree(pid, join(dir(name), entry))) stopped++;
+      }
+      return stopped;
+    },
+
+    async removeAliases(name: string): Promise<string[]> {
+      await ready();
+      const entries = await readdir(sessions, { withFileTypes: true }).catch((error: unknown) => {
+        if (isNotFound(error)) return [];
+        throw asFileFault(error, sessions, "list");
+      });
+      const removed: string[] = [];
+      for (const entry of entries) {
+        if (!entry.isSymbolicLink()) continue;
+        const link = join(sessions, entry.name);
+        // adopt links the old name to the new one by its bare name (pool-store.ts).
+        if ((await readlink(link).catch(() => null)) !== name) continue;
+        await onPath(link, "remove", () => rm(link, { force: true }));
+        removed.push(entry.name);
+      }
+      return removed;
+    },
+
     async dirChangedAt(name: string): Promise<number | null> {
       await ready();
       return changedAt(dir(name));
@@ -191,6 +229,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
  * `subdir`, one level inside it, made when missing): never made again once the worker was removed.
  * A late write (a kill racing a prune, the StructuredOutput server of a worker just purged) is
  * WorkerNotFoundError; writing the whole meta.json back would bring a pruned worker back into ls.
+ * A `subdir` that is a symbolic link (one planted as guards/) is refused, never written through.
  */
 export async function writeOwnFile(
   name: string,
@@ -201,8 +240,10 @@ export async function writeOwnFile(
 ): Promise<void> {
   try {
     if (subdir !== undefined)
-      await mkdir(subdir, { mode: 0o700 }).catch((error: unknown) => {
+      await mkdir(subdir, { mode: 0o700 }).catch(async (error: unknown) => {
         if (!isExists(error)) throw asFileFault(error, subdir, "create");
+        const info = await onPath(subdir, "inspect", () => lstat(subdir));
+        if (info.isSymbolicLink()) throw plantedLinkError(subdir, "write");
       });
     await writeFileInDir(path, content);
   } catch (error) {
@@ -224,12 +265,21 @@ function plainName(file: string): string {
 function parseMeta(name: string, path: string, text: string): Meta {
   const value = parseJson(text);
   if (value === undefined)
-    throw new StateError(`meta.json of worker ${name} is not valid JSON: ${path}`, { name, path });
+    throw new StateError(`meta.json of worker ${name} is not valid JSON: ${path}; ${META_FIX(name)}`, {
+      name,
+      path,
+      fix: "fix or remove that file",
+    });
   const parsed = Meta.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const why = issue ? `${issue.path.join(".") || "the record"}: ${issue.message}` : "not a worker record";
-  throw new StateError(`meta.json of worker ${name} is unreadable (${why}): ${path}`, { name, path, why });
+  throw new StateError(`meta.json of worker ${name} is unreadable (${why}): ${path}; ${META_FIX(name)}`, {
+    name,
+    path,
+    why,
+    fix: "fix or remove that file",
+  });
 }
 
 /** rm, again while anything is left (see remove): a pass that stopped early left less each time. */
@@ -240,6 +290,9 @@ async function removeTree(path: string): Promise<void> {
   }
   throw fsFaultError({ errno: "ENOTEMPTY", path, action: "remove" });
 }
+
+const META_FIX = (name: string) =>
+  `fix or remove that file, or remove the worker: umbel kill ${name} --purge`;
 
 async function changedAt(path: string): Promise<number | null> {
   try {

@@ -18,7 +18,7 @@ export const AnswerInput = z
       .min(1)
       .optional()
       .describe(
-        "Answer only if the worker still shows this prompt (the inputId wait reported); else refuse with exit 4 and press nothing",
+        "Answer only if the worker still shows this prompt (the inputId wait reported) and no other caller answered it; else refuse with exit 4 and press nothing",
       ),
   })
   .strict();

@@ -31,6 +31,23 @@ const FAULTS: Readonly<Record<string, Fault>> = {
   EEXIST: { what: "something is already there", todo: "remove it" },
 };
 
+/**
+ * A symbolic link where umbel keeps a file or folder of its own (guards/, workflows/, worktrees/, a
+ * log): refused, never written through — a link planted there sent umbel's writes anywhere.
+ */
+export function plantedLinkError(path: string, action: FsAction): FileAccessError {
+  const todo = "remove the link (umbel makes that itself)";
+  return new FileAccessError(
+    `cannot ${action} ${path}: it is a symbolic link where umbel keeps its own; ${todo}`,
+    {
+      path,
+      errno: "ELOOP",
+      action,
+      hint: todo,
+    },
+  );
+}
+
 /** An errno-carrying error from node:fs (`code` like "EACCES"); anything else is not a file fault. */
 export function isFsFault(error: unknown): error is { code: string } {
   const code = (error as { code?: unknown } | null)?.code;

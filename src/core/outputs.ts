@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BrokenWorker } from "./broken-worker.ts";
 
 /**
  * What each verb answers, one schema per result. The operations return these types, `--json` prints
@@ -77,6 +78,9 @@ export const ReadResult = z.object({
 });
 export type ReadResult = z.infer<typeof ReadResult>;
 
+/** How many ignored paths kill's result lists (its note names the first few). */
+export const IGNORED_LISTED = 50;
+
 export const KillWorktree = z
   .object({
     path: z.string().describe("The worktree"),
@@ -85,6 +89,20 @@ export const KillWorktree = z
     branchKept: z
       .boolean()
       .describe("The branch is kept: it has commits its base lacks (or the tree was kept)"),
+    savedBranch: z
+      .string()
+      .nullable()
+      .describe(
+        "A branch kill made at the worktree's HEAD so its commits stay reachable (HEAD was detached, or its commits were on no branch); null: none needed",
+      ),
+    ignored: z
+      .object({
+        count: z.number().int().describe("How many ignored files and folders went with the worktree"),
+        paths: z
+          .array(z.string())
+          .describe(`The first ${IGNORED_LISTED} of them (a folder once, ending in /)`),
+      })
+      .describe("The ignored files and folders (.env, node_modules/) deleted with the worktree"),
     note: z.string().describe("What was removed or kept, and where"),
   })
   .describe("A worker spawned with worktree: what kill did with it");
@@ -104,12 +122,36 @@ export const KillResult = z.object({
     )
     .optional()
     .describe("What kill could not write (a full disk …): the worker was stopped all the same"),
+  broken: BrokenWorker.optional().describe(
+    "The worker's state could not be read: --purge removed it as it was",
+  ),
 });
 export type KillResult = z.infer<typeof KillResult>;
 
 export const PruneResult = z.object({
-  removed: z.array(z.string()).describe("Workers removed (dead or killed)"),
-  kept: z.array(z.string()).describe("Workers left alone (alive, or half-made)"),
+  removed: z
+    .array(z.string())
+    .describe("Workers removed (dead, killed, or broken with no live tmux session)"),
+  kept: z
+    .array(z.string())
+    .describe("Workers left alone (alive, half-made, or broken beside a live tmux session)"),
+  broken: z
+    .array(
+      BrokenWorker.extend({
+        name: Name,
+        removed: z
+          .boolean()
+          .describe("Removed (false: its tmux session is alive; kill NAME --purge removes it)"),
+      }),
+    )
+    .optional()
+    .describe("The broken workers prune found (present when there were some)"),
+  worktrees: z
+    .array(KillWorktree.extend({ name: Name }))
+    .optional()
+    .describe(
+      "What prune did with each removed worker's --worktree (present when there were some), as kill says it",
+    ),
 });
 export type PruneResult = z.infer<typeof PruneResult>;
 

@@ -90,6 +90,13 @@ export type StorePort = {
   writeLastScreen(name: string, screen: string): Promise<void>;
   readLastScreen(name: string): Promise<string | null>;
   remove(name: string): Promise<void>;
+  /**
+   * Ends the --notify commands still running for this worker (each named in its folder by the hook
+   * that started it: notify.<pid>.pgid, the process group it leads); returns how many.
+   */
+  stopNotifies(name: string): Promise<number>;
+  /** Removes the links in sessions/ that name this worker (a claimed spare's old names); returns them. */
+  removeAliases(name: string): Promise<string[]>;
   /** When the session directory last changed (ms), or null when it is gone. */
   dirChangedAt(name: string): Promise<number | null>;
   /** When the events log last changed (ms), or null before the first event. */
@@ -205,6 +212,10 @@ export type FilesPort = {
   readHead(path: string, maxBytes: number): Promise<{ text: string; complete: boolean } | null>;
   /** The size in bytes, or null when the file does not exist. */
   size(path: string): Promise<number | null>;
+  /** Makes a folder of umbel's own (0700) if missing; a symbolic link there is a FileAccessError. */
+  ownDirectory(path: string): Promise<void>;
+  /** Its bytes and their SHA-256 (hex), read as a stream; null when it does not exist. */
+  digest(path: string): Promise<{ bytes: number; sha256: string } | null>;
   /** Temp file + rename (0600 unless told): readers see the old or the new file, never half. */
   writeAtomic(path: string, content: string, mode?: number): Promise<void>;
   remove(path: string): Promise<void>;
@@ -345,6 +356,16 @@ export type GitPort = {
   removeWorktree(repo: string, path: string, force: boolean): Promise<void>;
   /** `git branch -D`: only once isMerged said so, or when spawn unwinds a branch it just made. */
   deleteBranch(repo: string, branch: string): Promise<void>;
+  /** The worktree's HEAD: its commit and the branch it is on (null: detached); null when it has none. */
+  worktreeHead(path: string): Promise<{ commit: string; branch: string | null } | null>;
+  /** The refs (full names, `refs/heads/main`) whose history holds `commit`; HEADs and reflogs are not refs. */
+  refsContaining(repo: string, commit: string): Promise<string[]>;
+  /** A branch of that name exists. */
+  hasBranch(repo: string, branch: string): Promise<boolean>;
+  /** `git branch <branch> <commit>`: keeps a commit reachable that only a worktree's HEAD held. */
+  createBranch(repo: string, branch: string, commit: string): Promise<void>;
+  /** The ignored files and folders in the worktree (a folder once, `node_modules/`), as `git worktree remove` deletes them. */
+  ignoredPaths(path: string): Promise<string[]>;
 };
 
 /**

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BillingRoute } from "./billing.ts";
+import { BrokenWorker } from "./broken-worker.ts";
 import { GuardPhase } from "./guard/record.ts";
 import { ExitRecord } from "./outcome.ts";
 import { QueueEntry } from "./queue.ts";
@@ -12,7 +13,7 @@ export const StatusResult = z.object({
   name: z.string().describe("Worker name"),
   provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini, opencode)"),
   state: WorkerState.describe(
-    "starting, idle, busy, needs-input, failed (its spawn died half-way; prune removes it), dead or killed",
+    "starting, idle, busy, needs-input, failed (its spawn died half-way; prune removes it), dead, killed, or broken (its state cannot be read: see broken)",
   ),
   cwd: z.string().describe("The worker's working directory"),
   createdAt: z.string().describe("When it was spawned (ISO 8601)"),
@@ -68,6 +69,7 @@ export const StatusResult = z.object({
     .optional()
     .describe("What it does at a usage limit: stop (limited, exit 120) or continue through the reset"),
   billing: BillingRoute.optional(),
+  broken: BrokenWorker.optional(),
   telemetry: Telemetry.nullable()
     .optional()
     .describe(

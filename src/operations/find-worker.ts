@@ -28,5 +28,5 @@ export async function findRecentWorker(
 }
 
 function isLive(w: StatusResult): boolean {
-  return w.state !== "dead" && w.state !== "killed" && w.state !== "starting";
+  return w.state !== "dead" && w.state !== "killed" && w.state !== "starting" && w.state !== "broken";
 }

@@ -49,6 +49,8 @@ async function checkAttempt(
   answer ??= (await readAnswer(deps, { name, after: turn })).text;
   const answerName = `${record.baseline}-${attempt}.answer`;
   const answerFile = deps.guards.path(name, answerName);
+  // guards/ is umbel's own: writeFile refuses a link planted there, which would take the answer file
+  // and the check logs elsewhere.
   await deps.guards.writeFile(name, answerName, answer);
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(deps.env)) if (value !== undefined) env[key] = value;

@@ -1,7 +1,13 @@
-import { FileAccessError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import {
+  FileAccessError,
+  type StateError,
+  WorkerIncompleteError,
+  WorkerNotFoundError,
+} from "../core/errors.ts";
 import type { KillResult, PruneResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
+import { brokenOf, isWorkerFault, purgeBroken } from "./broken.ts";
 import { checkLiveness, deadPaneScreen, type Liveness, loadWorker, type Worker } from "./worker.ts";
 import { releaseWorktree } from "./worktree.ts";
 
@@ -10,6 +16,17 @@ import { releaseWorktree } from "./worktree.ts";
  * (capture, read and logs still answer); `purge` removes the tombstone too. Idempotent.
  */
 export async function killWorker(deps: Deps, input: KillInput): Promise<KillResult> {
+  try {
+    return await killLoaded(deps, input);
+  } catch (error) {
+    // A worker umbel cannot read is removed as it is by --purge (operations/broken.ts); a plain kill
+    // keeps its typed error, which says how to fix it.
+    if (input.purge && isWorkerFault(error)) return purgeBroken(deps, input.name, error);
+    throw error;
+  }
+}
+
+async function killLoaded(deps: Deps, input: KillInput): Promise<KillResult> {
   const worker = await loadWorker(deps, input.name);
   const { name } = worker.meta;
   const live = await checkLiveness(deps, worker);
@@ -41,6 +58,9 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   const tree = worker.meta.worktree;
   const worktree = tree ? { worktree: await releaseWorktree(deps, tree, input.force === true) } : {};
   if (input.purge) {
+    // A --notify command still running (a hook started it detached, deaf to the pane's end) would
+    // write into a folder that is gone: its process group goes with the worker.
+    await deps.store.stopNotifies(name);
     await deps.store.remove(name);
     // A claimed spare's old name is a link to this directory (pool-claim.ts): it goes with it.
     const alias = worker.meta.pool?.alias;
@@ -72,21 +92,27 @@ const ORPHAN_AGE_MS = 10 * 60_000;
 
 /**
  * Removes dead and killed workers; never a live one. Every worker is read, and its liveness settled,
- * before anything is removed: a meta.json that does not parse, or an exit record a live pane
- * contradicts (StateErrors naming the file), stops prune with nothing deleted.
+ * before anything is removed. A broken worker (its state unreadable: operations/broken.ts) is removed
+ * only when no live tmux session has its name — a meta.json that does not parse, or an exit record
+ * a live pane contradicts, never makes prune kill a working CLI on its word.
  */
 export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
   const removed: string[] = [];
   const kept: string[] = [];
-  const found: ({ worker: Worker; live: Liveness } | string)[] = [];
+  const broken: NonNullable<PruneResult["broken"]> = [];
+  const worktrees: NonNullable<PruneResult["worktrees"]> = [];
+  const found: ({ worker: Worker; live: Liveness } | { name: string; fault: StateError } | string)[] = [];
   for (const name of await deps.store.listNames()) {
-    const worker = await loadWorker(deps, name).catch((error: unknown) => {
-      if (error instanceof WorkerIncompleteError) return name;
-      if (error instanceof WorkerNotFoundError) return null; // removed since it was listed
-      throw error;
-    });
-    if (typeof worker === "string") found.push(worker);
-    else if (worker !== null) found.push({ worker, live: await checkLiveness(deps, worker) });
+    try {
+      const worker = await loadWorker(deps, name);
+      found.push({ worker, live: await checkLiveness(deps, worker) });
+    } catch (error) {
+      if (error instanceof WorkerIncompleteError) found.push(name);
+      else if (error instanceof WorkerNotFoundError)
+        continue; // removed since it was listed
+      else if (isWorkerFault(error)) found.push({ name, fault: error });
+      else throw error;
+    }
   }
   for (const entry of found) {
     if (typeof entry === "string") {
@@ -96,15 +122,29 @@ export async function pruneWorkers(deps: Deps): Promise<PruneResult> {
       } else kept.push(entry);
       continue;
     }
+    if ("fault" in entry) {
+      const pane = await deps.tmux.paneInfo(entry.name);
+      const alive = pane !== null && !pane.dead;
+      if (!alive) await purgeBroken(deps, entry.name, entry.fault);
+      (alive ? kept : removed).push(entry.name);
+      broken.push({ name: entry.name, ...brokenOf(deps, entry.name, entry.fault), removed: !alive });
+      continue;
+    }
     const { name } = entry.worker.meta;
     if (entry.live.alive) {
       kept.push(name);
       continue;
     }
-    await killWorker(deps, { name, purge: true });
+    const killed = await killWorker(deps, { name, purge: true });
+    if (killed.worktree) worktrees.push({ name, ...killed.worktree });
     removed.push(name);
   }
-  return { removed, kept };
+  return {
+    removed,
+    kept,
+    ...(broken.length > 0 ? { broken } : {}),
+    ...(worktrees.length > 0 ? { worktrees } : {}),
+  };
 }
 
 /** A directory with no meta.json, older than ORPHAN_AGE_MS and with no tmux session. */

@@ -141,10 +141,13 @@ async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
 
 export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {
   const queue = parseQueue(await deps.store.readWorkerFile(name, FILE));
-  if (queue === null)
-    throw new StateError(`the queue of worker ${name} is unreadable: ${deps.store.paths(name).dir}/${FILE}`, {
-      name,
-    });
+  if (queue === null) {
+    const path = `${deps.store.paths(name).dir}/${FILE}`;
+    throw new StateError(
+      `the queue of worker ${name} is unreadable: ${path}; remove that file (its queued prompts are lost), or umbel kill ${name} --purge`,
+      { name, path, fix: "remove that file (its queued prompts are lost)" },
+    );
+  }
   return queue;
 }
 

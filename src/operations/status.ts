@@ -9,6 +9,7 @@ import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
 import type { StatusResult } from "../core/worker-status.ts";
+import { brokenRow, isWorkerFault } from "./broken.ts";
 import { drainQueue, readQueue } from "./queue.ts";
 import { telemetryOf } from "./telemetry.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
@@ -25,9 +26,11 @@ export async function listWorkers(deps: Deps): Promise<StatusResult[]> {
       try {
         return await statusOf(deps, name);
       } catch (error) {
-        // Only a spawn in progress (no meta.json yet) or a worker removed since listing is absent:
-        // a hung tmux or a corrupt meta.json must fail ls, never read as an empty fleet.
+        // Only a spawn in progress (no meta.json yet) or a worker removed since listing is absent.
         if (error instanceof WorkerIncompleteError || error instanceof WorkerNotFoundError) return null;
+        // One worker's damaged state is its own row (broken), never everyone's failure; a hung tmux
+        // or an unusable state root still fails ls, never reading as an empty fleet.
+        if (isWorkerFault(error)) return brokenRow(deps, name, error);
         throw error;
       }
     }),

@@ -18,11 +18,16 @@ export type Worker = { readonly meta: Meta; readonly provider: Provider };
 export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
   const meta = await deps.store.readMeta(name);
   // The directory is the identity: a meta.json naming another worker would send every verb there.
-  if (meta.name !== name)
+  if (meta.name !== name) {
+    // A claim renames the spare's folder, then rewrites its meta.json: a claimer killed in between
+    // leaves the spare's meta in its new name's folder (pool-claim.ts).
+    const takeover = meta.pool ? ` (a takeover of the spare ${meta.name} that did not finish)` : "";
+    const path = deps.store.paths(name).meta;
     throw new StateError(
-      `the state of worker ${name} is inconsistent: ${deps.store.paths(name).meta} names worker ${meta.name}`,
-      { name, metaName: meta.name, path: deps.store.paths(name).meta },
+      `the state of worker ${name} is inconsistent: ${path} names worker ${meta.name}${takeover}; remove it with umbel kill ${name} --purge (it stops the tmux session ${name} too)`,
+      { name, metaName: meta.name, path, fix: `correct "name" in that file to ${JSON.stringify(name)}` },
     );
+  }
   return { meta, provider: getProvider(meta.provider) };
 }
 
@@ -74,8 +79,8 @@ async function confirmExit(deps: Deps, name: string): Promise<void> {
     if (deps.clock.now() >= until) {
       const path = deps.store.paths(name).exit;
       throw new StateError(
-        `worker ${name}'s exit record (${path}) says its CLI exited, but its pane is alive (pid ${pane.pid}); remove that file, or kill the worker`,
-        { name, path, pid: pane.pid },
+        `worker ${name}'s exit record (${path}) says its CLI exited, but its pane is alive (pid ${pane.pid}); remove that file, or umbel kill ${name} --purge`,
+        { name, path, pid: pane.pid, fix: "remove that file (the worker goes on)" },
       );
     }
     await deps.clock.sleep(25, deps.signal);

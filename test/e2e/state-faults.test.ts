@@ -44,30 +44,64 @@ function tombstone(name: string): string {
 
 describe("a directory where a state file should be, through the CLI", () => {
   const cases: [file: string, verbs: string[][]][] = [
-    ["meta.json", [["ls"], ["status", "w"], ["read", "w"], ["wait", "w"], ["kill", "w"], ["prune"]]],
-    ["events/hooks.jsonl", [["ls"], ["status", "w"], ["read", "w"], ["logs", "w"], ["wait", "w"]]],
-    ["events/exit.json", [["ls"], ["status", "w"], ["kill", "w", "--purge"], ["prune"]]],
+    [
+      "meta.json",
+      [
+        ["status", "w"],
+        ["read", "w"],
+        ["wait", "w"],
+        ["kill", "w"],
+      ],
+    ],
+    [
+      "events/hooks.jsonl",
+      [
+        ["status", "w"],
+        ["read", "w"],
+        ["logs", "w"],
+        ["wait", "w"],
+      ],
+    ],
+    [
+      "events/exit.json",
+      [
+        ["status", "w"],
+        ["kill", "w"],
+      ],
+    ],
   ];
-  test.each(cases)("%s: every verb exits 1 naming it, then works once it is removed", async (file, verbs) => {
-    const dir = join(sb.root, "sessions", "w");
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(join(dir, "events"), { recursive: true });
-    if (file !== "meta.json") writeFileSync(join(dir, "meta.json"), tombstone("w"));
-    const path = join(dir, file);
-    mkdirSync(path);
-    for (const args of verbs) {
-      const r = await sb.umbel([...args, "--json"]);
-      expect({ args, stderr: r.stderr }).toEqual({
-        args,
-        stderr: `umbel: cannot read ${path}: a directory is where a file should be (EISDIR); remove that directory\n`,
-      });
-      expect(JSON.parse(r.stdout).error).toMatchObject({ code: "file-access", exitCode: 1, data: { path } });
-      expect(r.code).toBe(1);
-    }
-    rmSync(path, { recursive: true });
-    if (file === "meta.json") writeFileSync(path, tombstone("w"));
-    expect((await sb.umbel(["status", "w"])).code).toBe(0);
-  });
+  test.each(cases)(
+    "%s: every verb on w exits 1 naming it, ls lists w as broken, and it works once removed",
+    async (file, verbs) => {
+      const dir = join(sb.root, "sessions", "w");
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(join(dir, "events"), { recursive: true });
+      if (file !== "meta.json") writeFileSync(join(dir, "meta.json"), tombstone("w"));
+      const path = join(dir, file);
+      mkdirSync(path);
+      for (const args of verbs) {
+        const r = await sb.umbel([...args, "--json"]);
+        expect({ args, stderr: r.stderr }).toEqual({
+          args,
+          stderr: `umbel: cannot read ${path}: a directory is where a file should be (EISDIR); remove that directory\n`,
+        });
+        expect(JSON.parse(r.stdout).error).toMatchObject({
+          code: "file-access",
+          exitCode: 1,
+          data: { path },
+        });
+        expect(r.code).toBe(1);
+      }
+      // One broken worker never breaks the fleet view (issue 22): ls lists it, exit 0.
+      const ls = await sb.umbel(["ls", "--json"]);
+      const [row] = JSON.parse(ls.stdout) as { name: string; state: string; broken: { file: string } }[];
+      expect(row).toMatchObject({ name: "w", state: "broken", broken: { file: path } });
+      expect(ls.code).toBe(0);
+      rmSync(path, { recursive: true });
+      if (file === "meta.json") writeFileSync(path, tombstone("w"));
+      expect((await sb.umbel(["status", "w"])).code).toBe(0);
+    },
+  );
 });
 
 /** `umbel` with UMBEL_HOME=root; as another user (setpriv) when `as` is given and we are root. */

@@ -85,6 +85,26 @@ describe("spawn --worktree", () => {
     expect(git(repo, "log", "--format=%s", "umbel/wt", "-1")).toBe("the worker's work");
   });
 
+  test("kill of a clean tree on a detached HEAD keeps its commit on a new branch and names the ignored files it deletes", async () => {
+    const spawned = await spawnOk(sb, "wd", ["--worktree", "--cwd", repo]);
+    const path = String((spawned.worktree as Record<string, unknown>).path);
+    writeFileSync(join(repo, ".git", "info", "exclude"), "*.log\n");
+    git(path, "checkout", "-q", "--detach");
+    writeFileSync(join(path, "work.txt"), "detached\n");
+    git(path, "add", "work.txt");
+    git(path, "commit", "-q", "-m", "work on a detached HEAD");
+    const commit = git(path, "rev-parse", "HEAD");
+    writeFileSync(join(path, "run.log"), "a log\n");
+    const killed = await sb.umbel(["kill", "wd"]);
+    expect(killed.stdout).toContain(`${path} removed with 1 ignored path deleted (run.log)`);
+    expect(killed.stdout).toContain(
+      `its HEAD (detached at ${commit.slice(0, 12)}) held commits on no branch: kept on a new branch umbel/wd-detached`,
+    );
+    expect(killed.code).toBe(0);
+    expect(existsSync(path)).toBe(false);
+    expect(git(repo, "rev-parse", "umbel/wd-detached")).toBe(commit);
+  });
+
   test("outside a git repository: a usage error, nothing made", async () => {
     const r = await sb.umbel(["spawn", "nogit", "--worktree", "--cwd", sb.dir]);
     expect(r.stderr).toContain("is not in a git repository");

@@ -109,7 +109,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     async readMeta(name) {
       const s = session(name);
-      if (s.metaText !== undefined) throw new StateError(`meta.json of ${name} is unreadable`, { name });
+      if (s.metaText !== undefined)
+        throw new StateError(
+          `meta.json of ${name} is unreadable; fix or remove that file, or umbel kill ${name} --purge`,
+          {
+            name,
+          },
+        );
       if (!s.meta)
         throw new WorkerIncompleteError(`worker ${name} is being created or was left half-made`, { name });
       return s.meta;
@@ -134,6 +140,14 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     async remove(name) {
       sessions.delete(name);
+    },
+    async stopNotifies() {
+      return 0;
+    },
+    async removeAliases(name) {
+      const removed = [...aliases].filter(([, to]) => to === name).map(([from]) => from);
+      for (const from of removed) aliases.delete(from);
+      return removed;
     },
     async dirChangedAt(name) {
       return sessions.get(name)?.changedAt ?? null;
@@ -193,6 +207,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async size(path) {
       const text = files.get(path);
       return text === undefined ? null : Buffer.byteLength(text);
+    },
+    async ownDirectory(path) {
+      dirs.add(path);
+    },
+    async digest(path) {
+      const text = files.get(path);
+      return text === undefined ? null : { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) };
     },
     async writeAtomic(path, content) {
       files.set(path, content);

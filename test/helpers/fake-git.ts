@@ -4,7 +4,7 @@ import type { GitPort } from "../../src/core/ports.ts";
 /** One repository: its branches (each a list of commit ids) and what HEAD names. */
 export type FakeRepo = { head: string; branches: Map<string, string[]> };
 /** A worktree: where it is, its repo and branch, and whether it holds uncommitted work. */
-export type FakeWorktree = { repo: string; branch: string; dirty: boolean };
+export type FakeWorktree = { repo: string; branch: string; dirty: boolean; ignored?: string[] };
 
 /** An in-memory git for the worktree operations: repos by top dir, worktrees by path. */
 export type FakeGit = GitPort & {
@@ -65,6 +65,28 @@ export function createFakeGit(): FakeGit {
     },
     async deleteBranch(repo, branch) {
       must(repo).branches.delete(branch);
+    },
+    async worktreeHead(path) {
+      const tree = worktrees.get(path);
+      if (!tree) return null;
+      const commit = must(tree.repo).branches.get(tree.branch)?.at(-1);
+      return commit === undefined ? null : { commit, branch: tree.branch };
+    },
+    async refsContaining(repo, commit) {
+      return [...must(repo).branches]
+        .filter(([, ids]) => ids.includes(commit))
+        .map(([b]) => `refs/heads/${b}`);
+    },
+    async hasBranch(repo, branch) {
+      return must(repo).branches.has(branch);
+    },
+    async createBranch(repo, branch, commit) {
+      const r = must(repo);
+      const from = [...r.branches.values()].find((ids) => ids.includes(commit)) ?? [commit];
+      r.branches.set(branch, from.slice(0, from.indexOf(commit) + 1));
+    },
+    async ignoredPaths(path) {
+      return worktrees.get(path)?.ignored ?? [];
     },
   };
   return git;

@@ -17,9 +17,10 @@ import { listWorkers, statusOf } from "../../src/operations/status.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 /**
- * A session directory umbel cannot read is evidence, never absence: a corrupt meta.json stops prune
- * (nothing is deleted) and ls, naming the file. Only a directory with no meta.json yet (a spawn in
- * progress, or one that died half-way) is not a worker.
+ * A session directory umbel cannot read is evidence, never absence: a corrupt meta.json is a broken
+ * worker that ls lists beside the others, naming the file, and that prune removes only with no live
+ * tmux session of its name (issue 22 item 9; before, it stopped ls and prune for everyone). Only a
+ * directory with no meta.json yet (a spawn in progress, or one that died half-way) is not a worker.
  */
 let sb: Sandbox;
 beforeEach(async () => {
@@ -59,24 +60,36 @@ describe("a meta.json umbel cannot parse", () => {
     ["not JSON", '{"version":1,"name":"bad"'],
     ["JSON of the wrong shape", '{"version":1,"name":"bad"}\n'],
     ["not an object", "[]"],
-  ])("%s: prune is a StateError naming the file, and deletes nothing", async (_, text) => {
-    await makeDir("a-tomb", JSON.stringify(tombstone("a-tomb")));
-    await makeDir("bad", text);
-    const error = await pruneWorkers(sb.deps()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StateError);
-    const path = join(sessionDir("bad"), "meta.json");
-    expect((error as StateError).message).toContain(path);
-    expect((error as StateError).data).toMatchObject({ name: "bad", path });
-    expect((error as StateError).exitCode).toBe(1);
-    expect(existsSync(path)).toBe(true);
-    expect(existsSync(sessionDir("a-tomb"))).toBe(true);
-  });
+  ])(
+    "%s: status is a StateError naming the file and the fix; prune (no tmux session) clears it",
+    async (_, text) => {
+      await makeDir("a-tomb", JSON.stringify(tombstone("a-tomb")));
+      await makeDir("bad", text);
+      const path = join(sessionDir("bad"), "meta.json");
+      const error = await statusOf(sb.deps(), "bad").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateError);
+      expect((error as StateError).message).toContain(path);
+      expect((error as StateError).message).toContain("umbel kill bad --purge");
+      expect((error as StateError).data).toMatchObject({ name: "bad", path });
+      expect((error as StateError).exitCode).toBe(1);
+      expect(await pruneWorkers(sb.deps())).toMatchObject({
+        removed: ["a-tomb", "bad"],
+        kept: [],
+        broken: [{ name: "bad", file: path, removed: true }],
+      });
+      expect(existsSync(sessionDir("bad"))).toBe(false);
+    },
+  );
 
-  test("ls is a StateError naming the file", async () => {
+  test("ls lists it as broken, naming the file, beside the others", async () => {
+    await makeDir("a-tomb", JSON.stringify(tombstone("a-tomb")));
     await makeDir("bad", "{oops");
-    const error = await listWorkers(sb.deps()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(StateError);
-    expect((error as StateError).data).toMatchObject({ path: join(sessionDir("bad"), "meta.json") });
+    const rows = await listWorkers(sb.deps());
+    expect(rows.map((r) => [r.name, r.state])).toEqual([
+      ["a-tomb", "killed"],
+      ["bad", "broken"],
+    ]);
+    expect(rows[1]?.broken).toMatchObject({ file: join(sessionDir("bad"), "meta.json") });
   });
 });
 
@@ -118,15 +131,15 @@ async function failure(run: Promise<unknown>): Promise<FileAccessError> {
 }
 
 /**
- * A directory where a state file should be (the probes found 21 exit-70s with EISDIR, and prune
- * failing for every worker over one exit.json): a FileAccessError naming the file and what to do,
- * exit 1, and nothing deleted.
+ * A directory where a state file should be (the probes found 21 exit-70s with EISDIR): the verbs on
+ * that worker are a FileAccessError naming the file and what to do, exit 1, and nothing deleted; ls
+ * lists it as broken beside the others, and kill --purge or prune (no tmux session) removes it.
  */
 describe("a directory where a state file should be", () => {
   const cases: [file: string, verbs: string[]][] = [
-    ["meta.json", ["ls", "status", "read", "logs", "capture", "kill", "kill --purge", "prune"]],
-    ["events/hooks.jsonl", ["ls", "status", "read", "logs"]],
-    ["events/exit.json", ["ls", "status", "kill", "kill --purge", "prune"]],
+    ["meta.json", ["status", "read", "logs", "capture", "kill"]],
+    ["events/hooks.jsonl", ["status", "read", "logs"]],
+    ["events/exit.json", ["status", "kill"]],
     ["last-screen.txt", ["capture"]],
   ];
   test.each(cases.flatMap(([file, verbs]) => verbs.map((verb) => [file, verb] as const)))(
@@ -143,6 +156,22 @@ describe("a directory where a state file should be", () => {
       expect(error.data).toMatchObject({ path, errno: "EISDIR" });
       expect(existsSync(join(path, "inside"))).toBe(true);
       expect(existsSync(sessionDir("ok"))).toBe(true);
+    },
+  );
+
+  test.each(["meta.json", "events/hooks.jsonl", "events/exit.json"])(
+    "%s: ls lists w as broken naming it; kill --purge and prune remove it",
+    async (file) => {
+      for (const clear of ["kill --purge", "prune"]) {
+        await makeDir("w", file === "meta.json" ? undefined : JSON.stringify(tombstone("w")));
+        const path = join(sessionDir("w"), file);
+        await mkdir(join(path, "inside"), { recursive: true });
+        const [row] = await listWorkers(sb.deps());
+        expect(row).toMatchObject({ name: "w", state: "broken", broken: { file: path } });
+        expect(row?.broken?.reason).toContain("remove that directory");
+        await VERBS[clear]?.(sb.deps(), "w");
+        expect(existsSync(sessionDir("w"))).toBe(false);
+      }
     },
   );
 

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGuardStore } from "../../src/adapters/guard-store.ts";
 import { processStart } from "../../src/adapters/process-start.ts";
 import { endCheck, runCheck } from "../../src/adapters/run-check.ts";
 import { createStore } from "../../src/adapters/state.ts";
-import { StateError } from "../../src/core/errors.ts";
+import { FileAccessError, StateError } from "../../src/core/errors.ts";
+import { CHECK_LOG_KEEP_BYTES } from "../../src/core/log-bounds.ts";
 import type { CheckProcess } from "../../src/core/ports.ts";
 import { eventually } from "../helpers/sandbox.ts";
 
@@ -38,6 +39,45 @@ describe("runCheck", () => {
     expect(Buffer.byteLength(run.output)).toBeLessThanOrEqual(4096);
     expect((await readFile(logPath, "utf8")).length).toBeGreaterThan(5000);
     expect((await stat(logPath)).mode & 0o777).toBe(0o600);
+  });
+
+  test("a check that prints 30 MB: its log keeps the first and the last 512 KiB and says what it cut", async () => {
+    // Issue 22 item 15: `--accept yes` grew its log to 4.1 GB in 5 s.
+    const logPath = join(dir, "big.log");
+    const run = await runCheck("head -c 30000000 /dev/zero | tr '\\0' x; echo; echo END >&2; exit 1", {
+      cwd: dir,
+      env,
+      timeoutMs: 20_000,
+      logPath,
+    });
+    expect(run).toMatchObject({ exitCode: 1, timedOut: false, outputBytes: 30_000_005 });
+    expect(run.cutBytes).toBe(30_000_005 - 2 * CHECK_LOG_KEEP_BYTES);
+    const log = await readFile(logPath, "utf8");
+    expect(Buffer.byteLength(log)).toBeLessThan(2 * CHECK_LOG_KEEP_BYTES + 300);
+    expect(log).toContain(
+      `[umbel: ${run.cutBytes} bytes of this check's output were cut here; the log keeps its first and last ${CHECK_LOG_KEEP_BYTES} bytes]`,
+    );
+    expect(log.startsWith("xxxx")).toBe(true);
+    expect(log.endsWith("x\nEND\n")).toBe(true);
+    expect(run.output.endsWith("x\nEND\n")).toBe(true);
+  }, 30_000);
+
+  test("a check that prints a little: nothing cut, nothing said", async () => {
+    const logPath = join(dir, "small.log");
+    const run = await runCheck("echo hi", { cwd: dir, env, timeoutMs: 10_000, logPath });
+    expect(run).toMatchObject({ outputBytes: 3, output: "hi\n" });
+    expect(run.cutBytes).toBeUndefined();
+    expect(await readFile(logPath, "utf8")).toBe("hi\n");
+  });
+
+  test("a log path that is a planted symbolic link is refused; its target is untouched", async () => {
+    const target = join(dir, "elsewhere.txt");
+    await Bun.write(target, "mine\n");
+    const logPath = join(dir, "link.log");
+    await symlink(target, logPath);
+    const error = await runCheck("echo hi", { cwd: dir, env, timeoutMs: 10_000, logPath }).catch((e) => e);
+    expect(error).toBeInstanceOf(FileAccessError);
+    expect(await readFile(target, "utf8")).toBe("mine\n");
   });
 
   test("past its timeout the whole group is killed (a child that ignores the shell's end too)", async () => {

@@ -190,6 +190,14 @@ describe.skipIf(claude === null)("issue 14 on real claude", () => {
     expect(asked.outcome).toMatchObject({ reason: "input", exitCode: 126 });
     const inputId = String(asked.outcome.evidence.inputId);
     await eventually(() => notified().includes("input"), 10_000, "notify on input");
+    // claude announces the same prompt again (Notification permission_prompt, 1-7 s later): the id
+    // wait gave still answers it (issue 22: it was refused as another prompt).
+    await eventually(
+      async () =>
+        (await sb.umbel(["logs", "fa", "--json"])).stdout.includes('"notification_type":"permission_prompt"'),
+      20_000,
+      "the permission_prompt Notification",
+    );
     const started = performance.now();
     const answered = await ok(["answer", "fa", "allow", "--input-id", inputId]);
     timing("answer allow (settle, key, screen reacted)", performance.now() - started);

@@ -57,6 +57,8 @@ const SCHEMA = JSON.stringify({
   required: ["answer"],
 });
 const BAD_CALL = 'stub:tool StructuredOutput {"answer":1}';
+/** A recursive schema (issue 22): claude -p takes it; an invalid nested call is answered, then a valid one ends the run. */
+const TREE = JSON.stringify({ type: "object", properties: { n: { $ref: "#" } } });
 
 type Run = { code: number; stdout: string; stderr: string };
 type Json = Record<string, unknown>;
@@ -160,6 +162,15 @@ const CASES = {
   },
   "--json-schema retries": {
     args: [Array(5).fill(BAD_CALL).join(" "), "--json-schema", SCHEMA, "--output-format", "json"],
+  },
+  "--json-schema recursive": {
+    args: [
+      'stub:tool StructuredOutput {"n":{"n":3}} stub:tool StructuredOutput {"n":{"n":{}}}',
+      "--json-schema",
+      TREE,
+      "--output-format",
+      "json",
+    ],
   },
   "--max-budget-usd json": {
     args: ["parity budget", "--max-budget-usd", "0.0000001", "--output-format", "json"],
@@ -462,6 +473,14 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     expect(retries.errors).toEqual([
       "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /answer: must be string",
     ]);
+  });
+
+  test("--json-schema with a recursive $ref: taken by both, the nested mismatch answered, the same object", async () => {
+    const { claude: c, umbel: u } = await pair("--json-schema recursive");
+    expect(parse(c)).toMatchObject({ subtype: "success", structured_output: { n: { n: {} } } });
+    expect(parse(u)).toMatchObject({ subtype: "success", structured_output: { n: { n: {} } } });
+    // The first call ({"n":{"n":3}}) was refused by both: the run ended with the second.
+    expect(u.code).toBe(c.code);
   });
 
   test("--max-budget-usd in text mode: claude's line on stdout, exit 1", async () => {

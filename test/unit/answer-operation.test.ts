@@ -104,6 +104,64 @@ describe("answer (in memory)", () => {
       exitCode: 125,
     });
   });
+
+  test("callers at once on one id: one presses, the others find it answered (4) and press nothing", async () => {
+    const world = askingWorker();
+    const inputId = (await waitForTurn(world.deps, { name: "w1", after: 1 })).evidence.inputId ?? "";
+    const runs = await Promise.allSettled(
+      ["allow", "deny", "allow"].map((choice) => answerPrompt(world.deps, { name: "w1", choice, inputId })),
+    );
+    expect(runs.filter((r) => r.status === "fulfilled").length).toBe(1);
+    for (const r of runs.filter((r) => r.status === "rejected"))
+      expect(r.reason).toMatchObject({ code: "prompt-gone", exitCode: 4, data: { inputId } });
+    expect(pressed(world).length).toBe(1);
+  });
+
+  test("a key the screen has not shown yet (a slow TUI): the same id is answered, nothing pressed again", async () => {
+    const world = askingWorker();
+    world.tmux.onKeys = () => undefined;
+    const inputId = (await waitForTurn(world.deps, { name: "w1", after: 1 })).evidence.inputId ?? "";
+    await answerPrompt(world.deps, { name: "w1", choice: "allow", inputId });
+    const again = await answerPrompt(world.deps, { name: "w1", choice: "deny", inputId }).catch((e) => e);
+    expect(again).toMatchObject({
+      code: "prompt-gone",
+      exitCode: 4,
+      data: { answered: { choice: "allow" } },
+    });
+    expect(again.message).toContain("another caller answered it allow");
+    // Without an id: that prompt is the one already answered, so nothing is pressed either.
+    await expect(answerPrompt(world.deps, { name: "w1", choice: "allow" })).rejects.toMatchObject({
+      code: "no-prompt",
+      exitCode: 4,
+    });
+    expect(pressed(world)).toEqual(["send-keys 1"]);
+    // A new prompt (a new event line) has a new id and is answered as usual.
+    world.hook("w1", asking("echo hi > x.txt"));
+    await answerPrompt(world.deps, { name: "w1", choice: "allow" });
+    expect(pressed(world)).toEqual(["send-keys 1", "send-keys 1"]);
+  });
+
+  test("an answer lock a live caller holds: the next waits for it, then presses nothing when it stays", async () => {
+    const world = askingWorker();
+    const held = await world.deps.store.lock("w1", "answer");
+    const error = await answerPrompt(world.deps, { name: "w1", choice: "allow" }).catch((e) => e);
+    expect(error).toMatchObject({ code: "busy", exitCode: 4 });
+    expect(pressed(world)).toEqual([]);
+    await held?.release();
+  });
+
+  test("the same prompt announced again (claude's permission_prompt Notification ~1 s later) keeps its id", async () => {
+    const world = askingWorker();
+    const outcome = await waitForTurn(world.deps, { name: "w1", after: 1 });
+    const inputId = outcome.evidence.inputId ?? "";
+    world.hook(
+      "w1",
+      ev("Notification", { message: "Claude needs your permission", notification_type: "permission_prompt" }),
+    );
+    const answered = await answerPrompt(world.deps, { name: "w1", choice: "allow", inputId });
+    expect(answered).toMatchObject({ inputId, keys: ["1"] });
+    expect(pressed(world)).toEqual(["send-keys 1"]);
+  });
 });
 
 describe("answer on opencode (in memory): the one-row box, its highlight read from the colours", () => {

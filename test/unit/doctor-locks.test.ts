@@ -48,6 +48,11 @@ describe("the locks check", () => {
       lock("sessions/a/send.lock", { ageMs: 12 * 60_000 }),
       `${ROOT}/sessions/a/send.lock: held by pid 4321 for 12m`,
     ],
+    [
+      "an answer lock (held for a key's press, seconds at most) a live process has held for 11 minutes",
+      lock("sessions/a/answer.lock", { ageMs: 11 * 60_000 }),
+      `${ROOT}/sessions/a/answer.lock: held by pid 4321 for 11m`,
+    ],
   ])("%s: warn, naming the file and what a taker does", (_what, info, message) => {
     const c = locksCheck([info]);
     expect(c).toMatchObject({ status: "warn", message });

@@ -447,10 +447,14 @@ describe("state that contradicts itself is a typed error, never an act on the wr
   test.each([
     ["an empty exit record", { exitCode: -1 }],
     ["an exit record of 0", { exitCode: 0 }],
-  ])("prune never removes a live worker beside %s: a state error, nothing removed", async (_what, exit) => {
+  ])("prune never removes a live worker beside %s: it is kept, listed as broken", async (_what, exit) => {
     const world = readyWorker();
     Object.assign(world.sessions.get("w1") ?? {}, { exit });
-    await expect(pruneWorkers(world.deps)).rejects.toMatchObject({ code: "state", data: { name: "w1" } });
+    expect(await pruneWorkers(world.deps)).toMatchObject({
+      removed: [],
+      kept: ["w1"],
+      broken: [{ name: "w1", removed: false, file: "/state/sessions/w1/events/exit.json" }],
+    });
     expect(world.sessions.has("w1")).toBe(true);
     expect(world.tmux.panes.has("w1")).toBe(true);
   });

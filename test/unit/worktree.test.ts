@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { killWorker } from "../../src/operations/kill.ts";
+import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { statusOf } from "../../src/operations/status.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
@@ -79,6 +79,20 @@ describe("kill of a worker with a worktree", () => {
     expect(killed).toMatchObject({ state: "purged", worktree: { removed: true, branchKept: true } });
     expect(killed.worktree?.note).toContain("branch umbel/w1 kept: it has commits main lacks");
     expect(world.git.repos.get("/repo")?.branches.has("umbel/w1")).toBe(true);
+  });
+
+  test("prune says what it did with a dead worker's worktree (ignored files named), as kill does", async () => {
+    const world = repoWorld();
+    await spawnIn(world, "/repo");
+    const tree = world.git.worktrees.get("/state/worktrees/w1");
+    if (tree) tree.ignored = [".env", "node_modules/"];
+    world.tmux.panes.delete("w1");
+    const pruned = await pruneWorkers(world.deps);
+    expect(pruned).toMatchObject({
+      removed: ["w1"],
+      worktrees: [{ name: "w1", removed: true, ignored: { count: 2, paths: [".env", "node_modules/"] } }],
+    });
+    expect(pruned.worktrees?.[0]?.note).toContain("with 2 ignored paths deleted (.env, node_modules/)");
   });
 
   test("uncommitted work is kept and named, even with --purge; --force discards it", async () => {

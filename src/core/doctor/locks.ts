@@ -4,12 +4,13 @@ import type { DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";
 
 /**
- * A send takes seconds and a claim less: a send or claim lock (or a boot slot, held until a TUI is
- * ready: spawn's default bound is 60 s) a live process has held for this long is a hung process's.
+ * A send takes seconds and a claim or an answer less: a send, claim or answer lock (or a boot slot,
+ * held until a TUI is ready: spawn's default bound is 60 s) a live process has held for this long
+ * is a hung process's.
  * A guard's lock lasts a whole check (--accept-timeout, 10 min by default) and a run's a whole run.
  */
 const LONG_HELD_MS = 10 * 60_000;
-const SHORT_LOCK = /(?:\/send\.lock|\/claim\.lock|\/starting\/[^/]+\.lock)$/;
+const SHORT_LOCK = /(?:\/send\.lock|\/claim\.lock|\/answer\.lock|\/starting\/[^/]+\.lock)$/;
 const NAMED = 5;
 
 /** The lock files nothing will free by itself soon, or that a taker will take over (item 12 of issue 22). */

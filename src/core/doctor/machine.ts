@@ -122,14 +122,20 @@ export function checkWorkers(f: DoctorFacts): DoctorCheck {
   const stuck = list.filter(
     (w) => w.state === "starting" && f.now - Date.parse(w.createdAt) > STUCK_STARTING_MS,
   );
-  const live = list.length - gone.length - stuck.length;
+  const broken = list.filter((w) => w.state === "broken");
+  const live = list.length - gone.length - stuck.length - broken.length;
   const parts = [`${live} live`];
   if (gone.length > 0) parts.push(`${gone.length} dead or killed (${gone.map((w) => w.name).join(", ")})`);
   for (const w of stuck)
     parts.push(`${w.name} has been starting for ${formatDuration(f.now - Date.parse(w.createdAt))}`);
+  if (broken.length > 0)
+    parts.push(
+      `${broken.length} broken (${broken.map((w) => `${w.name}: ${w.broken?.file ?? "its state"}`).join(", ")})`,
+    );
   const fixes = [
     ...(gone.length > 0 ? ["umbel prune"] : []),
     ...stuck.map((w) => `umbel kill ${w.name} --purge`),
+    ...broken.map((w) => `${w.name}: ${w.broken?.fix ?? `umbel kill ${w.name} --purge`}`),
   ];
   if (fixes.length === 0)
     return {

@@ -2,6 +2,9 @@ import { Ajv, type ErrorObject } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { UsageError } from "../errors.ts";
+import { findRefLoop, MAX_SCHEMA_DEPTH, nestsDeeperThan } from "./schema-shape.ts";
+
+export { MAX_SCHEMA_DEPTH };
 
 /**
  * JSON Schema for structured output, as `claude -p --json-schema` applies it (2.1.332, measured
@@ -9,7 +12,11 @@ import { UsageError } from "../errors.ts";
  * - every error is reported, each as `<instance path or "root">: <message>`, joined by ", ";
  * - `format` is not checked (an "email" of "notanemail" was accepted);
  * - a draft-07 `$schema` is taken as well as 2020-12 (the default);
- * - a schema that is not valid reads `data/type must be …` (ajv's own error text).
+ * - a schema that is not valid reads `data/type must be …` (ajv's own error text);
+ * - a recursive schema (`properties.n: {"$ref":"#"}`) is taken. Where claude says "Maximum call
+ *   stack size exceeded" (a `$ref` loop, a 5,000-deep schema), umbel says what is wrong
+ *   (schema-shape.ts), and `{"$ref":"#"}`, which claude takes and then fails every call with, is
+ *   refused as the loop it is.
  * Pure: ajv compiles each schema to a function (code generation, no I/O).
  */
 
@@ -19,6 +26,18 @@ export type SchemaValidator = (value: unknown) => string[];
 export function compileSchema(schema: unknown, flag = "--json-schema"): SchemaValidator {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema))
     throw new UsageError(`${flag} is not a valid JSON Schema: it must be a JSON object`, { flag });
+  // Before anything recursive (JSON.stringify, ajv) sees it.
+  if (nestsDeeperThan(schema, MAX_SCHEMA_DEPTH))
+    throw new UsageError(
+      `${flag} is not a valid JSON Schema: it nests more than ${MAX_SCHEMA_DEPTH} levels deep (umbel checks at most ${MAX_SCHEMA_DEPTH})`,
+      { flag, maxDepth: MAX_SCHEMA_DEPTH },
+    );
+  const loop = findRefLoop(schema);
+  if (loop)
+    throw new UsageError(
+      `${flag} is not a valid JSON Schema: its $ref loops back without checking any value (${loop.join(" → ")})`,
+      { flag, loop },
+    );
   const key = JSON.stringify(schema);
   const known = compiled.get(key);
   if (known) return known;
@@ -47,8 +66,20 @@ function compileNew(schema: object, flag: string): SchemaValidator {
     // A $ref that resolves nowhere passes the meta-schema and fails here.
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(`${flag} is not a valid JSON Schema: ${why}`, { flag });
+  } finally {
+    // Compiled with its root registered (so `$ref: "#"` resolves), then forgotten: two schemas with
+    // one $id must not collide in the shared instance.
+    ajv.removeSchema(schema);
   }
-  return (value) => (validate(value) ? [] : (validate.errors ?? []).map(describeError));
+  return (value) => {
+    try {
+      return validate(value) ? [] : (validate.errors ?? []).map(describeError);
+    } catch (error) {
+      // A recursive schema checks a value as deep as it nests: 100,000 levels overflow the stack.
+      if (error instanceof RangeError) return ["root: the value is nested too deeply to check"];
+      throw error;
+    }
+  };
 }
 
 /** claude's tool error for an object that does not match (the model sees it and tries again). */
@@ -71,9 +102,10 @@ function ajvFor(dialect: unknown): Ajv {
   const draft = DRAFT_07.test(uri) ? "07" : DRAFT_2019.test(uri) ? "2019" : "2020";
   const known = instances.get(draft);
   if (known) return known;
-  // strict: false — real schemas carry keywords ajv's strict mode refuses (examples, x-…);
-  // addUsedSchema: false — two schemas with one $id must not collide in the shared instance.
-  const options = { allErrors: true, strict: false, validateFormats: false, addUsedSchema: false } as const;
+  // strict: false — real schemas carry keywords ajv's strict mode refuses (examples, x-…). Each
+  // compile registers its root (addUsedSchema, the default: without it `$ref: "#"` resolved
+  // nowhere) and removes it again (compileNew).
+  const options = { allErrors: true, strict: false, validateFormats: false } as const;
   const ajv =
     draft === "07" ? new Ajv(options) : draft === "2019" ? new Ajv2019(options) : new Ajv2020(options);
   instances.set(draft, ajv);

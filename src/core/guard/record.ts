@@ -15,6 +15,12 @@ export const CheckRun = z.object({
   timedOut: z.boolean().describe("It ran past --accept-timeout and was killed"),
   durationMs: z.number().describe("How long it ran"),
   output: z.string().describe("The last 4 KB of its output (stdout and stderr as they interleaved)"),
+  outputBytes: z.number().int().optional().describe("How many bytes it printed in all"),
+  cutBytes: z
+    .number()
+    .int()
+    .optional()
+    .describe("Bytes cut from the middle of its log (present when it printed more than the log keeps)"),
 });
 export type CheckRun = z.infer<typeof CheckRun>;
 

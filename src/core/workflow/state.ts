@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { DialogAnswer } from "../outputs.ts";
 import type { FinalOutput } from "./final.ts";
+import { OutputCut } from "./output-cut.ts";
 import type { WorkerResume } from "./resume.ts";
 import { RunId } from "./schema.ts";
 
@@ -37,6 +38,8 @@ export const StepRecord = z.object({
   /** The baseline of the step's turn on its session (a resume that keeps the session continues it). */
   baseline: z.number().int().optional(),
   outputs: z.record(z.string(), z.string()).optional(),
+  /** The outputs kept only in part (over OUTPUT_INLINE_BYTES): each one's whole size, sha256, file. */
+  cut: z.record(z.string(), OutputCut).optional(),
   failure: StepFailure.optional(),
 });
 export type StepRecord = z.infer<typeof StepRecord>;

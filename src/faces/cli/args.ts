@@ -168,11 +168,49 @@ function kindOf(field: z.ZodType): Kind {
   return "string";
 }
 
+type FlagDefs = Record<string, { type?: string; alias?: string | string[] }>;
+
+/**
+ * `--base -h`: a flag that takes a value, followed by something that looks like a flag, is a usage
+ * error saying how to give such a value (`--base=-h`) — citty would read `-h` as a flag, and the
+ * help it asks for printed spawn's help and exited 0, spawning nothing (issue 22). A negative
+ * number and `-` (stdin) stay values; nothing after `--` is looked at.
+ */
+export function refuseFlagLikeValues(rawArgs: readonly string[], defs: FlagDefs): void {
+  const valued = new Set<string>();
+  for (const [key, def] of Object.entries(defs)) {
+    if (def.type === "positional" || def.type === "boolean") continue;
+    for (const name of [key, kebab(key), ...[def.alias ?? []].flat()]) valued.add(name);
+  }
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i] ?? "";
+    if (arg === "--") return;
+    const m = /^--?([^=]+)$/.exec(arg);
+    if (!m || !valued.has(m[1] ?? "")) continue;
+    const next = rawArgs[i + 1];
+    if (next !== undefined && !(next.startsWith("-") && next !== "-" && !/^-\d/.test(next))) {
+      i++;
+      continue;
+    }
+    const shown = quoteArg(arg);
+    throw new UsageError(
+      next === undefined
+        ? `${shown} takes a value (${shown}=VALUE; see --help)`
+        : `${shown} takes a value, and ${quoteArg(next)} looks like a flag: give it as ${shown}=${quoteArg(next)} (see --help)`,
+      { flag: arg, value: next ?? null },
+    );
+  }
+}
+
+/** -h or --help as a flag: not a value (refuseFlagLikeValues has refused those) and not after `--`. */
+export function asksForHelp(rawArgs: readonly string[]): boolean {
+  const end = rawArgs.indexOf("--");
+  return (end < 0 ? rawArgs : rawArgs.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
 /** citty ignores flags it does not know; a typo'd flag must be an error, not silently dropped. */
-export function rejectUnknownFlags(
-  rawArgs: readonly string[],
-  defs: Record<string, { type?: string; alias?: string | string[] }>,
-): void {
+export function rejectUnknownFlags(rawArgs: readonly string[], defs: FlagDefs): void {
+  refuseFlagLikeValues(rawArgs, defs);
   const known = new Set<string>(["help", "h"]);
   const switches = new Set<string>(["help", "h"]);
   for (const [key, def] of Object.entries(defs)) {

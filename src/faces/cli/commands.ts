@@ -80,7 +80,7 @@ function print(io: CliIo, json: boolean, verb: Verb, result: unknown): void {
 }
 
 /** Flags from the input schema, the positionals (required ones marked), short aliases, and --json. */
-function argsOfVerb(verb: Verb, cli: NonNullable<Verb["cli"]>): ArgsDef {
+export function argsOfVerb(verb: Verb, cli: NonNullable<Verb["cli"]>): ArgsDef {
   const defs = argsFromSchema(verb.input, cli.positionals);
   for (const key of cli.positionals ?? []) {
     // citty names a missing NAME (and --help shows <NAME>); a field stdin can fill is left to zod.

@@ -2,7 +2,8 @@ import { runCommand } from "citty";
 import pkg from "../../../package.json" with { type: "json" };
 import { UsageError } from "../../core/errors.ts";
 import { VERBS } from "../verbs/table.ts";
-import { type CliIo, commandNamed, unknownVerb } from "./commands.ts";
+import { asksForHelp, refuseFlagLikeValues } from "./args.ts";
+import { argsOfVerb, type CliIo, commandNamed, unknownVerb } from "./commands.ts";
 import { renderVerbHelp } from "./verb-help.ts";
 
 /** Help read through a pipe (`| less`, a file) wraps to this. */
@@ -18,7 +19,9 @@ export async function runCli(command: string, rest: string[], io: CliIo): Promis
   const cmd = commandNamed(command);
   if (!cmd) return unknownVerb(command);
   const verb = VERBS.find((v) => v.name === command);
-  if (verb && (rest.includes("--help") || rest.includes("-h"))) {
+  // `spawn w --base -h` asks for a spawn, not for help: refused before -h is read as a flag.
+  if (verb?.cli) refuseFlagLikeValues(rest, argsOfVerb(verb, verb.cli));
+  if (verb && asksForHelp(rest)) {
     // Colour only on a terminal, and never with NO_COLOR set (no-color.org).
     const colour = io.stdoutIsTty && !io.deps.env.NO_COLOR;
     const width = io.stdoutIsTty && io.columns ? io.columns : DEFAULT_COLUMNS;

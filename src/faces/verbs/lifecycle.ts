@@ -154,7 +154,8 @@ export const killVerb = defineVerb({
   input: KillInput,
   output: KillResult,
   run: (input, { deps }) => killWorker(deps, input),
-  text: (r) => `${r.state} ${r.name}\n${r.worktree ? `${r.worktree.note}\n` : ""}`,
+  text: (r) =>
+    `${r.state} ${r.name}\n${r.broken ? `it was broken: ${r.broken.reason}\n` : ""}${r.worktree ? `${r.worktree.note}\n` : ""}`,
   cli: {
     usage: "NAME",
     summary: "stop a worker (tombstone kept; --purge removes it)",
@@ -170,18 +171,25 @@ export const killVerb = defineVerb({
     title: "Stop a worker",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     text: (r) =>
-      `${r.state} ${r.name}${r.worktree ? `; ${r.worktree.note}` : ""}${(r.unrecorded ?? []).map((u) => `; ${u.file} not written: ${u.error}`).join("")}`,
+      `${r.state} ${r.name}${r.broken ? `; it was broken: ${r.broken.reason}` : ""}${r.worktree ? `; ${r.worktree.note}` : ""}${(r.unrecorded ?? []).map((u) => `; ${u.file} not written: ${u.error}`).join("")}`,
   },
 });
 
 export const pruneVerb = defineVerb({
   name: "prune",
-  description: "Remove every dead or killed worker (never a live one)",
+  description:
+    "Remove every dead or killed worker, and every broken one no live tmux session runs (never a live one)",
   input: EmptyInput,
   output: PruneResult,
   run: (_input, { deps }) => pruneWorkers(deps),
-  text: (r) => r.removed.map((n) => `removed ${n}\n`).join(""),
-  cli: { usage: "", summary: "remove dead and killed workers", examples: ["umbel prune"] },
+  text: (r) =>
+    r.removed.map((n) => `removed ${n}\n`).join("") +
+    (r.worktrees ?? []).map((w) => `${w.name}: ${w.note}\n`).join("") +
+    (r.broken ?? [])
+      .filter((b) => !b.removed)
+      .map((b) => `kept ${b.name}: broken beside a live tmux session: ${b.reason}\n  fix: ${b.fix}\n`)
+      .join(""),
+  cli: { usage: "", summary: "remove dead, killed and broken workers", examples: ["umbel prune"] },
   mcp: {
     title: "Remove dead workers",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -78,7 +78,12 @@ export function renderRead(r: ReadResult & { bound: BoundReport }): string {
 
 export function renderPrune(r: PruneResult): string {
   const removed = r.removed.length ? `removed ${r.removed.join(", ")}` : "removed nothing";
-  return r.kept.length ? `${removed}; kept ${r.kept.join(", ")}` : removed;
+  const trees = (r.worktrees ?? []).map((w) => `; ${w.name}: ${w.note}`).join("");
+  const kept = `${r.kept.length ? `${removed}; kept ${r.kept.join(", ")}` : removed}${trees}`;
+  const broken = (r.broken ?? []).filter((b) => !b.removed);
+  return broken.length
+    ? `${kept}; broken beside a live tmux session: ${broken.map((b) => `${b.name} (${b.fix})`).join("; ")}`
+    : kept;
 }
 
 const SCREEN_SOURCE = {

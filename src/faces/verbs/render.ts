@@ -74,7 +74,11 @@ export function renderTable(rows: readonly StatusResult[]): string {
     ]),
   ];
   const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];
-  return `${table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n")}\n`;
+  // A broken worker's row says only that; what is wrong and the fix follow the table.
+  const broken = rows.flatMap((r) =>
+    r.broken ? [`${r.name} is broken: ${r.broken.reason}\n  fix: ${r.broken.fix}`] : [],
+  );
+  return `${table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n")}\n${broken.map((b) => `${b}\n`).join("")}`;
 }
 
 function stateLabel(s: StatusResult): string {

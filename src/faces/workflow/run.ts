@@ -5,7 +5,7 @@ import { quoteArg } from "../../core/quote.ts";
 import { RunWorkflowInput, workflowJsonSchema } from "../../core/workflow/schema.ts";
 import type { WorkflowEvent } from "../../core/workflow/state.ts";
 import { runWorkflow } from "../../operations/workflow/run.ts";
-import { formatIssues, rejectUnknownFlags } from "../cli/args.ts";
+import { asksForHelp, formatIssues, refuseFlagLikeValues, rejectUnknownFlags } from "../cli/args.ts";
 import { createLiveView } from "./live.ts";
 import { renderEventLine, renderFailure, renderPlan, renderResumed, renderSummary } from "./render.ts";
 
@@ -46,7 +46,8 @@ const ARGS = {
  * (--json), a live table (stdout is a TTY), or log lines on stderr. stdout ends with the result.
  */
 export async function runWorkflowFace(argv: readonly string[], io: WorkflowIo): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
+  refuseFlagLikeValues(argv, ARGS);
+  if (asksForHelp(argv)) {
     io.out(HELP);
     return 0;
   }

@@ -1,8 +1,10 @@
 import { isAbsolute, relative, resolve } from "node:path";
+import { OUTPUT_INLINE_BYTES } from "../../core/log-bounds.ts";
 import type { Deps } from "../../core/ports.ts";
+import { cutOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 
 export type OutputFile =
-  | { ok: true; text: string }
+  | { ok: true; text: string; cut: OutputCut | null }
   | { ok: false; outcome: "missing-output" | "output-outside-cwd"; message: string; path: string };
 
 /**
@@ -29,8 +31,12 @@ export async function readOutputFile(
       message: `output ${key}: ${spec} is ${real}, outside the worker's cwd ${root}; a file output must stay inside it`,
       path: real,
     };
-  const text = await deps.files.readText(real);
-  if (text === null)
+  // Only the head is read: a 30 MB output was copied whole into state.json and the --json events.
+  const head = await deps.files.readHead(real, OUTPUT_INLINE_BYTES);
+  const whole = head?.complete === false ? await deps.files.digest(real) : null;
+  if (head === null || (!head.complete && whole === null))
     return { ok: false, outcome: "missing-output", message: `output ${key}: ${path} was not written`, path };
-  return { ok: true, text };
+  if (whole === null) return { ok: true, text: head.text, cut: null };
+  const cut = { ...whole, path: real };
+  return { ok: true, text: cutOutput(key, head.text, cut), cut };
 }

@@ -107,7 +107,13 @@ export async function executeRun(args: RunArgs): Promise<RunSummary> {
     const ended = { endedAt: iso(), elapsedMs: deps.clock.now() - t0 };
     if (result.ok) {
       outputs[id] = result.outputs;
-      await update(id, { status: "done", session: result.session, outputs: result.outputs, ...ended });
+      await update(id, {
+        status: "done",
+        session: result.session,
+        outputs: result.outputs,
+        ...(result.cut ? { cut: result.cut } : {}),
+        ...ended,
+      });
       return;
     }
     const failure = { step: id, worker: step.run, ...result.failure };

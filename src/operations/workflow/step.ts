@@ -5,6 +5,7 @@ import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print.ts";
 import { isBlankPrompt } from "../../core/prompt.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
+import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
 import { waitGuarded } from "../guard.ts";
@@ -19,7 +20,7 @@ import { readOutputFile } from "./output-file.ts";
 const READY_WAIT_MS = 10_000;
 
 export type StepResult =
-  | { ok: true; session: string; outputs: Record<string, string> }
+  | { ok: true; session: string; outputs: Record<string, string>; cut?: Record<string, OutputCut> }
   | { ok: false; stopped: boolean; failure: Omit<StepFailure, "step" | "worker"> };
 
 /**
@@ -67,9 +68,15 @@ export async function executeStep(args: {
     if (outcome.reason !== "stop")
       return fail(outcome.reason, outcome.exitCode, describeFailure(outcome, ""), outcome.evidence);
     const outputs: Record<string, string> = {};
+    const cut: Record<string, OutputCut> = {};
+    const keep = (key: string, text: string) => {
+      const bounded = boundOutput(key, text);
+      outputs[key] = bounded.text;
+      if (bounded.cut) cut[key] = bounded.cut;
+    };
     for (const [key, spec] of Object.entries(step.outputs ?? {})) {
       if (spec === "answer") {
-        outputs[key] = (await readAnswer(deps, { name: session, after: sent.baseline })).text;
+        keep(key, (await readAnswer(deps, { name: session, after: sent.baseline })).text);
         continue;
       }
       if (spec.startsWith("structured")) {
@@ -80,14 +87,15 @@ export async function executeStep(args: {
             key,
             structured,
           });
-        outputs[key] = typeof value === "string" ? value : JSON.stringify(value);
+        keep(key, typeof value === "string" ? value : JSON.stringify(value));
         continue;
       }
       const file = await readOutputFile(deps, args.cwd, key, spec);
       if (!file.ok) return fail(file.outcome, EXIT.failure, file.message, { path: file.path, key });
       outputs[key] = file.text;
+      if (file.cut) cut[key] = file.cut;
     }
-    return { ok: true, session, outputs };
+    return { ok: true, session, outputs, ...(Object.keys(cut).length > 0 ? { cut } : {}) };
   } catch (error) {
     const e = toUmbelError(error);
     return fail(e.code, e.exitCode, e.message, e.data);

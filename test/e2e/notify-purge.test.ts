@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { sendAndWait, spawnOk } from "../helpers/cli.ts";
+import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test; bun's default is 5 s.
+setDefaultTimeout(60_000);
+
+/**
+ * Issue 22 ("smaller"): a --notify command outlived `kill --purge` (the hook starts it detached and
+ * deaf to the pane's end). It leads a process group of its own, named in the worker's folder while
+ * it runs, and kill --purge ends that group before the folder goes.
+ */
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox();
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("kill --purge and a notify command still running", () => {
+  test("the command and what it started are ended; nothing is written after the folder goes", async () => {
+    const pidFile = join(sb.dir, "sleeper.pid");
+    const after = join(sb.dir, "after");
+    await spawnOk(sb, "nfy", ["--notify", `sleep 60 & echo $! > '${pidFile}'; wait; touch '${after}'`]);
+    const turn = await sendAndWait(sb, "nfy", "hi", ["--timeout", "20s"]);
+    expect(turn.outcome.reason).toBe("stop");
+    const dir = join(sb.root, "sessions", "nfy");
+    await eventually(
+      () => existsSync(pidFile) && readdirSync(dir).some((f) => f.endsWith(".pgid")),
+      10_000,
+      "notify",
+    );
+    const sleeper = Number(readFileSync(pidFile, "utf8"));
+    expect(alive(sleeper)).toBe(true);
+    const killed = await sb.umbel(["kill", "nfy", "--purge"]);
+    expect(killed.code).toBe(0);
+    expect(existsSync(dir)).toBe(false);
+    await eventually(() => !alive(sleeper), 5_000, "the notify command to end");
+    expect(existsSync(after)).toBe(false);
+  });
+});
