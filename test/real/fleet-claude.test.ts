@@ -239,14 +239,14 @@ describe.skipIf(claude === null)("issue 14 on real claude", () => {
     expect(existsSync(join(sb.work, "denied.txt"))).toBe(false);
   });
 
-  test("-p --name that meets a prompt: exit 126, the worker kept; the reported inputId still answers it after claude's permission_prompt notification", async () => {
+  // A -p worker never asks (it is --non-interactive, as claude -p); a --name worker that spawn made
+  // keeps its TUI's mode, so its prompt reaches the caller.
+  test("-p --name (a worker spawn made) that meets a prompt: exit 126, the worker kept; the reported inputId still answers it after claude's permission_prompt notification", async () => {
+    await ok(["spawn", "pn", ...KEY, "--permission-mode", "manual"]);
     const r = await sb.umbel([
       "-p",
       "--name",
       "pn",
-      ...KEY,
-      "--permission-mode",
-      "manual",
       "--output-format",
       "json",
       "stub:bash echo kept > kept.txt",
