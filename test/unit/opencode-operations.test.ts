@@ -5,6 +5,7 @@ import { parseRecord } from "../../src/core/providers/opencode/record.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
+import { statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 
@@ -103,5 +104,23 @@ describe("opencode through the operations", () => {
       isError: true,
       text: "stub error 401",
     });
+  });
+
+  test("a pane that lags the plugin's events (the last turn's idle footer) is busy to status and send", async () => {
+    // Measured on 1.18.33 under load: the plugin's `prompt` and `busy` came while the pane still
+    // showed the previous turn's idle screen (test/fixtures/opencode/screens/lagging.txt).
+    const world = readyWorker();
+    world.hook(
+      "oc",
+      { event: "prompt", session: SESSION, message: promptOf("first"), root: true },
+      { event: "busy", session: SESSION },
+    );
+    const pane = world.tmux.panes.get("oc");
+    if (pane) pane.screen = screen("lagging");
+    expect((await statusOf(world.deps, "oc")).state).toBe("busy");
+    const sent = sendPrompt(world.deps, { name: "oc", prompt: "next" });
+    expect(sent).rejects.toMatchObject({ name: "WorkerBusyError" });
+    await sent.catch(() => undefined);
+    expect(world.tmux.calls.some((c) => c.startsWith("paste"))).toBe(false);
   });
 });

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { Provider, TurnSignal } from "../../src/core/providers/types.ts";
 import type { WaitConfig } from "../../src/core/wait/types.ts";
@@ -357,5 +359,54 @@ describe("wait machine: a hung tmux never stretches the deadline", () => {
     });
     expect(run.reason).toBe("stop");
     expect(run.at).toBeLessThanOrEqual(3100);
+  });
+});
+
+describe("wait machine: opencode's turns end by its plugin's events, never by the screen", () => {
+  const opencode = getProvider("opencode");
+  const screen = (name: string) =>
+    readFileSync(join(import.meta.dir, "..", "fixtures", "opencode", "screens", `${name}.txt`), "utf8");
+  const oc = (event: string, extra: object = {}) => ({ event, session: "ses_1", ...extra });
+  const READY = { event: "ready", db: "/x/opencode.db", pid: 7 };
+  const PROMPT = oc("prompt", { message: "msg_1", root: true, text: "hi" });
+  const record = (text: string) =>
+    [
+      {
+        id: "msg_1",
+        session: "ses_1",
+        role: "user",
+        created: 1,
+        info: {},
+        parts: [{ type: "text", text: "hi" }],
+      },
+      {
+        id: "msg_2",
+        session: "ses_1",
+        role: "assistant",
+        created: 2,
+        info: { parentID: "msg_1", finish: "stop", time: { completed: 3 } },
+        parts: [{ type: "text", text }],
+      },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+
+  test("a pane that lags the events (the last turn's idle footer, measured under load) never ends the turn", () => {
+    // opencode 1.18.33's TUI draws the turn after the plugin's `prompt` and `busy`: on 2 loaded cores
+    // the pane showed the previous turn's idle screen for seconds (test/fixtures/opencode/screens/lagging.txt).
+    expect(opencode.classifyScreen(screen("lagging")).kind).toBe("ready");
+    const run = runWait(config({ provider: opencode }), {
+      events: [
+        [0, READY],
+        [0, PROMPT],
+        [100, oc("busy")],
+        [8000, oc("idle")],
+      ],
+      screens: [[0, screen("lagging")]],
+      transcript: [[8000, record("the answer")]],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { message: "the answer" } });
+    expect(run.evidence).not.toHaveProperty("interrupted");
+    expect(run.at).toBeGreaterThanOrEqual(8000);
   });
 });
