@@ -123,4 +123,22 @@ describe("opencode through the operations", () => {
     await sent.catch(() => undefined);
     expect(world.tmux.calls.some((c) => c.startsWith("paste"))).toBe(false);
   });
+
+  test("send right after a turn ended waits for a pane still drawing it busy (seconds behind on loaded cores)", async () => {
+    const world = readyWorker();
+    world.hook(
+      "oc",
+      { event: "prompt", session: SESSION, message: promptOf("first"), root: true },
+      { event: "busy", session: SESSION },
+      { event: "idle", session: SESSION },
+    );
+    const pane = world.tmux.panes.get("oc");
+    if (pane) pane.screen = screen("busy");
+    world.clock.at(world.clock.now() + 5000, () => {
+      if (pane) pane.screen = screen("interrupted");
+    });
+    const id = promptOf("stub:write");
+    opencodeTui(world, "oc", id);
+    expect(await sendPrompt(world.deps, { name: "oc", prompt: "next" })).toMatchObject({ promptId: id });
+  });
 });
