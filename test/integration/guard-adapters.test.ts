@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,10 @@ import { createGuardStore } from "../../src/adapters/guard-store.ts";
 import { runCheck } from "../../src/adapters/run-check.ts";
 import { createStore } from "../../src/adapters/state.ts";
 import { StateError } from "../../src/core/errors.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /** The real check runner (sh -c, one log, its process group) and the guardrails' files. */
 
