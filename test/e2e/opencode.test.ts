@@ -242,4 +242,13 @@ describe("an opencode worker's life", () => {
     expect(resumed.stdout).toBe(`HISTORY n=1 last=${sha12("fake:reply as json")}\n`);
     expect(resumed.code).toBe(0);
   });
+
+  test("-p on a pane that lags the events (the home screen stays up 3 s into an 8 s turn) prints the answer", async () => {
+    // The real pane lags the plugin on loaded cores: wait once read such a first turn as an
+    // interrupted stop after 2 s, and -p printed nothing with exit 0.
+    const lag = ["--env", "FAKE_OPENCODE_DRAW_LAG_MS=3000"];
+    const r = await sb.umbel(["-p", "--provider", "opencode", ...lag, "fake:slow 8000"]);
+    expect(r.stdout).toStartWith("FAKE-REPLY ");
+    expect(r.code).toBe(0);
+  });
 });
