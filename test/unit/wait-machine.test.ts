@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { Provider, TurnSignal } from "../../src/core/providers/types.ts";
 import type { WaitConfig } from "../../src/core/wait/types.ts";
-import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
+import { BUSY, IDLE, PERMISSION, SUBMITTED } from "../fixtures/claude-screens.ts";
 import { runWait, type World } from "../helpers/machine-world.ts";
 
 const claude = getProvider("claude");
@@ -184,6 +184,40 @@ describe("wait machine: the races the e2e suite covers", () => {
     expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
     expect(run.at).toBeGreaterThanOrEqual(5000);
     expect(run.at).toBeLessThanOrEqual(6100);
+  });
+
+  test("a TUI that has not drawn the turn yet (the prompt still in its box) never ends it: the Stop does", () => {
+    expect(claude.classifyScreen(SUBMITTED).kind).toBe("ready");
+    const run = runWait(config(), {
+      events: turn([6000, ev("Stop", { last_assistant_message: "done" })]),
+      screens: [
+        [0, SUBMITTED],
+        [4000, BUSY],
+        [5800, IDLE],
+      ],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { message: "done" } });
+    expect(run.evidence).not.toHaveProperty("interrupted");
+    expect(run.at).toBeGreaterThanOrEqual(6000);
+  });
+
+  test("an idle composer this wait never saw busy: stop, interrupted, only after 10 s of it", () => {
+    const run = runWait(config(), { events: turn(), screens: [[0, IDLE]] });
+    expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+    expect(run.at).toBeGreaterThanOrEqual(10_000);
+    expect(run.at).toBeLessThanOrEqual(11_100);
+  });
+
+  test("a hook while the composer looks idle starts its clock again", () => {
+    const run = runWait(config(), {
+      events: turn([2500, ev("PreToolUse", { tool_name: "Bash" })]),
+      screens: [
+        [0, BUSY],
+        [1000, IDLE],
+      ],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+    expect(run.at).toBeGreaterThanOrEqual(4500);
   });
 
   test("a CLI that streams with no busy marker (codex): its composer proves nothing", () => {
