@@ -208,6 +208,19 @@ describe("wait machine: the races the e2e suite covers", () => {
     expect(run.at).toBeLessThanOrEqual(11_100);
   });
 
+  test("a turn with hooks past its submit was drawn: a later wait ends it 2 s into the idle composer", () => {
+    // umbel's own interrupt after the fifth invalid StructuredOutput call, followed by a new wait.
+    const run = runWait(config({ startedAt: 3000 }), {
+      events: turn([1000, ev("PreToolUse", { tool_name: "StructuredOutput" })]),
+      screens: [
+        [0, BUSY],
+        [2500, IDLE],
+      ],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+    expect(run.at).toBeLessThanOrEqual(5100);
+  });
+
   test("a hook while the composer looks idle starts its clock again", () => {
     const run = runWait(config(), {
       events: turn([2500, ev("PreToolUse", { tool_name: "Bash" })]),

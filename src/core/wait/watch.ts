@@ -102,6 +102,9 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
   const hooked = assessTurn(provider, events, baseline);
   const costUsd = o.statusLine === undefined ? s.watch.costUsd : costOf(provider, o.statusLine);
   const changedAt = o.log.length !== s.watch.logLength ? o.now : s.watch.changedAt;
+  // A hook past the turn's submit (a tool, a prompt): the TUI worked on the turn, so it drew it (the
+  // lag behind the hooks is at a turn's start). A wait begun after umbel's own interrupt knows so.
+  const drawn = s.watch.composer.drawn || events.filter((e) => e.index >= baseline).length > 1;
   const watch: Watch = {
     ...s.watch,
     events,
@@ -110,6 +113,7 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
     hooked,
     costUsd,
     changedAt,
+    composer: { ...s.watch.composer, drawn },
   };
   const source = findRecordSource(provider, events);
   const wantText = wantsTranscriptText(s.config, hooked);
