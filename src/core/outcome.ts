@@ -133,10 +133,21 @@ export type WaitSnapshot = {
    * null. An interrupt (Escape) or a prompt denied with keys ends a claude turn with no hook at all.
    */
   readonly readyForMs?: number | null;
+  /**
+   * The wait saw the TUI draw this turn (busy, or a prompt box). A TUI lags its hooks on loaded
+   * cores: claude 2.1.332 kept the submitted prompt in its box, no spinner, for over 2 s after
+   * UserPromptSubmit at load ~13, and opencode showed its last turn's idle screen. Absent: drawn.
+   */
+  readonly turnDrawn?: boolean;
 };
 
-/** The idle composer held this long with no end-of-turn hook: the turn ended without one. */
+/** The idle composer held this long with no end-of-turn hook, after the turn was drawn: it ended. */
 const READY_WITHOUT_HOOK_MS = 2000;
+/**
+ * The same for a turn this wait never saw drawn (interrupted before the wait looked, or a TUI still
+ * catching up with its hooks): a lagging TUI was seen idle-looking for 2.3 s at load ~13.
+ */
+const READY_UNDRAWN_MS = 10_000;
 
 /**
  * Exactly one outcome, or null to keep waiting. Order: a turn that ended is reported as ended even if
@@ -165,7 +176,10 @@ export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidenc
   const hookless =
     (t.status === "running" && !t.sawStop && t.outstanding.length === 0) ||
     (t.status === "input" && s.inputAnswered);
-  if (hookless && (s.readyForMs ?? 0) >= READY_WITHOUT_HOOK_MS) {
+  // A prompt the hooks announced comes after the turn was drawn (the lag is at a turn's start).
+  const drawn = s.turnDrawn !== false || t.status === "input";
+  const holdMs = drawn ? READY_WITHOUT_HOOK_MS : READY_UNDRAWN_MS;
+  if (hookless && (s.readyForMs ?? 0) >= holdMs) {
     return {
       reason: "stop",
       evidence: {

@@ -11,6 +11,7 @@ import {
   MaxTokens,
   PermissionMode,
   ProviderId,
+  SpawnInput,
   type WithProvider,
   WorkerName,
 } from "./schemas.ts";
@@ -63,6 +64,9 @@ export const PrintInput = z
     cwd: z.string().min(1).optional().describe("Working directory (default: the current directory)"),
     env: EnvSpec.optional(),
     timeout: Duration.optional().describe("Give up after this long (default 30m, at most 168h)"),
+    // A new worker's start is bounded apart from the turn, as spawn's is (a slow start on loaded
+    // cores is not a slow turn; a CLI hung while starting is not left to eat the whole --timeout).
+    startTimeout: SpawnInput.shape.startTimeout,
     idleTimeout: Duration.optional().describe(
       "Give up once the worker has been still this long (at most 168h)",
     ),

@@ -18,6 +18,17 @@ const DIALOG_SETTLE_MS = 300;
 /** After a move, how long the TUI gets to redraw the highlight before the screen is read again. */
 const DIALOG_STEP_MS = 100;
 const DIALOG_RETRY_MS = 1500;
+/**
+ * After a move, how long fresh screens must keep showing the highlight on the answer before Enter.
+ * claude 2.1.332 remounts its trust dialog once it settles (a 150 ms timer from its mount, and again
+ * after each key it refused as too early), and the remount puts the highlight back on the default
+ * "No, exit" with no key pressed: measured 40-250 ms after the dialog appeared at load 14, later
+ * as the load grows. A move made before that is undone, and on loaded cores the capture that saw
+ * "Yes" is hundreds of ms old when Enter lands (two tmux process starts): 1 of ~9 spawns at load
+ * ~11 pressed Enter on "No, exit". A remount comes only after the mount or a refused key, both
+ * before the move; once the highlight has held for this long, one that has not come will not.
+ */
+const DIALOG_HOLD_MS = 1000;
 /** Answers (the final key) and moves a dialog may take before the spawn gives up on it. */
 const DIALOG_TRIES = 3;
 const DIALOG_MOVES = 12;
@@ -87,6 +98,8 @@ type DialogSeen = {
   readonly moved: boolean;
   readonly tries: number;
   readonly moves: number;
+  /** Since when the screens read after the last move show the highlight on the answer (null: not). */
+  readonly onAnswerSince: number | null;
 };
 
 export type ReadyState =
@@ -245,24 +258,31 @@ function onScreen(s: Starting, now: number): ReadyStep {
 
 /**
  * One key at a time, the screen read again after each: a move (Down/Up) is followed by whatever the
- * redrawn screen asks for, so Enter goes only once the highlight sits on the answer. Under load a
- * TUI drops keys (1 of 120 concurrent spawns pressed Enter on claude's "No, exit").
+ * redrawn screen asks for, so Enter goes only once the highlight sits on the answer, and after a
+ * move only once fresh screens have shown it there for DIALOG_HOLD_MS (the CLI may reset it). Under
+ * load a TUI drops keys (1 of 120 concurrent spawns pressed Enter on claude's "No, exit").
  */
 function onDialog(s: Starting, now: number, answer: DialogAnswer, keys: readonly string[]): ReadyStep {
   const { name } = s.config;
   const { dialog } = answer;
-  const seen: DialogSeen =
+  const moving = keys.length > 1;
+  const known: DialogSeen =
     s.dialog?.dialog === dialog
       ? s.dialog
-      : { dialog, at: now, keyAt: null, moved: false, tries: 0, moves: 0 };
+      : { dialog, at: now, keyAt: null, moved: false, tries: 0, moves: 0, onAnswerSince: null };
+  // The highlight moved onto the answer by umbel's keys may still be undone by a redraw of the CLI's.
+  const seen: DialogSeen = {
+    ...known,
+    onAnswerSince: moving || known.moves === 0 ? null : (known.onAnswerSince ?? now),
+  };
   const base: Starting = { ...s, readySince: null, dialog: seen };
   const due =
     seen.keyAt === null
       ? now - seen.at >= DIALOG_SETTLE_MS
       : now - seen.keyAt >= (seen.moved ? DIALOG_STEP_MS : DIALOG_RETRY_MS);
-  if (!due) return untilDeadline(base, now);
+  const held = seen.onAnswerSince === null || now - seen.onAnswerSince >= DIALOG_HOLD_MS;
+  if (!due || !held) return untilDeadline(base, now);
   const key = keys[0];
-  const moving = keys.length > 1;
   if (key === undefined || (moving ? seen.moves >= DIALOG_MOVES : seen.tries >= DIALOG_TRIES))
     return fail(
       base,

@@ -234,9 +234,11 @@ async function awaitSubmit(
 
 /**
  * claude draws its idle screen only after its Stop hooks have run (tens of ms after Stop fires);
- * gemini, on 2 loaded cores, took seconds to draw a readable frame after spawn.
+ * gemini, on 2 loaded cores, took seconds to draw a readable frame after spawn; opencode's pane lags
+ * its plugin's idle (30-115 ms at load 17, 1.18.33) and more as the load grows. Only a turn the events
+ * say has ended is waited for (a busy one is refused at once), so the bound costs nothing otherwise.
  */
-const SETTLE_MS = 3000;
+const SETTLE_MS = 10_000;
 
 /**
  * The screen, given a moment to catch up when the events say the last turn has ended but the TUI

@@ -1,8 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkCase, generateCases } from "../helpers/argv-fuzz.ts";
 import { createSandbox, REPO, type Sandbox } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * The argv fuzz through the real binary: every 25th of the in-process cases

@@ -1,9 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnOk } from "../helpers/cli.ts";
 import { connectMcp } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /** `umbel doctor` on real tmux with the fake CLIs: one line per check, the fix, and the exit code. */
 

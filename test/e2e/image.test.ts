@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,10 @@ import { TESTED_CLIS } from "../../src/core/tested-versions.ts";
 import { parseUserConfig } from "../../src/core/user-config.ts";
 import { hostRelease, syntheticRelease, thisTarget } from "../helpers/release.ts";
 import { REPO } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * The Dockerfile's steps (scripts/image/setup.sh) run for real into a temporary root, under dash (the

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import {
   chmodSync,
   copyFileSync,
@@ -15,6 +15,10 @@ import { join } from "node:path";
 import { sha256 } from "../../scripts/checksums.ts";
 import { hostRelease, syntheticRelease, thisTarget } from "../helpers/release.ts";
 import { REPO } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * scripts/install.sh, run by dash and by bash, against a loopback HTTP server: the real release of

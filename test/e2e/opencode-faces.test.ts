@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type ToolResult, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * `provider: opencode` through the MCP server and a workflow file, on fake-opencode.sh: the faces

@@ -5,6 +5,10 @@ import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
+
 /** dist/umbel driving test/fixtures/fake-opencode.sh through spawn, every turn ending, kill and -p. */
 
 // A spawn and five turns take more than bun's 5 s default on 2 loaded cores (declared here: a
@@ -259,5 +263,14 @@ describe("an opencode worker's life", () => {
     const resumed = await sb.umbel(["-p", "--provider", "opencode", "--resume", session, "fake:history"]);
     expect(resumed.stdout).toBe(`HISTORY n=1 last=${sha12("fake:reply as json")}\n`);
     expect(resumed.code).toBe(0);
+  });
+
+  test("-p on a pane that lags the events (the home screen stays up 3 s into an 8 s turn) prints the answer", async () => {
+    // The real pane lags the plugin on loaded cores: wait once read such a first turn as an
+    // interrupted stop after 2 s, and -p printed nothing with exit 0.
+    const lag = ["--env", "FAKE_OPENCODE_DRAW_LAG_MS=3000"];
+    const r = await sb.umbel(["-p", "--provider", "opencode", ...lag, "fake:slow 8000"]);
+    expect(r.stdout).toStartWith("FAKE-REPLY ");
+    expect(r.code).toBe(0);
   });
 });

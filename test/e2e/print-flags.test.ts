@@ -371,3 +371,20 @@ describe("umbel -p that needs a person is never a dead end", () => {
     await sb.umbel(["kill", "asker", "--purge"]);
   });
 });
+
+describe("umbel -p --start-timeout", () => {
+  test("bounds a new worker's start (default 60 s): a CLI slower than it fails the run, nothing left", async () => {
+    const slow = ["--env", "FAKE_OPENCODE_READY_MS=30000"];
+    const r = await sb.umbel(["-p", "hi", "--provider", "opencode", "--start-timeout", "1s", ...slow]);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("opencode was not ready within 1000 ms");
+    expect(r.code).toBe(1);
+    expect(JSON.parse((await sb.umbel(["ls", "--json"])).stdout)).toEqual([]);
+  });
+
+  test("is a duration like spawn's: a bad one is a usage error", async () => {
+    const r = await sb.umbel(["-p", "hi", "--start-timeout", "soon"]);
+    expect(r.stderr).toContain("--start-timeout");
+    expect(r.code).toBe(2);
+  });
+});

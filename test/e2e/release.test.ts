@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,10 @@ import { checkRelease } from "../../scripts/check-release.ts";
 import { parseChecksums, renderChecksums, sha256 } from "../../scripts/checksums.ts";
 import { RELEASE_TARGETS } from "../../scripts/release-targets.ts";
 import { hostRelease, runRelease, thisTarget } from "../helpers/release.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * `npm run release` for real: this machine's target in full (shared with the installer tests), and

@@ -190,12 +190,24 @@ export function runReady(
   config: ReadyConfig,
   given: Omit<World, "pane"> & {
     readonly pane?: readonly (readonly [number, PaneInfo | null])[];
-    /** The TUI's reaction to keys: the screen it shows from then on (null: no change). */
-    readonly onKeys?: (keys: readonly string[], screen: string | null) => string | null;
+    /**
+     * The TUI's reaction to keys: the screen it shows from then on, or screens it shows each so many
+     * ms after the keys landed (a redraw of its own, later); null: no change.
+     */
+    readonly onKeys?: (
+      keys: readonly string[],
+      screen: string | null,
+    ) => string | readonly (readonly [number, string])[] | null;
+    /**
+     * How long a tmux call takes (default 2 ms; a process start on loaded cores takes hundreds): a
+     * capture shows the screen as the call began, keys land as it ends.
+     */
+    readonly tmuxMs?: number;
   },
   maxSteps = 100_000,
 ): ReadyRun {
   const world = { ...given, screens: [...(given.screens ?? [])] };
+  const tmuxMs = given.tmuxMs ?? 2;
   let now = 0;
   let state = startReady(config);
   const keys: string[][] = [];
@@ -242,15 +254,19 @@ export function runReady(
         now += 2;
         seen = stamp({ kind: "pane", pane: valueAt<PaneInfo | null>(world.pane, now, alive) });
         break;
-      case "capture":
-        now += 2;
-        seen = stamp({ kind: "screen", screen: valueAt(world.screens, now, null) });
+      case "capture": {
+        const began = now;
+        now += tmuxMs;
+        seen = stamp({ kind: "screen", screen: valueAt(world.screens, began, null) });
         break;
+      }
       case "keys": {
-        now += 2;
+        now += tmuxMs;
         keys.push([...c.keys]);
         const next = world.onKeys?.(c.keys, valueAt(world.screens, now, null)) ?? null;
-        if (next !== null) world.screens.push([now, next]);
+        if (typeof next === "string") world.screens.push([now, next]);
+        else for (const [after, screen] of next ?? []) world.screens.push([now + after, screen]);
+        world.screens.sort((a, b) => a[0] - b[0]);
         seen = stamp({ kind: "keys" });
         break;
       }

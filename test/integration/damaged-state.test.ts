@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { chmod, chown, mkdir, symlink, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -15,6 +15,10 @@ import { readAnswer } from "../../src/operations/read.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { listWorkers, statusOf } from "../../src/operations/status.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * A session directory umbel cannot read is evidence, never absence: a corrupt meta.json is a broken

@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDetached } from "../../src/adapters/process.ts";
 import { ROTATE_LOG_BYTES } from "../../src/core/log-bounds.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /** pool-refill.log (startDetached's log): rotated past 1 MiB, never written through a planted link. */
 

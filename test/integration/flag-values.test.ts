@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { runMain } from "../../src/entry.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /**
  * Issue 22 ("smaller"): `spawn --base -h` and `--base --help` printed spawn's help and exited 0,

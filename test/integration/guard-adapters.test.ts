@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +11,10 @@ import { FileAccessError, StateError } from "../../src/core/errors.ts";
 import { CHECK_LOG_KEEP_BYTES } from "../../src/core/log-bounds.ts";
 import type { CheckProcess } from "../../src/core/ports.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /** The real check runner (sh -c, one log, its process group) and the guardrails' files. */
 

@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HOOK_RUN_LOG_BYTES, ROTATE_LOG_BYTES } from "../../src/core/log-bounds.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /**
  * Issue 22 item 15 and the planted links, on hooks/hook.sh itself: a --notify command printing

@@ -1,7 +1,11 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { type McpPipe, type Reply, startMcpPipe } from "../helpers/mcp-pipe.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 import { type Random, seeded } from "../helpers/seeded.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * Malformed JSON-RPC through the real server over a pipe (issue 11, item 14), generated from a

@@ -1,6 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { connectMcp, type McpHarness, textOf } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * The MCP tools read the CLI's own schemas, so issue 11's input rules hold there too: a blank prompt,

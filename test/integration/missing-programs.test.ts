@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,10 @@ import { createGit } from "../../src/adapters/git.ts";
 import { runCheck } from "../../src/adapters/run-check.ts";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import { ProgramMissingError, ProgramTooOldError } from "../../src/core/errors.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * The programs umbel runs, missing (issue 21, item 4): Bun.spawn's ENOENT ("Executable not found in

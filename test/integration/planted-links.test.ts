@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
@@ -6,6 +6,9 @@ import { FileAccessError } from "../../src/core/errors.ts";
 import type { Deps } from "../../src/core/ports.ts";
 import { planWorktree } from "../../src/operations/worktree.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /**
  * Issue 22 ("smaller"): links planted in the state root were followed by umbel's writes — guards/,

@@ -1,10 +1,14 @@
 import { Database } from "bun:sqlite";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRecords } from "../../src/adapters/records.ts";
 import type { RecordSource } from "../../src/core/providers/transcript-types.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /** The session record port on real files and a real SQLite database (WAL, written while read). */
 

@@ -1,7 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { systemClock } from "../../src/adapters/deps.ts";
 import { runProcess } from "../../src/adapters/process.ts";
 import { createWakeup } from "../../src/adapters/watch.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * A delay past 2^31-1 ms overflows Bun's timers: it is "set to 1" (with a TimeoutOverflowWarning on

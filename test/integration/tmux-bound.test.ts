@@ -1,10 +1,14 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import { TmuxTimeoutError } from "../../src/core/errors.ts";
 import { eventually } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * A hung tmux whose own child holds its output pipe: killing the client alone leaves the pipe open

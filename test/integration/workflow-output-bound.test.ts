@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -6,6 +6,9 @@ import { OUTPUT_INLINE_BYTES } from "../../src/core/log-bounds.ts";
 import type { RunSummary, StepEvent, WorkflowEvent } from "../../src/core/workflow/state.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /**
  * Issue 22 item 15: a 30 MB `file:` output was copied whole into state.json and twice into the

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -17,6 +17,10 @@ import type { RunState, RunSummary, StepEvent, WorkflowEvent } from "../../src/c
 import { statusOf } from "../../src/operations/status.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
+// file of a run (bun 1.4.5), so each file declares its own (test/unit/structure.test.ts).
+setDefaultTimeout(60_000);
 
 /**
  * The workflow runner on real tmux with the fake claude: the operations, not the binary. Timeouts are

@@ -1,10 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
 import type { Deps } from "../../src/core/ports.ts";
 import { makeWorktree, planWorktree, releaseWorktree } from "../../src/operations/worktree.ts";
+
+// Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
+setDefaultTimeout(60_000);
 
 /**
  * Issue 22 item 8, on a real git: kill of a clean `--worktree` worker deleted its branch as "nothing

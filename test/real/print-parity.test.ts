@@ -15,11 +15,17 @@ import { requireRealClaude } from "./real-bin.ts";
 
 const claude = requireRealClaude("test/real/print-parity.test.ts");
 const API_KEY = "sk-ant-parity-0123456789abcdefghijklmnop";
-const RUN_TIMEOUT_MS = 60_000;
+/**
+ * One `claude -p` or `umbel -p` run (a TUI start and a turn). Unloaded a run takes 3-10 s; on 2
+ * cores at load 13-15, three at a time, runs went past the old 60 s limit (killed: exit 130). The
+ * limit is for a hung run, not a slow one.
+ */
+const RUN_TIMEOUT_MS = 240_000;
 /** The host has 2 cores here: more than 3 TUIs starting at once only queue on the CPU. */
 const CONCURRENCY = 3;
-// A test waits for its pair, which may queue behind others (the file takes ~1-1.5 min in all).
-setDefaultTimeout(150_000);
+// A test waits for its pair, which may queue behind every other (~64 runs, 3 at a time: 1-1.5 min
+// unloaded, several minutes on a loaded CI); each run is bounded by RUN_TIMEOUT_MS itself.
+setDefaultTimeout(900_000);
 
 /**
  * Keys umbel fills with null by design: not in the interactive transcript (docs/cli-reference.md).
@@ -60,13 +66,14 @@ const BAD_CALL = 'stub:tool StructuredOutput {"answer":1}';
 /** A recursive schema (issue 22): claude -p takes it; an invalid nested call is answered, then a valid one ends the run. */
 const TREE = JSON.stringify({ type: "object", properties: { n: { $ref: "#" } } });
 
-type Run = { code: number; stdout: string; stderr: string };
+/** A run and how it went: its argv, and how long it took (`killed`: by RUN_TIMEOUT_MS). */
+type Run = { code: number; stdout: string; stderr: string; argv: string[]; ms: number; killed: boolean };
 type Json = Record<string, unknown>;
 /** `file`: a file the prompt's tool would make in the work dir; whether each CLI made it is recorded. */
 type Case = { args: string[]; stdin?: string; dirs?: string[]; file?: string };
 type Pair = { claude: Run; umbel: Run; dirs: string[]; made: { claude: boolean; umbel: boolean } };
-type Conversations = { cc: Run; uc: Run; first: Json; second: Json; third: Json };
-type Warm = { again: Run; dead: Run };
+type Conversations = { cc: Run; uc: Run; first: Json; second: Json; third: Json; runs: Run[] };
+type Warm = { again: Run; dead: Run; runs: Run[] };
 
 const CASES = {
   text: { args: ["parity text"] },
@@ -227,6 +234,11 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
   });
   afterAll(async () => {
     await Promise.allSettled([...pairs.values(), conversations, warm]);
+    // Where the time went: a slow CI run shows which runs took it (UMBEL_TRACE=/abs/file says why).
+    const slowest = [...runs].sort((a, b) => b.ms - a.ms).slice(0, 5);
+    console.log(
+      `[timing] ${runs.length} runs; slowest: ${slowest.map((r) => `${r.argv.slice(0, 3).join(" ")} ${r.ms} ms`).join(" · ")}`,
+    );
     await createTmux({ socket: deriveSocket(state(), undefined), hostEnv: process.env })
       .killServer()
       .catch(() => undefined);
@@ -243,15 +255,25 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     for (const d of dirs) mkdirSync(d, { recursive: true });
     const home = seedClaudeHome(join(dir, "claude"), { apiKey: API_KEY, trustedDirs: [work] });
     const env = claudeEnv(home, { baseUrl: stub.url, apiKey: API_KEY, sandbox: true });
-    return { work, dirs, env: { ...env, UMBEL_HOME: state(), UMBEL_CLAUDE_BIN: claude ?? "claude" } };
+    // UMBEL_TRACE=/abs/file: every umbel -p run appends its timeline there (where a slow run went).
+    const trace = process.env.UMBEL_TRACE ? { UMBEL_TRACE: process.env.UMBEL_TRACE } : {};
+    return {
+      work,
+      dirs,
+      env: { ...env, ...trace, UMBEL_HOME: state(), UMBEL_CLAUDE_BIN: claude ?? "claude" },
+    };
   }
+
+  /** Every run, for the timing line at the end. */
+  const runs: Run[] = [];
 
   async function run(
     bin: string,
     args: string[],
     at: { work: string; env: Record<string, string> },
     stdin?: string,
-  ) {
+  ): Promise<Run> {
+    const started = performance.now();
     const child = Bun.spawn([bin, ...args], {
       cwd: at.work,
       env: at.env,
@@ -265,7 +287,11 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
       new Response(child.stderr).text(),
       child.exited,
     ]);
-    return { code, stdout, stderr };
+    const ms = Math.round(performance.now() - started);
+    const argv = [bin === UMBEL ? "umbel" : "claude", ...args];
+    const done: Run = { code, stdout, stderr, argv, ms, killed: ms >= RUN_TIMEOUT_MS };
+    runs.push(done);
+    return done;
   }
 
   const viaClaude = (args: string[], at: ReturnType<typeof place>, stdin?: string) =>
@@ -288,38 +314,47 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     return { claude: ofClaude, umbel: ofUmbel, dirs: at.dirs, made: { claude: claudeMade, umbel: made() } };
   }
 
+  /** A sequence's runs, each kept so a failure shows them all. */
   async function runConversations(): Promise<Conversations> {
+    const seq: Run[] = [];
+    const keep = async (r: Promise<Run>) => {
+      seq.push(await r);
+      return seq.at(-1) as Run;
+    };
     const c = place("continue-claude");
     const u = place("continue-umbel");
-    await viaClaude(["parity continue claude one"], c);
-    const cc = await viaClaude(["parity continue claude two", "-c"], c);
-    await viaUmbel(["parity continue umbel one"], u);
-    const uc = await viaUmbel(["parity continue umbel two", "-c"], u);
+    await keep(viaClaude(["parity continue claude one"], c));
+    const cc = await keep(viaClaude(["parity continue claude two", "-c"], c));
+    await keep(viaUmbel(["parity continue umbel one"], u));
+    const uc = await keep(viaUmbel(["parity continue umbel two", "-c"], u));
     const x = place("resume-across");
-    const first = parse(await viaClaude(["parity resume one", "--output-format", "json"], x));
+    const first = parse(await keep(viaClaude(["parity resume one", "--output-format", "json"], x)), seq);
     const second = parse(
-      await viaUmbel(
-        ["parity resume two", "--resume", String(first.session_id), "--output-format", "json"],
-        x,
+      await keep(
+        viaUmbel(["parity resume two", "--resume", String(first.session_id), "--output-format", "json"], x),
       ),
+      seq,
     );
     const third = parse(
-      await viaClaude(
-        ["parity resume three", "--resume", String(second.session_id), "--output-format", "json"],
-        x,
+      await keep(
+        viaClaude(
+          ["parity resume three", "--resume", String(second.session_id), "--output-format", "json"],
+          x,
+        ),
       ),
+      seq,
     );
-    return { cc, uc, first, second, third };
+    return { cc, uc, first, second, third, runs: seq };
   }
 
   async function runWarm(): Promise<Warm> {
     const w = place("warm");
-    await viaUmbel(["parity warm one", "--name", "parity-warm"], w);
+    const one = await viaUmbel(["parity warm one", "--name", "parity-warm"], w);
     const again = await viaUmbel(["parity warm two", "--name", "parity-warm"], w);
-    await run(UMBEL, ["kill", "parity-warm"], w);
+    const kill = await run(UMBEL, ["kill", "parity-warm"], w);
     const dead = await viaUmbel(["parity warm three", "--name", "parity-warm", "--output-format", "json"], w);
     await run(UMBEL, ["kill", "parity-warm", "--purge"], w);
-    return { again, dead };
+    return { again, dead, runs: [one, again, kill, dead] };
   }
 
   const pair = (label: string): Promise<Pair> =>
@@ -328,38 +363,50 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
   const requestsFor = (prompt: string): StubRequest[] =>
     stub.mainRequests().filter((r) => r.main?.trigger === "prompt" && r.main.prompt === prompt);
 
+  // Every check shows the runs it read when it fails (argv, exit, time, stdout, stderr): a CI log is
+  // often all there is to read.
   test("text: the same stdout and exit code", async () => {
     const { claude: c, umbel: u } = await pair("text");
-    expect(u.stdout).toBe(c.stdout);
-    expect(u.code).toBe(c.code);
+    showing([c, u], () => {
+      expect(u.stdout).toBe(c.stdout);
+      expect(u.code).toBe(c.code);
+    });
   });
 
   test("json: claude's keys, equal result", async () => {
     const { claude: c, umbel: u } = await pair("json");
-    compareResults(parse(c), parse(u));
-    expect(u.code).toBe(c.code);
+    showing([c, u], () => {
+      compareResults(parse(c), parse(u));
+      expect(u.code).toBe(c.code);
+    });
   });
 
   test("json --verbose: the same message types in the same order", async () => {
     const { claude: c, umbel: u } = await pair("json --verbose");
-    const [ca, ua] = [JSON.parse(c.stdout) as Json[], JSON.parse(u.stdout) as Json[]];
-    expect(kinds(ua)).toEqual(kinds(ca));
-    compareResults(ca.at(-1) ?? {}, ua.at(-1) ?? {});
+    showing([c, u], () => {
+      const [ca, ua] = [JSON.parse(c.stdout) as Json[], JSON.parse(u.stdout) as Json[]];
+      expect(kinds(ua)).toEqual(kinds(ca));
+      compareResults(ca.at(-1) ?? {}, ua.at(-1) ?? {});
+    });
   });
 
   test("stream-json: line types in order, claude's keys per line", async () => {
     const { claude: c, umbel: u } = await pair("stream-json");
-    compareStreams(lines(c.stdout), lines(u.stdout));
-    expect(u.code).toBe(c.code);
+    showing([c, u], () => {
+      compareStreams(lines(c.stdout), lines(u.stdout));
+      expect(u.code).toBe(c.code);
+    });
   });
 
   test("--input-format stream-json: a turn per message, results in order", async () => {
     const { claude: c, umbel: u } = await pair("input stream-json");
-    compareStreams(lines(c.stdout), lines(u.stdout));
-    expect(u.code).toBe(c.code);
-    // The second message's request carries the first turn: one conversation.
-    for (const r of requestsFor("parity input two"))
-      expect(JSON.stringify(r.body)).toContain("parity input one");
+    showing([c, u], () => {
+      compareStreams(lines(c.stdout), lines(u.stdout));
+      expect(u.code).toBe(c.code);
+      // The second message's request carries the first turn: one conversation.
+      for (const r of requestsFor("parity input two"))
+        expect(JSON.stringify(r.body)).toContain("parity input one");
+    });
   });
 
   test.each([
@@ -382,8 +429,7 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     "--max-budget-usd json",
   ])("%s: equal result, keys and exit code", async (label) => {
     const { claude: c, umbel: u } = await pair(label);
-    // A mismatch shows both outputs: a CI log is often all there is to read.
-    withBoth(c, u, () => {
+    showing([c, u], () => {
       compareResults(parse(c), parse(u));
       expect(u.code).toBe(c.code);
     });
@@ -391,30 +437,40 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
 
   test("the flags' effects reached the model through both", async () => {
     await Promise.all(pairs.values());
-    const both = (prompt: string) => {
-      const found = requestsFor(prompt);
-      expect(found.length).toBeGreaterThanOrEqual(2);
-      return found;
-    };
-    for (const r of both("parity model")) expect(r.model).toBe("claude-sonnet-5");
-    for (const r of both("parity append")) expect(JSON.stringify(r.body)).toContain("PARITY-APPENDED");
-    for (const r of both("parity system"))
-      expect(JSON.stringify((r.body as Json).system)).toContain("PARITY-SYSTEM");
-    const extra = (await pair("--add-dir")).dirs[0] ?? "";
-    for (const r of both("parity add-dir")) expect(JSON.stringify(r.body)).toContain(extra);
-    const denied = parse((await pair("--permission-mode dontAsk")).umbel);
-    expect(denied.permission_denials).toEqual([
-      { tool_name: "Write", tool_use_id: expect.any(String), tool_input: expect.any(Object) },
-    ]);
-    const settings = JSON.parse((await pair("--settings")).umbel.stdout) as Json;
-    expect(settings.result).toContain(`len=${"set-by-settings".length} `);
+    const read = ["--model", "--append-system-prompt", "--system-prompt", "--add-dir"];
+    const used = await Promise.all(
+      [...read, "--permission-mode dontAsk", "--settings"].map((label) => pair(label)),
+    );
+    showing(
+      used.flatMap((p) => [p.claude, p.umbel]),
+      () => {
+        const both = (prompt: string) => {
+          const found = requestsFor(prompt);
+          // Both runs' requests, named by the prompt when one is missing.
+          expect({ prompt, both: found.length >= 2 }).toEqual({ prompt, both: true });
+          return found;
+        };
+        for (const r of both("parity model")) expect(r.model).toBe("claude-sonnet-5");
+        for (const r of both("parity append")) expect(JSON.stringify(r.body)).toContain("PARITY-APPENDED");
+        for (const r of both("parity system"))
+          expect(JSON.stringify((r.body as Json).system)).toContain("PARITY-SYSTEM");
+        const extra = used[3]?.dirs[0] ?? "";
+        for (const r of both("parity add-dir")) expect(JSON.stringify(r.body)).toContain(extra);
+        const denied = parse(used[4]?.umbel ?? missingRun);
+        expect(denied.permission_denials).toEqual([
+          { tool_name: "Write", tool_use_id: expect.any(String), tool_input: expect.any(Object) },
+        ]);
+        const settings = parse(used[5]?.umbel ?? missingRun);
+        expect(settings.result).toContain(`len=${"set-by-settings".length} `);
+      },
+    );
   });
 
   test.each(["refused Bash", "refused Write"])(
     "%s with no permission flag: not run by either, the denial reported claude -p's way, the model goes on",
     async (label) => {
       const { claude: c, umbel: u, made } = await pair(label);
-      withBoth(c, u, () => {
+      showing([c, u], () => {
         expect(made).toEqual({ claude: false, umbel: false });
         const [cr, ur] = [parse(c), parse(u)];
         // claude -p's message names the path or command (not in the hook's payload): the model's
@@ -432,7 +488,7 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
 
   test("refused, in stream-json: init says default, then claude -p's permission_denied line", async () => {
     const { claude: c, umbel: u, made } = await pair("refused stream-json");
-    withBoth(c, u, () => {
+    showing([c, u], () => {
       expect(made).toEqual({ claude: false, umbel: false });
       const [cl, ul] = [lines(c.stdout), lines(u.stdout)];
       expect(kinds(ul)).toEqual(kinds(cl));
@@ -448,7 +504,7 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
     "%s: both run it",
     async (label) => {
       const { claude: c, umbel: u, made } = await pair(label);
-      withBoth(c, u, () => {
+      showing([c, u], () => {
         compareResults(parse(c), parse(u));
         expect(parse(u).permission_denials).toEqual([]);
         if (label !== "allowed by default") expect(made).toEqual({ claude: true, umbel: true });
@@ -459,20 +515,21 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
 
   test("--json-schema: the structured result as claude's", async () => {
     const { claude: c, umbel: u } = await pair("--json-schema text");
-    expect(u.stdout).toBe(c.stdout);
-    expect(u.stdout).toBe('{"answer":"text"}\n');
-    expect(parse((await pair("--json-schema")).umbel)).toMatchObject({
-      structured_output: { answer: "yes" },
+    const [schema, noCall, retried] = await Promise.all(
+      ["--json-schema", "--json-schema no call", "--json-schema retries"].map((label) => pair(label)),
+    );
+    showing([c, u, schema?.umbel, noCall?.claude, noCall?.umbel, retried?.umbel], () => {
+      expect(u.stdout).toBe(c.stdout);
+      expect(u.stdout).toBe('{"answer":"text"}\n');
+      expect(parse(schema?.umbel ?? missingRun)).toMatchObject({ structured_output: { answer: "yes" } });
+      // After a turn without the call, claude -p sends one enforce message; umbel sends the same turn.
+      const enforce =
+        "[structured-output-enforce] You MUST call the StructuredOutput tool to complete this request. Call this tool now.";
+      expect(requestsFor(enforce)).toHaveLength(2);
+      expect(parse(retried?.umbel ?? missingRun).errors).toEqual([
+        "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /answer: must be string",
+      ]);
     });
-    // After a turn without the call, claude -p sends one enforce message; umbel sends the same turn.
-    const enforce =
-      "[structured-output-enforce] You MUST call the StructuredOutput tool to complete this request. Call this tool now.";
-    await pair("--json-schema no call");
-    expect(requestsFor(enforce)).toHaveLength(2);
-    const retries = parse((await pair("--json-schema retries")).umbel);
-    expect(retries.errors).toEqual([
-      "Failed to provide valid structured output after 5 attempts — last StructuredOutput error: Output does not match required schema: /answer: must be string",
-    ]);
   });
 
   test("--json-schema with a recursive $ref: taken by both, the nested mismatch answered, the same object", async () => {
@@ -485,46 +542,63 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
 
   test("--max-budget-usd in text mode: claude's line on stdout, exit 1", async () => {
     const { claude: c, umbel: u } = await pair("--max-budget-usd text");
-    expect(u.stdout).toBe(c.stdout);
-    expect(u.stdout).toBe("Error: Exceeded USD budget (1e-7)");
-    expect(u.code).toBe(c.code);
+    showing([c, u], () => {
+      expect(u.stdout).toBe(c.stdout);
+      expect(u.stdout).toBe("Error: Exceeded USD budget (1e-7)");
+      expect(u.code).toBe(c.code);
+    });
   });
 
   test("--max-turns in text mode: claude's line on stdout, exit 1", async () => {
     const { claude: c, umbel: u } = await pair("--max-turns text");
-    expect(u.stdout).toBe(c.stdout);
-    expect(u.stdout).toBe("Error: Reached max turns (1)");
-    expect(u.code).toBe(c.code);
+    showing([c, u], () => {
+      expect(u.stdout).toBe(c.stdout);
+      expect(u.stdout).toBe("Error: Reached max turns (1)");
+      expect(u.code).toBe(c.code);
+    });
   });
 
   test("--continue and --resume <session id>, across claude -p and umbel -p", async () => {
-    const { cc, uc, second, third, first } = await conversations;
-    expect([uc.code, cc.code]).toEqual([0, 0]);
-    for (const r of requestsFor("parity continue claude two"))
-      expect(JSON.stringify(r.body)).toContain("claude one");
-    for (const r of requestsFor("parity continue umbel two"))
-      expect(JSON.stringify(r.body)).toContain("umbel one");
-    // A session begun by claude -p, continued by umbel -p, then by claude -p again: one conversation.
-    expect([second.session_id, third.session_id]).toEqual([first.session_id, first.session_id]);
-    expect(JSON.stringify(requestsFor("parity resume two")[0]?.body)).toContain("parity resume one");
-    expect(JSON.stringify(requestsFor("parity resume three")[0]?.body)).toContain("parity resume two");
+    const { cc, uc, second, third, first, runs: seq } = await conversations;
+    showing(seq, () => {
+      expect([uc.code, cc.code]).toEqual([0, 0]);
+      for (const r of requestsFor("parity continue claude two"))
+        expect(JSON.stringify(r.body)).toContain("claude one");
+      for (const r of requestsFor("parity continue umbel two"))
+        expect(JSON.stringify(r.body)).toContain("umbel one");
+      // A session begun by claude -p, continued by umbel -p, then by claude -p again: one conversation.
+      expect([second.session_id, third.session_id]).toEqual([first.session_id, first.session_id]);
+      expect(JSON.stringify(requestsFor("parity resume two")[0]?.body)).toContain("parity resume one");
+      expect(JSON.stringify(requestsFor("parity resume three")[0]?.body)).toContain("parity resume two");
+    });
   });
 
   test("a warm --name worker remembers; once dead it is reported with its evidence", async () => {
-    const { again, dead } = await warm;
-    expect(again.code).toBe(0);
-    expect(JSON.stringify(requestsFor("parity warm two")[0]?.body)).toContain("parity warm one");
-    expect(parse(dead)).toMatchObject({ is_error: true, umbel: { outcome: "dead", exitCode: 125 } });
-    expect(dead.code).toBe(125);
+    const { again, dead, runs: seq } = await warm;
+    showing(seq, () => {
+      expect(again.code).toBe(0);
+      expect(JSON.stringify(requestsFor("parity warm two")[0]?.body)).toContain("parity warm one");
+      expect(parse(dead)).toMatchObject({ is_error: true, umbel: { outcome: "dead", exitCode: 125 } });
+      expect(dead.code).toBe(125);
+    });
   });
 });
 
-function withBoth(c: Run, u: Run, check: () => void): void {
+const missingRun: Run = { code: -1, stdout: "", stderr: "(no such run)", argv: [], ms: 0, killed: false };
+
+/** A run as a failure shows it: its argv, exit, time (and whether the limit killed it), its output. */
+function describeRun(r: Run): string {
+  const how = r.killed ? `killed by the test's ${RUN_TIMEOUT_MS / 1000} s limit` : `exit ${r.code}`;
+  return `--- ${r.argv.join(" ")}\n${how} after ${r.ms} ms\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+}
+
+/** Runs the checks; a failure carries every run they read. */
+function showing(runs: readonly (Run | undefined)[], check: () => void): void {
   try {
     check();
   } catch (error) {
-    const show = (r: Run) => `exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-    throw new Error(`${String(error)}\n--- claude -p: ${show(c)}\n--- umbel -p: ${show(u)}`);
+    const shown = runs.filter((r): r is Run => r !== undefined).map(describeRun);
+    throw new Error(`${String(error)}\n${shown.join("\n")}`);
   }
 }
 
@@ -553,11 +627,13 @@ function compareStreams(c: Json[], u: Json[]): void {
   });
 }
 
-function parse(run: Run): Json {
+/** The run's JSON; none: an error showing it (and the runs before it in its sequence). */
+function parse(run: Run, before: readonly Run[] = []): Json {
   try {
     return JSON.parse(run.stdout) as Json;
   } catch {
-    throw new Error(`no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+    const shown = [...before.filter((r) => r !== run), run].map(describeRun);
+    throw new Error(`no JSON from ${run.argv.join(" ")}:\n${shown.join("\n")}`);
   }
 }
 

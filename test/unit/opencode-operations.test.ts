@@ -5,6 +5,7 @@ import { parseRecord } from "../../src/core/providers/opencode/record.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
+import { statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 
@@ -103,5 +104,41 @@ describe("opencode through the operations", () => {
       isError: true,
       text: "stub error 401",
     });
+  });
+
+  test("a pane that lags the plugin's events (the last turn's idle footer) is busy to status and send", async () => {
+    // Measured on 1.18.33 under load: the plugin's `prompt` and `busy` came while the pane still
+    // showed the previous turn's idle screen (test/fixtures/opencode/screens/lagging.txt).
+    const world = readyWorker();
+    world.hook(
+      "oc",
+      { event: "prompt", session: SESSION, message: promptOf("first"), root: true },
+      { event: "busy", session: SESSION },
+    );
+    const pane = world.tmux.panes.get("oc");
+    if (pane) pane.screen = screen("lagging");
+    expect((await statusOf(world.deps, "oc")).state).toBe("busy");
+    const sent = sendPrompt(world.deps, { name: "oc", prompt: "next" });
+    expect(sent).rejects.toMatchObject({ name: "WorkerBusyError" });
+    await sent.catch(() => undefined);
+    expect(world.tmux.calls.some((c) => c.startsWith("paste"))).toBe(false);
+  });
+
+  test("send right after a turn ended waits for a pane still drawing it busy (seconds behind on loaded cores)", async () => {
+    const world = readyWorker();
+    world.hook(
+      "oc",
+      { event: "prompt", session: SESSION, message: promptOf("first"), root: true },
+      { event: "busy", session: SESSION },
+      { event: "idle", session: SESSION },
+    );
+    const pane = world.tmux.panes.get("oc");
+    if (pane) pane.screen = screen("busy");
+    world.clock.at(world.clock.now() + 5000, () => {
+      if (pane) pane.screen = screen("interrupted");
+    });
+    const id = promptOf("stub:write");
+    opencodeTui(world, "oc", id);
+    expect(await sendPrompt(world.deps, { name: "oc", prompt: "next" })).toMatchObject({ promptId: id });
   });
 });

@@ -116,6 +116,35 @@ describe("spawn readiness machine", () => {
     expect(run.keys).toEqual([["Down"], ["Enter"]]);
   });
 
+  test("Enter never follows a highlight the dialog resets after umbel read it (claude's settle remount)", () => {
+    // claude 2.1.332 remounts its trust dialog 100-250 ms (load 14) after it appears, which puts
+    // the highlight back on "No, exit"; a move made before that is undone, with no key pressed. On
+    // loaded cores each tmux call takes ~200 ms: the capture that saw "Yes" is old by the time Enter lands.
+    const enteredOn: string[] = [];
+    let settled = false;
+    const run = runReady(config(), {
+      screens: [[0, TRUST]],
+      events: [[9000, START]],
+      tmuxMs: 200,
+      onKeys: (keys, screen) => {
+        if (keys[0] === "Enter") {
+          enteredOn.push(screen === TRUSTED ? "Yes" : "No, exit");
+          return screen === TRUSTED ? IDLE : "";
+        }
+        if (keys[0] !== "Down") return null;
+        if (settled) return TRUSTED;
+        settled = true;
+        return [
+          [0, TRUSTED],
+          [150, TRUST],
+        ];
+      },
+    });
+    expect(enteredOn).toEqual(["Yes"]);
+    expect(run).toMatchObject({ result: "ready", dialogsAnswered: ["trust"] });
+    expect(run.keys).toEqual([["Down"], ["Down"], ["Enter"]]);
+  });
+
   test("a move the TUI drops under load is never followed by Enter on the wrong option", () => {
     const run = runReady(config(), { screens: [[0, TRUST]] });
     expect(run.keys.flat()).not.toContain("Enter");

@@ -133,4 +133,28 @@ describe("structure", () => {
       expect({ file, casts: /\bas\s+\w*Input\b/.test(text) }).toEqual({ file, casts: false });
     }
   });
+
+  /**
+   * bun's default is 5 s, and bun 1.4.5 gives a preload's setDefaultTimeout to the first file of a
+   * run only; an e2e test that took 4.25 s alone timed out under load. A file of these tiers starts
+   * processes, tmux or real CLIs, so it declares its own default at its top (per-test values still
+   * override it).
+   */
+  const MIN_FILE_TIMEOUT_MS = 20_000;
+  test("every e2e, integration and real test file declares a file-level timeout fit for loaded cores", () => {
+    const tiers = ["test/e2e", "test/integration", "test/real"].flatMap((dir) => files(dir, [".test.ts"]));
+    expect(tiers.length).toBeGreaterThan(50);
+    /** Its top-level setDefaultTimeout: a number, or a const of the file that holds one. */
+    const declared = (file: string): number | null => {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      const arg = /^setDefaultTimeout\(([\w]+)\);/m.exec(text)?.[1];
+      const value =
+        arg && /^[A-Z_]+$/.test(arg) ? new RegExp(`^const ${arg} = ([\\d_]+);`, "m").exec(text)?.[1] : arg;
+      return value === undefined || !/^[\d_]+$/.test(value) ? null : Number(value.replaceAll("_", ""));
+    };
+    const unfit = tiers
+      .map((file) => ({ file, timeoutMs: declared(file) }))
+      .filter(({ timeoutMs }) => timeoutMs === null || timeoutMs < MIN_FILE_TIMEOUT_MS);
+    expect(unfit).toEqual([]);
+  });
 });

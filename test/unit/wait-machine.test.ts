@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { Provider, TurnSignal } from "../../src/core/providers/types.ts";
 import type { WaitConfig } from "../../src/core/wait/types.ts";
-import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
+import { BUSY, IDLE, PERMISSION, SUBMITTED } from "../fixtures/claude-screens.ts";
 import { runWait, type World } from "../helpers/machine-world.ts";
 
 const claude = getProvider("claude");
@@ -184,6 +186,53 @@ describe("wait machine: the races the e2e suite covers", () => {
     expect(run.at).toBeLessThanOrEqual(6100);
   });
 
+  test("a TUI that has not drawn the turn yet (the prompt still in its box) never ends it: the Stop does", () => {
+    expect(claude.classifyScreen(SUBMITTED).kind).toBe("ready");
+    const run = runWait(config(), {
+      events: turn([6000, ev("Stop", { last_assistant_message: "done" })]),
+      screens: [
+        [0, SUBMITTED],
+        [4000, BUSY],
+        [5800, IDLE],
+      ],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { message: "done" } });
+    expect(run.evidence).not.toHaveProperty("interrupted");
+    expect(run.at).toBeGreaterThanOrEqual(6000);
+  });
+
+  test("an idle composer this wait never saw busy: stop, interrupted, only after 10 s of it", () => {
+    const run = runWait(config(), { events: turn(), screens: [[0, IDLE]] });
+    expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+    expect(run.at).toBeGreaterThanOrEqual(10_000);
+    expect(run.at).toBeLessThanOrEqual(11_100);
+  });
+
+  test("a turn with hooks past its submit was drawn: a later wait ends it 2 s into the idle composer", () => {
+    // umbel's own interrupt after the fifth invalid StructuredOutput call, followed by a new wait.
+    const run = runWait(config({ startedAt: 3000 }), {
+      events: turn([1000, ev("PreToolUse", { tool_name: "StructuredOutput" })]),
+      screens: [
+        [0, BUSY],
+        [2500, IDLE],
+      ],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+    expect(run.at).toBeLessThanOrEqual(5100);
+  });
+
+  test("a hook while the composer looks idle starts its clock again", () => {
+    const run = runWait(config(), {
+      events: turn([2500, ev("PreToolUse", { tool_name: "Bash" })]),
+      screens: [
+        [0, BUSY],
+        [1000, IDLE],
+      ],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+    expect(run.at).toBeGreaterThanOrEqual(4500);
+  });
+
   test("a CLI that streams with no busy marker (codex): its composer proves nothing", () => {
     const codexLike = { ...claude, screenShowsStreaming: false };
     const run = runWait(config({ provider: codexLike, deadline: 10_000 }), {
@@ -357,5 +406,54 @@ describe("wait machine: a hung tmux never stretches the deadline", () => {
     });
     expect(run.reason).toBe("stop");
     expect(run.at).toBeLessThanOrEqual(3100);
+  });
+});
+
+describe("wait machine: opencode's turns end by its plugin's events, never by the screen", () => {
+  const opencode = getProvider("opencode");
+  const screen = (name: string) =>
+    readFileSync(join(import.meta.dir, "..", "fixtures", "opencode", "screens", `${name}.txt`), "utf8");
+  const oc = (event: string, extra: object = {}) => ({ event, session: "ses_1", ...extra });
+  const READY = { event: "ready", db: "/x/opencode.db", pid: 7 };
+  const PROMPT = oc("prompt", { message: "msg_1", root: true, text: "hi" });
+  const record = (text: string) =>
+    [
+      {
+        id: "msg_1",
+        session: "ses_1",
+        role: "user",
+        created: 1,
+        info: {},
+        parts: [{ type: "text", text: "hi" }],
+      },
+      {
+        id: "msg_2",
+        session: "ses_1",
+        role: "assistant",
+        created: 2,
+        info: { parentID: "msg_1", finish: "stop", time: { completed: 3 } },
+        parts: [{ type: "text", text }],
+      },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+
+  test("a pane that lags the events (the last turn's idle footer, measured under load) never ends the turn", () => {
+    // opencode 1.18.33's TUI draws the turn after the plugin's `prompt` and `busy`: on 2 loaded cores
+    // the pane showed the previous turn's idle screen for seconds (test/fixtures/opencode/screens/lagging.txt).
+    expect(opencode.classifyScreen(screen("lagging")).kind).toBe("ready");
+    const run = runWait(config({ provider: opencode }), {
+      events: [
+        [0, READY],
+        [0, PROMPT],
+        [100, oc("busy")],
+        [8000, oc("idle")],
+      ],
+      screens: [[0, screen("lagging")]],
+      transcript: [[8000, record("the answer")]],
+    });
+    expect(run).toMatchObject({ reason: "stop", evidence: { message: "the answer" } });
+    expect(run.evidence).not.toHaveProperty("interrupted");
+    expect(run.at).toBeGreaterThanOrEqual(8000);
   });
 });

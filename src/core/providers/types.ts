@@ -142,7 +142,11 @@ export type ProviderCommon = {
   trackTurn?(promptId: string | null): TurnTracker;
   /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
   readonly sessionStartAtLaunch?: boolean;
-  /** false: text streams with no busy marker (codex), so an idle-looking screen proves nothing. */
+  /**
+   * false: an idle-looking screen proves nothing about the turn, so only the events end it (wait has
+   * no idle-composer rule, status and send ask the events): codex streams text with no busy marker;
+   * opencode's pane lags its plugin's events by seconds under load, and the plugin ends every turn.
+   */
   readonly screenShowsStreaming?: boolean;
   readonly delivery?: Delivery;
   /** Keys that empty the composer (default C-u ×3). */

@@ -118,8 +118,12 @@ export type Watch = {
   readonly activity: { readonly at: number; readonly fingerprint: string };
   /** The prompt the last input event asked about: when it was first seen, and whether it is answered. */
   readonly input: { readonly index: number; readonly seenAt: number; readonly answered: boolean };
-  /** Since when the screen has shown the idle composer while the hooks say the turn is on. */
-  readonly composer: { readonly since: number | null; readonly checkedAt: number };
+  /**
+   * Since when the screen has shown the idle composer while the hooks say the turn is on (counted
+   * from the events log's last growth); `drawn`: this wait saw the TUI draw the turn (busy, or a
+   * prompt box), so an idle composer after it is the turn's end, not a TUI that lags its hooks.
+   */
+  readonly composer: { readonly since: number | null; readonly checkedAt: number; readonly drawn: boolean };
   /** When the end-of-turn hook came while the transcript had not yet said how the turn ended. */
   readonly stopSeenAt: number | null;
   /** The error box's own keys were pressed (once). */

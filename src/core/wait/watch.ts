@@ -52,7 +52,7 @@ export function initialWatch(startedAt: number): Watch {
     pane: { dead: false, gone: false, checkedAt: Number.NEGATIVE_INFINITY },
     activity: { at: startedAt, fingerprint: "" },
     input: { index: -1, seenAt: 0, answered: false },
-    composer: { since: null, checkedAt: Number.NEGATIVE_INFINITY },
+    composer: { since: null, checkedAt: Number.NEGATIVE_INFINITY, drawn: false },
     stopSeenAt: null,
     stopChosen: false,
     progress: { at: startedAt, key: "" },
@@ -102,6 +102,9 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
   const hooked = assessTurn(provider, events, baseline);
   const costUsd = o.statusLine === undefined ? s.watch.costUsd : costOf(provider, o.statusLine);
   const changedAt = o.log.length !== s.watch.logLength ? o.now : s.watch.changedAt;
+  // A hook past the turn's submit (a tool, a prompt): the TUI worked on the turn, so it drew it (the
+  // lag behind the hooks is at a turn's start). A wait begun after umbel's own interrupt knows so.
+  const drawn = s.watch.composer.drawn || events.filter((e) => e.index >= baseline).length > 1;
   const watch: Watch = {
     ...s.watch,
     events,
@@ -110,6 +113,7 @@ function afterRead(s: Watching, o: Obs<"read">): Step {
     hooked,
     costUsd,
     changedAt,
+    composer: { ...s.watch.composer, drawn },
   };
   const source = findRecordSource(provider, events);
   const wantText = wantsTranscriptText(s.config, hooked);
@@ -198,8 +202,13 @@ function afterScreen(s: Watching, o: Obs<"screen">): Step {
   if (o.now - watch.composer.checkedAt < safetyPollMs(s, o.now)) return decide({ ...s, watch }, o.now);
   // codex streams with no busy marker, so its composer proves nothing (its Interrupt hook fires).
   const composerMeansIdle = provider.screenShowsStreaming !== false;
-  const since = composerMeansIdle && screen?.kind === "ready" ? (watch.composer.since ?? o.now) : null;
-  watch = { ...watch, composer: { since, checkedAt: o.now } };
+  // A hook since is the turn going on: the idle composer counts from the log's last growth.
+  const since =
+    composerMeansIdle && screen?.kind === "ready"
+      ? Math.max(watch.composer.since ?? o.now, watch.changedAt)
+      : null;
+  const drawn = watch.composer.drawn || screen?.kind === "busy" || screen?.kind === "input";
+  watch = { ...watch, composer: { since, checkedAt: o.now, drawn } };
   // gemini's "Keep trying / Stop" box (quota, model not found) fires no hook and waits for ever:
   // choose Stop once; gemini then records the error and fires AfterAgent (provider-error).
   if (screen?.kind === "error" && screen.keys && screen.keys.length > 0 && !watch.stopChosen) {
@@ -253,6 +262,7 @@ function decide(s: Watching, now: number): Step {
     lastActivityAt: watch.activity.at,
     idleTimeoutMs: config.idleTimeoutMs,
     readyForMs: watch.composer.since === null ? null : now - watch.composer.since,
+    turnDrawn: watch.composer.drawn,
   });
   if (decided) {
     // A turn continued through usage limits says so (and names the last one).

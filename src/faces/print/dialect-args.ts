@@ -71,6 +71,7 @@ export const UMBEL_FLAGS: Readonly<Record<string, FlagSpec>> = {
   "--provider": { key: "provider", kind: "value" },
   "--env": { key: "env", kind: "repeat" },
   "--timeout": { key: "timeout", kind: "value" },
+  "--start-timeout": { key: "startTimeout", kind: "value" },
   "--idle-timeout": { key: "idleTimeout", kind: "value" },
   "--name": { key: "name", kind: "value" },
   "--accept": { key: "accept", kind: "repeat" },
@@ -83,7 +84,15 @@ export const UMBEL_FLAGS: Readonly<Record<string, FlagSpec>> = {
 /** umbel's own flags as raw PrintInput fields (zod decides what the values mean). */
 export function umbelRaw(args: DialectArgs): Record<string, unknown> {
   const raw: Record<string, unknown> = {};
-  for (const key of ["provider", "timeout", "idleTimeout", "name", "acceptTimeout", "onLimit"]) {
+  for (const key of [
+    "provider",
+    "timeout",
+    "startTimeout",
+    "idleTimeout",
+    "name",
+    "acceptTimeout",
+    "onLimit",
+  ]) {
     const value = lastValue(args, key);
     if (value !== undefined) raw[key] = value;
   }

@@ -97,7 +97,7 @@ async function create(
     // --json-schema needs umbel's StructuredOutput tool in the worker.
     ...(input.jsonSchema === undefined ? {} : { structured: true }),
   };
-  for (const key of [...LAUNCH_FLAGS, "cwd", "env"] as const) {
+  for (const key of [...LAUNCH_FLAGS, "cwd", "env", "startTimeout"] as const) {
     if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
   }
   // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps

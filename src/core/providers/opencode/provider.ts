@@ -98,6 +98,11 @@ export const opencode: HomedProvider = {
   planLaunch: planOpencodeLaunch,
   classifyScreen: classifyOpencodeScreen,
   stillScreen: stillOpencodeScreen,
+  // The plugin writes `idle` at the end of every turn (an abort and a rejected permission too), and
+  // the pane lags it: on 2 loaded cores it still showed the last turn's idle footer seconds after
+  // the next prompt's `prompt` and `busy` records (test/fixtures/opencode/screens/lagging.txt).
+  // Its idle-looking screen never ends a turn (wait read such a turn as an interrupted stop).
+  screenShowsStreaming: false,
   preparePrompt: prepareOpencodePrompt,
   interpretEvent: interpretOpencodeEvent,
   recordSource: opencodeRecordSource,
