@@ -21,10 +21,25 @@ record_exit() {
   (umask 077 && printf '%s\n' "$1" > "$events/exit.json.tmp") && mv "$events/exit.json.tmp" "$events/exit.json"
 }
 
+# The tmux server this pane runs in and the pane's own session, from what tmux gives every pane
+# (TMUX=<socket path>,<server pid>,<session id>): the socket's folder is exact whatever TMUX_TMPDIR
+# umbel had (this wrapper clears its env), and the session is its id, so the wrapper only ever ends
+# its own session, whatever its name now and whichever state root shares the socket.
+session_dir=${events%/*}
+server=${TMUX%%,*}
+own_session=\$${TMUX##*,}
+[ -n "$TMUX" ] || own_session="=${session_dir##*/}"
 tmux_bin=$(command -v tmux) || tmux_bin=tmux
-payload=$("$tmux_bin" -L "$sock" -f /dev/null show-buffer -b "$buf" 2>/dev/null)
+own_tmux() {
+  if [ -n "$server" ]; then
+    "$tmux_bin" -S "$server" -f /dev/null "$@"
+  else
+    "$tmux_bin" -L "$sock" -f /dev/null "$@"
+  fi
+}
+payload=$(own_tmux show-buffer -b "$buf" 2>/dev/null)
 loaded=$?
-"$tmux_bin" -L "$sock" -f /dev/null delete-buffer -b "$buf" 2>/dev/null
+own_tmux delete-buffer -b "$buf" 2>/dev/null
 if [ "$loaded" -ne 0 ]; then
   printf 'umbel: the worker environment buffer %s was not found\n' "$buf" >&2
   record_exit '{"exitCode":1,"error":"env-buffer-missing"}'
@@ -48,7 +63,6 @@ PATH=/usr/local/bin:/usr/bin:/bin
 if [ -n "$retire_after" ]; then
   (
     sleep "$retire_after"
-    session_dir=${events%/*}
     [ -f "$session_dir/pool.spare" ] || exit 0
     (set -C && printf '{"pid":%s,"start":null}' "$$" > "$session_dir/claim.lock") 2>/dev/null || exit 0
     if [ ! -f "$session_dir/pool.spare" ]; then
@@ -57,7 +71,7 @@ if [ -n "$retire_after" ]; then
     fi
     # The kill hangs up this pane's processes, this one included: deaf to it, it then removes the dir.
     trap '' HUP
-    "$tmux_bin" -L "$sock" -f /dev/null kill-session -t "=${session_dir##*/}" 2>/dev/null
+    own_tmux kill-session -t "$own_session" 2>/dev/null
     rm -rf "$session_dir"
   ) </dev/null >/dev/null 2>&1 &
 fi
