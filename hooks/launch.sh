@@ -1,14 +1,20 @@
 #!/bin/sh
 # umbel worker wrapper. Runs in the worker's tmux pane as
-#   sh launch.sh [--retire-after <seconds>] <tmux-socket> <env-buffer> <events-dir> <cli> [args...]
+#   sh launch.sh [--retire-after <seconds>] [--owned] <tmux-socket> <env-buffer> <events-dir> <cli> [args...]
 # The worker's environment arrives in a tmux buffer (loaded from umbel's stdin), never on a command
 # line: read it, delete it, drop everything the pane inherited, run the CLI, and record how it ended
 # in <events-dir>/exit.json ({"exitCode":N} or {"exitCode":N,"signal":"KILL"}), written atomically.
 # --retire-after: a spare of the warm pool (core/pool.ts), retired below once idle that long.
+# --owned: the worker is one process's (an anonymous umbel -p's, core/owner.ts), watched below.
 retire_after=
+owned=
 if [ "$1" = --retire-after ]; then
   retire_after=$2
   shift 2
+fi
+if [ "$1" = --owned ]; then
+  owned=1
+  shift
 fi
 sock=$1
 buf=$2
@@ -55,24 +61,62 @@ export TERM="$pane_term"
 # The wrapper's own tools, whatever PATH the worker gets.
 PATH=/usr/local/bin:/usr/bin:/bin
 
-# The warm pool's idle TTL, kept by the wrapper so that no umbel process stays alive for a spare:
-# once it is over, a spare still unclaimed (<session>/pool.spare) takes the claim lock umbel's own
-# claim takes (O_EXCL, a holder record umbel reads as alive while this shell runs), then its tmux
-# session goes (the CLI with it) and its directory. A claim removes pool.spare first, so a claimed
-# spare is never touched; a spare killed earlier takes this timer with it (the pane's hang-up).
-if [ -n "$retire_after" ]; then
-  (
-    sleep "$retire_after"
-    [ -f "$session_dir/pool.spare" ] || exit 0
-    (set -C && printf '{"pid":%s,"start":null}' "$$" > "$session_dir/claim.lock") 2>/dev/null || exit 0
-    if [ ! -f "$session_dir/pool.spare" ]; then
-      rm -f "$session_dir/claim.lock"
-      exit 0
-    fi
-    # The kill hangs up this pane's processes, this one included: deaf to it, it then removes the dir.
-    trap '' HUP
-    own_tmux kill-session -t "$own_session" 2>/dev/null
+# The warm pool's idle TTL and an owned worker's owner, kept by the wrapper so that no umbel process
+# stays alive for them, looked at once a second:
+# - a spare still unclaimed (<session>/pool.spare) whose TTL is over takes the claim lock umbel's own
+#   claim and pool drain take (O_EXCL, a holder record umbel reads as alive while this shell runs),
+#   and, still unclaimed, loses its marker, its tmux session (the CLI with it) and its directory;
+# - a worker with an owner (<session>/owner: "<pid> <start>", written by umbel before the marker goes
+#   when an anonymous -p claims a spare) whose owner is gone (its pid ends, or names another process:
+#   Linux's /proc start time; elsewhere the pid alone) loses its tmux session: nobody would use or
+#   remove it any more (ls shows it orphaned, prune removes the rest);
+# - neither, and no takeover in flight in its meta: a spare spawn NAME took for good, the loop ends.
+# A worker killed meanwhile takes the loop with it (the pane's hang-up).
+owner_alive() {
+  read -r owner_pid owner_start < "$session_dir/owner" || return 0
+  case $owner_pid in '' | *[!0-9]*) return 0 ;; esac
+  kill -0 "$owner_pid" 2>/dev/null || return 1
+  [ -r "/proc/$owner_pid/stat" ] || return 0
+  read -r owner_stat < "/proc/$owner_pid/stat" || return 1
+  # Field 22, the start time: counted from the end of the command name, which may hold spaces.
+  set -- ${owner_stat##*") "}
+  [ "$#" -lt 20 ] || [ "${20}" = "$owner_start" ]
+}
+retire() {
+  (set -C && printf '{"pid":%s,"start":null}' "$$" > "$session_dir/claim.lock") 2>/dev/null || return 0
+  if [ ! -f "$session_dir/pool.spare" ]; then
+    rm -f "$session_dir/claim.lock"
+    return 0
+  fi
+  rm -f "$session_dir/pool.spare"
+  # The kill hangs up this pane's processes, this one included: deaf to it, it then removes the dir.
+  trap '' HUP
+  if own_tmux kill-session -t "$own_session" 2>/dev/null; then
     rm -rf "$session_dir"
+  else
+    : > "$session_dir/pool.spare"
+    rm -f "$session_dir/claim.lock"
+    trap - HUP
+    return 0
+  fi
+  exit 0
+}
+if [ -n "$retire_after$owned" ]; then
+  (
+    waited=0
+    while sleep 1; do
+      waited=$((waited + 1))
+      if [ -f "$session_dir/pool.spare" ]; then
+        [ "$waited" -lt "${retire_after:-0}" ] || retire
+      elif [ -f "$session_dir/owner" ]; then
+        owner_alive && continue
+        trap '' HUP
+        own_tmux kill-session -t "$own_session" 2>/dev/null
+        exit 0
+      elif ! grep -q '"takeover"' "$session_dir/meta.json" 2>/dev/null; then
+        exit 0
+      fi
+    done
   ) </dev/null >/dev/null 2>&1 &
 fi
 

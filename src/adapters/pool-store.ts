@@ -5,14 +5,13 @@ import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
 
 /**
  * The warm pool's part of the state store (createStore spreads it in): the keyed hash that matches
- * spawns without writing any environment value, and the move of a claimed spare to its new name.
+ * spawns without writing any environment value, and the move of a taken-over spare to its new name.
  */
 export function createPoolStore(
   root: string,
   dir: (name: string) => string,
-  claim: (name: string) => Promise<void>,
   ready: () => Promise<void>,
-): Pick<StorePort, "keyedHash" | "adopt"> {
+): Pick<StorePort, "keyedHash" | "moveInto" | "linkAlias"> {
   let key: Promise<string> | null = null;
   return {
     async keyedHash(text) {
@@ -20,14 +19,22 @@ export function createPoolStore(
       return new Bun.CryptoHasher("sha256", await key).update(text).digest("hex");
     },
 
-    async adopt(from, to) {
-      // The claim is mkdir (NameTakenError when `to` exists); its fresh, empty directory is then
-      // replaced by `from`'s in one rename, so no other spawn of `to` can win meanwhile.
-      await claim(to);
-      await onPath(join(dir(to), "events"), "remove", () => rmdir(join(dir(to), "events")));
+    async moveInto(from, to) {
+      // `to` is this process's claim (mkdir): its fresh, empty directory is replaced by `from`'s in
+      // one rename, so no other spawn of `to` can win meanwhile (a removed events/ is made again).
+      await ready();
+      await rmdir(join(dir(to), "events")).catch((error: unknown) => {
+        if (!isNotFound(error)) throw asFileFault(error, join(dir(to), "events"), "remove");
+      });
       await onPath(dir(to), "write", () => rename(dir(from), dir(to)));
+    },
+
+    async linkAlias(from, to) {
       // The spare's running CLI and hooks write under its old path: a link keeps it (listNames skips links).
-      await onPath(dir(from), "create", () => symlink(to, dir(from)));
+      await ready();
+      await symlink(to, dir(from)).catch((error: unknown) => {
+        if (!isExists(error)) throw asFileFault(error, dir(from), "create");
+      });
     },
   };
 }

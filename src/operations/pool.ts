@@ -5,6 +5,7 @@ import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import { killWorker } from "./kill.ts";
 import { spawnKey } from "./pool-key.ts";
+import { settleTakeover } from "./pool-takeover.ts";
 import { spawnWorker } from "./spawn.ts";
 import { checkLiveness } from "./worker.ts";
 
@@ -63,7 +64,9 @@ type Spare = { readonly info: SpareInfo; readonly key: string };
 async function listSpares(deps: Deps): Promise<Spare[]> {
   const spares: Spare[] = [];
   for (const name of (await deps.store.listNames()).filter(isSpareName)) {
-    const meta = await deps.store.readMeta(name).catch(() => null);
+    const read = await deps.store.readMeta(name).catch(() => null);
+    // A takeover whose claimer died half-way may make it a spare again.
+    const meta = read?.pool?.takeover ? await settleTakeover(deps, name, read).catch(() => null) : read;
     if (meta?.pool?.state !== "spare") continue;
     const info: SpareInfo = {
       name,
@@ -85,13 +88,17 @@ async function spareState(deps: Deps, meta: Meta): Promise<SpareInfo["state"]> {
   return meta.state === "ready" ? "ready" : "starting";
 }
 
-/** Each unclaimed spare, under its claim lock (a claim in progress wins; its spare is not a spare). */
+/**
+ * Each unclaimed spare, under its claim lock: only one whose marker is still there (whoever removes
+ * the marker has the spare; a claim that got there first keeps its worker).
+ */
 async function drainPool(deps: Deps): Promise<string[]> {
   const removed: string[] = [];
   for (const { info } of await listSpares(deps)) {
     const lock = await deps.store.lock(info.name, "claim");
     if (!lock) continue;
     try {
+      if ((await deps.store.readWorkerFile(info.name, SPARE_MARKER)) === null) continue;
       await deps.store.writeWorkerFile(info.name, SPARE_MARKER, null);
       await killWorker(deps, { name: info.name, purge: true });
       removed.push(info.name);

@@ -41,7 +41,11 @@ describe.each([
     const [name = ""] = (JSON.parse(r.stdout) as { made: string[] }).made;
     const pid = await pidOf(name);
     expect(running(pid)).toBe(true);
-    await eventually(() => !existsSync(join(sb.root, "sessions", name)), 15_000, "the spare's directory to go");
+    await eventually(
+      () => !existsSync(join(sb.root, "sessions", name)),
+      15_000,
+      "the spare's directory to go",
+    );
     await eventually(async () => !(await tmux().hasSession(name)), 5000, "the spare's tmux session to go");
     await eventually(() => !running(pid), 5000, "the spare's CLI to end");
   });
