@@ -304,13 +304,25 @@ function parsePaneInfo(name: string, line: string): PaneInfo | null {
   };
 }
 
-/** A trace line: `tmux load-buffer+set-option+new-session =w1 → 0, 12 ms`. */
+/**
+ * A trace line: `tmux load-buffer+set-option+new-session w1 → 0, 12 ms`; a call on a session of this
+ * root's names the commands inside its if-shell (`tmux kill-session =w1 → 0, 3 ms`).
+ */
 function describeCall(args: readonly string[], result: RunResult): string {
-  const commands = args.filter((_arg, i) => i === 0 || args[i - 1] === ";").join("+");
-  const t = args.indexOf("-t");
-  const target = t === -1 ? (args.includes("-s") ? args[args.indexOf("-s") + 1] : "") : args[t + 1];
+  const guard = args.indexOf("if-shell");
+  const inner = guard === -1 ? "" : (args[guard + 5] ?? "");
+  const names = [
+    ...args.filter((arg, i) => (i === 0 || args[i - 1] === ";") && arg !== "if-shell"),
+    ...[...inner.matchAll(/(?:^| ; )'([a-z-]+)'/g)].map((m) => m[1]),
+  ];
+  const at = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  const target = args.includes("new-session")
+    ? at("-s")
+    : guard === -1
+      ? at("-t")
+      : /'-t' '([^']*)'/.exec(inner)?.[1];
   const status = result.timedOut ? "timed out" : String(result.exitCode);
-  return `tmux ${commands}${target ? ` ${target}` : ""} → ${status}, ${result.durationMs} ms`;
+  return `tmux ${names.join("+")}${target ? ` ${target}` : ""} → ${status}, ${result.durationMs} ms`;
 }
 
 /** The session option that names the state root a session belongs to (a user option: no env). */
