@@ -1,5 +1,7 @@
-import { mkdir, readFile, rename, rmdir, symlink, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { mkdir, open, rename, rmdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { FileAccessError } from "../core/errors.ts";
 import type { StorePort } from "../core/ports.ts";
 import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
 
@@ -39,17 +41,19 @@ export function createPoolStore(
   };
 }
 
-/** The state root's pool key: 32 random bytes as hex, made once (O_EXCL: two makers agree on one). */
+/**
+ * The state root's pool key: 32 random bytes as hex, made once (O_EXCL: two makers agree on one).
+ * Only a regular file is read, never through a link (O_NOFOLLOW; O_NONBLOCK: a FIFO never blocks):
+ * anything else there is not umbel's key, and a FileAccessError says to remove it.
+ */
 async function readOrMakeKey(path: string, ready: () => Promise<void>): Promise<string> {
   await ready();
   for (let attempt = 0; ; attempt++) {
-    try {
-      const text = (await readFile(path, "utf8")).trim();
-      if (text !== "") return text;
-    } catch (error) {
-      if (!isNotFound(error)) throw asFileFault(error, path, "read");
-    }
-    if (attempt > 2) return await onPath(path, "read", () => readFile(path, "utf8"));
+    const text = await readKey(path);
+    if (text !== null && text !== "") return text;
+    // Empty: another maker between its create and its write (microseconds), or a file left empty.
+    if (text === "" && attempt > 2) throw notAKey(path, "empty");
+    if (text === "") await Bun.sleep(5 * (attempt + 1));
     const made = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
     try {
       await mkdir(root(path), { recursive: true, mode: 0o700 });
@@ -57,9 +61,35 @@ async function readOrMakeKey(path: string, ready: () => Promise<void>): Promise<
       return made;
     } catch (error) {
       if (!isExists(error)) throw asFileFault(error, path, "write");
-      // Another process made it first: read theirs.
+      // Another process made it first (or something else is there): read it.
     }
   }
+}
+
+/** The key file's text; null when there is none yet. */
+async function readKey(path: string): Promise<string | null> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    if ((error as { code?: string }).code === "ELOOP") throw notAKey(path, "a symbolic link");
+    throw asFileFault(error, path, "read");
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw notAKey(path, stat.isDirectory() ? "a directory" : "not a regular file");
+    return (await handle.readFile("utf8")).trim();
+  } finally {
+    await handle.close();
+  }
+}
+
+function notAKey(path: string, what: string): FileAccessError {
+  return new FileAccessError(
+    `the warm pool's key ${path} is ${what}, not the file umbel makes; remove it (pool warm makes a new one)`,
+    { path, action: "read", hint: "remove it" },
+  );
 }
 
 function root(path: string): string {

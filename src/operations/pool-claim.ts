@@ -1,4 +1,4 @@
-import { NameTakenError, UsageError } from "../core/errors.ts";
+import { FileAccessError, NameTakenError, UsageError } from "../core/errors.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
 import { OWNER_FILE, ownerLine } from "../core/owner.ts";
@@ -14,7 +14,7 @@ import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { thisProcess } from "./alive.ts";
-import { spawnKey } from "./pool-key.ts";
+import { spawnKeyMaterial } from "./pool-key.ts";
 import { takeOver } from "./pool-takeover.ts";
 import { spawnWorker } from "./spawn.ts";
 import { checkLiveness } from "./worker.ts";
@@ -77,7 +77,13 @@ export async function claimSpare(
   // Who claims: the takeover's record, or the owner (never a claim no one could tell was abandoned).
   const me = await thisProcess(deps);
   if (!me) return null;
-  const key = await spawnKey(deps, input);
+  // A pool.key umbel cannot use (a directory, a link: never followed) means no spare: start cold.
+  const key = await deps.store.keyedHash(await spawnKeyMaterial(deps, input)).catch((error: unknown) => {
+    if (!(error instanceof FileAccessError)) throw error;
+    deps.trace.mark(`pool: no claim, the key is unusable (${error.message})`);
+    return null;
+  });
+  if (key === null) return null;
   for (const spare of spares) {
     const claim = (meta: Meta): Meta => {
       const pool: PoolMeta = { ...(meta.pool as PoolMeta), state: "claimed" };

@@ -26,7 +26,7 @@ import { awaitStructuredServer } from "./structured-call.ts";
 import { loadUserConfig } from "./user-config.ts";
 import { makeWorktree, planWorktree, unmakeWorktree } from "./worktree.ts";
 
-const DEFAULT_START_TIMEOUT_MS = 60_000;
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
 
 /** How a worker is made beyond its input: a spare of the warm pool, and how it may trust its folder. */
