@@ -50,6 +50,24 @@ describe.each([
     await eventually(() => !running(pid), 5000, "the spare's CLI to end");
   });
 
+  test("a claim's detached refill starts its spare on the same tmux server", async () => {
+    expect((await sb.umbel(["pool", "warm", "1"])).code).toBe(0);
+    const r = await sb.umbel(["-p", "fake:reply claimed"]);
+    expect(r.stdout).toBe("claimed\n");
+    const spare = await eventually(
+      async () => {
+        const list = JSON.parse((await sb.umbel(["pool", "ls", "--json"])).stdout) as {
+          spares: { name: string; state: string }[];
+        };
+        return list.spares.find((s) => s.state === "ready");
+      },
+      20_000,
+      "the refill's spare",
+    );
+    expect(await tmux().hasSession(spare.name)).toBe(true);
+    expect((await sb.umbel(["pool", "drain"])).code).toBe(0);
+  });
+
   test("the end-of-turn hook sends a queued prompt", async () => {
     expect((await sb.umbel(["spawn", "q"])).code).toBe(0);
     expect((await sb.umbel(["send", "q", "fake:slow 800"])).code).toBe(0);
