@@ -70,8 +70,8 @@ PATH=/usr/local/bin:/usr/bin:/bin
 #   when an anonymous -p claims a spare) whose owner is gone (its pid ends, or names another process:
 #   Linux's /proc start time; elsewhere the pid alone) loses its tmux session: nobody would use or
 #   remove it any more (ls shows it orphaned, prune removes the rest);
-# - neither, for a spare that had its marker (umbel writes it once the spare is ready), and no takeover
-#   in flight in its meta: spawn NAME took it for good, the loop ends.
+# - neither, and its meta says claimed with no takeover in flight: spawn NAME took it for good, the
+#   loop ends (a spare still starting has no marker yet: umbel writes it once the spare is ready).
 # A worker killed meanwhile takes the loop with it (the pane's hang-up).
 owner_alive() {
   read -r owner_pid owner_start < "$session_dir/owner" || return 0
@@ -104,18 +104,18 @@ retire() {
 }
 if [ -n "$retire_after$owned" ]; then
   (
-    waited=0 marked=
+    waited=0
     while sleep 1; do
       waited=$((waited + 1))
       if [ -f "$session_dir/pool.spare" ]; then
-        marked=1
         [ "$waited" -lt "${retire_after:-0}" ] || retire
       elif [ -f "$session_dir/owner" ]; then
         owner_alive && continue
         trap '' HUP
         own_tmux kill-session -t "$own_session" 2>/dev/null
         exit 0
-      elif [ -n "$marked" ] && ! grep -q '"takeover"' "$session_dir/meta.json" 2>/dev/null; then
+      elif grep -q '"state": "claimed"' "$session_dir/meta.json" 2>/dev/null &&
+        ! grep -q '"takeover"' "$session_dir/meta.json" 2>/dev/null; then
         exit 0
       fi
     done
