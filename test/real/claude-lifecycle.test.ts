@@ -94,7 +94,7 @@ describe.skipIf(claude === null)("real claude: a worker nobody is left to remove
         await eventually(() => !existsSync(join(w.sb.root, "sessions", name)), 20_000, "the spare to retire");
         await eventually(() => !running(pid), 10_000, "its claude to end");
         timing(
-          `spare retired and its claude gone, from its start (TTL 3 s, TMUX_TMPDIR ${_label})`,
+          `pool warm returned → spare retired, its claude gone (TTL 3 s, TMUX_TMPDIR ${_label})`,
           performance.now() - started,
         );
       } finally {
