@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 
 setDefaultTimeout(60_000);
 
@@ -13,15 +13,6 @@ setDefaultTimeout(60_000);
  * claimed goes the same way. SIGINT while the prompt is being delivered exits 130.
  */
 type Row = { name: string; state: string; reason: string | null; pid: number | null };
-
-const running = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** `umbel -p …` as a child, its stderr collected as it comes. */
 function startPrint(sb: Sandbox, args: string[], env: Record<string, string> = {}) {
@@ -73,7 +64,7 @@ describe.each([
     const worker = await busy("p-");
     run.child.kill("SIGKILL");
     await run.done();
-    await eventually(() => !running(worker.pid ?? 0), 10_000, "the orphan's TUI to end");
+    await eventually(() => !isRunning(worker.pid ?? 0), 10_000, "the orphan's TUI to end");
     expect((await ls()).find((w) => w.name === worker.name)).toMatchObject({
       state: "orphaned",
       reason: "owner-gone",
@@ -96,7 +87,7 @@ describe.each([
     const worker = await busy("pool-");
     run.child.kill("SIGKILL");
     await run.done();
-    await eventually(() => !running(worker.pid ?? 0), 10_000, "the claimed spare's TUI to end");
+    await eventually(() => !isRunning(worker.pid ?? 0), 10_000, "the claimed spare's TUI to end");
     expect((await ls()).find((w) => w.name === worker.name)?.state).toBe("orphaned");
     expect(JSON.parse((await sb.umbel(["prune", "--json"])).stdout).removed).toContain(worker.name);
   });
@@ -123,7 +114,7 @@ describe("a -p interrupted", () => {
     const r = await run.done();
     expect(r.code).toBe(130);
     expect(existsSync(join(sb.root, "sessions", worker.name))).toBe(false);
-    await eventually(() => !running(worker.pid ?? 0), 5000, "its TUI to end");
+    await eventually(() => !isRunning(worker.pid ?? 0), 5000, "its TUI to end");
   });
 
   test("by SIGINT while its prompt is being delivered exits 130 and removes its worker", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
-import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+import { createSandbox, eventually, isRunning, type Sandbox } from "../helpers/sandbox.ts";
 
 setDefaultTimeout(60_000);
 
@@ -27,27 +27,19 @@ describe.each([
   const tmux = () => createTmux({ socket: deriveSocket(sb.root, undefined), hostEnv: sb.env, root: sb.root });
   const pidOf = async (name: string) =>
     (JSON.parse((await sb.umbel(["status", name, "--json"])).stdout) as { pid: number }).pid;
-  const running = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
 
   test("an idle spare retires after its TTL: its tmux session and its CLI go with its directory", async () => {
     const r = await sb.umbel(["pool", "warm", "1", "--ttl", "1s", "--json"]);
     const [name = ""] = (JSON.parse(r.stdout) as { made: string[] }).made;
     const pid = await pidOf(name);
-    expect(running(pid)).toBe(true);
+    expect(isRunning(pid)).toBe(true);
     await eventually(
       () => !existsSync(join(sb.root, "sessions", name)),
       15_000,
       "the spare's directory to go",
     );
     await eventually(async () => !(await tmux().hasSession(name)), 5000, "the spare's tmux session to go");
-    await eventually(() => !running(pid), 5000, "the spare's CLI to end");
+    await eventually(() => !isRunning(pid), 5000, "the spare's CLI to end");
   });
 
   test("a claim's detached refill starts its spare on the same tmux server", async () => {

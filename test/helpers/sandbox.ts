@@ -104,3 +104,13 @@ export async function eventually<T>(
     await Bun.sleep(50);
   }
 }
+
+/** Whether a process runs (a signal 0 reaches it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

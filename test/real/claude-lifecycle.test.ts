@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { hang } from "../stub-model/replies.ts";
 import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
 import { seedClaudeHome } from "./claude-home.ts";
@@ -47,15 +47,6 @@ async function world(tmuxTmpdir: boolean): Promise<{ sb: Sandbox; dispose(): Pro
   };
 }
 
-const running = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** The worker's claude: the pane runs launch.sh's sh, and claude is its child (beside its watch, a sh). */
 async function claudeOf(sb: Sandbox, name: string): Promise<number> {
   const { pid } = JSON.parse((await sb.umbel(["status", name, "--json"])).stdout) as { pid: number };
@@ -92,7 +83,7 @@ describe.skipIf(claude === null)("real claude: a worker nobody is left to remove
         const pid = await claudeOf(w.sb, name);
         const started = performance.now();
         await eventually(() => !existsSync(join(w.sb.root, "sessions", name)), 20_000, "the spare to retire");
-        await eventually(() => !running(pid), 10_000, "its claude to end");
+        await eventually(() => !isRunning(pid), 10_000, "its claude to end");
         timing(
           `pool warm returned → spare retired, its claude gone (TTL 3 s, TMUX_TMPDIR ${_label})`,
           performance.now() - started,
@@ -121,7 +112,7 @@ describe.skipIf(claude === null)("real claude: a worker nobody is left to remove
       child.kill("SIGKILL");
       await child.exited;
       const started = performance.now();
-      await eventually(() => !running(pid), 15_000, "the orphan's claude to end");
+      await eventually(() => !isRunning(pid), 15_000, "the orphan's claude to end");
       timing("-p killed → its claude gone (the wrapper's watch)", performance.now() - started);
       const ls = JSON.parse((await w.sb.umbel(["ls", "--json"])).stdout) as { name: string; state: string }[];
       expect(ls).toEqual([expect.objectContaining({ name, state: "orphaned" })]);
