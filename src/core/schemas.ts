@@ -294,7 +294,16 @@ export const OutcomeReason = z.enum([
 ]);
 export type OutcomeReason = z.infer<typeof OutcomeReason>;
 
-export const WorkerState = z.enum(["starting", "idle", "busy", "needs-input", "failed", "dead", "killed"]);
+export const WorkerState = z.enum([
+  "starting",
+  "idle",
+  "busy",
+  "needs-input",
+  "failed",
+  "orphaned",
+  "dead",
+  "killed",
+]);
 export type WorkerState = z.infer<typeof WorkerState>;
 
 export const KeysInput = z

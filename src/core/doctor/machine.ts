@@ -119,16 +119,23 @@ export function checkWorkers(f: DoctorFacts): DoctorCheck {
       fix: "see the tmux check",
     };
   const gone = list.filter((w) => w.state === "dead" || w.state === "killed");
+  // An anonymous -p's worker whose -p is gone, and a spawn that died half-way: nobody's, prune's.
+  const orphaned = list.filter((w) => w.state === "orphaned");
+  const failed = list.filter((w) => w.state === "failed");
   const stuck = list.filter(
     (w) => w.state === "starting" && f.now - Date.parse(w.createdAt) > STUCK_STARTING_MS,
   );
-  const live = list.length - gone.length - stuck.length;
+  const prunable = gone.length + orphaned.length + failed.length;
+  const live = list.length - prunable - stuck.length;
   const parts = [`${live} live`];
-  if (gone.length > 0) parts.push(`${gone.length} dead or killed (${gone.map((w) => w.name).join(", ")})`);
+  const names = (ws: typeof list) => ws.map((w) => w.name).join(", ");
+  if (gone.length > 0) parts.push(`${gone.length} dead or killed (${names(gone)})`);
+  if (orphaned.length > 0) parts.push(`${orphaned.length} orphaned (${names(orphaned)})`);
+  if (failed.length > 0) parts.push(`${failed.length} failed (${names(failed)})`);
   for (const w of stuck)
     parts.push(`${w.name} has been starting for ${formatDuration(f.now - Date.parse(w.createdAt))}`);
   const fixes = [
-    ...(gone.length > 0 ? ["umbel prune"] : []),
+    ...(prunable > 0 ? ["umbel prune"] : []),
     ...stuck.map((w) => `umbel kill ${w.name} --purge`),
   ];
   if (fixes.length === 0)

@@ -176,12 +176,13 @@ export const killVerb = defineVerb({
 
 export const pruneVerb = defineVerb({
   name: "prune",
-  description: "Remove every dead or killed worker (never a live one)",
+  description:
+    "Remove every dead, killed, failed or orphaned worker (never a live one; an orphan is an anonymous -p's whose -p is gone)",
   input: EmptyInput,
   output: PruneResult,
   run: (_input, { deps }) => pruneWorkers(deps),
   text: (r) => r.removed.map((n) => `removed ${n}\n`).join(""),
-  cli: { usage: "", summary: "remove dead and killed workers", examples: ["umbel prune"] },
+  cli: { usage: "", summary: "remove dead, killed, failed and orphaned workers", examples: ["umbel prune"] },
   mcp: {
     title: "Remove dead workers",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
