@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { FileAccessError, StateError } from "../core/errors.ts";
 import type { StorePort } from "../core/ports.ts";
 import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
-import { isHeld, linkWhole, removeStale, type SeenLock, UNREADABLE_LOCK_MS } from "./lock-file.ts";
+import {
+  fileIdentity,
+  isHeld,
+  linkWhole,
+  removeStale,
+  type SeenLock,
+  UNREADABLE_LOCK_MS,
+} from "./lock-file.ts";
 
 /**
  * The warm pool's part of the state store (createStore spreads it in): the keyed hash that matches
@@ -79,7 +86,7 @@ async function readKey(path: string): Promise<SeenLock | null> {
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw notAKey(path, stat.isDirectory() ? "a directory" : "not a regular file");
-    return { text: await handle.readFile("utf8"), ino: stat.ino, mtimeMs: stat.mtimeMs };
+    return { text: await handle.readFile("utf8"), ...(await fileIdentity(handle)) };
   } finally {
     await handle.close();
   }

@@ -130,6 +130,16 @@ describe("a stale lock is taken over by one taker at a time", () => {
 });
 
 describe("a takeover's own marker", () => {
+  test("is named for the lock file's inode, as hooks/launch.sh names it from `ls -di` (both take the same one)", async () => {
+    const path = join(dir, "named lock.lock");
+    await plant(path, STALE[0] ?? { text: "" });
+    const seen = await readLock(path);
+    if (!seen) throw new Error("no lock");
+    const ls = Bun.spawnSync(["ls", "-di", path]).stdout.toString();
+    expect(reapMarker(path, seen)).toBe(`${path}.reap-${ls.slice(0, ls.indexOf(" "))}`);
+    await rm(path);
+  });
+
   test("one left by a reaper that died is taken over too, then the stale lock", async () => {
     const path = join(dir, "marked.lock");
     await plant(path, STALE[0] ?? { text: "" });
