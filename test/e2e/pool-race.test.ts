@@ -85,7 +85,9 @@ describe("the warm pool under races", () => {
 
   test("spawn NAME and -p racing pool drain: each gets a live worker, drain removes only spares", async () => {
     for (let round = 0; round < 2; round++) {
-      expect((await sb.umbel(["pool", "warm", "2"])).code).toBe(0);
+      // A spare of each spawn: spawn NAME's, and -p's (warmed for its permission semantics).
+      expect((await sb.umbel(["pool", "warm", "1"])).code).toBe(0);
+      expect((await sb.umbel(["pool", "warm", "1", "--non-interactive"])).code).toBe(0);
       const [spawned, printed, drained] = await Promise.all([
         sb.umbel(["spawn", `racer${round}`]),
         sb.umbel(["-p", "fake:reply through the race"]),

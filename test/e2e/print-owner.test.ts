@@ -82,7 +82,8 @@ describe.each([
   });
 
   test("a spare it claimed never outlives it", async () => {
-    expect((await sb.umbel(["pool", "warm", "1"])).code).toBe(0);
+    // -p claims only a spare warmed for its own permission semantics (docs/cli-reference.md, "Permissions").
+    expect((await sb.umbel(["pool", "warm", "1", "--non-interactive"])).code).toBe(0);
     const run = startPrint(sb, ["-p", "fake:hang"]);
     const worker = await busy("pool-");
     run.child.kill("SIGKILL");

@@ -43,15 +43,18 @@ describe.each([
   });
 
   test("a claim's detached refill starts its spare on the same tmux server", async () => {
-    expect((await sb.umbel(["pool", "warm", "1"])).code).toBe(0);
-    const r = await sb.umbel(["-p", "fake:reply claimed"]);
+    // -p claims only a spare warmed for its own permission semantics (docs/cli-reference.md, "Permissions").
+    const warm = await sb.umbel(["pool", "warm", "1", "--non-interactive", "--json"]);
+    const [warmed = ""] = (JSON.parse(warm.stdout) as { made: string[] }).made;
+    const r = await sb.umbel(["-p", "fake:reply claimed"], { env: { UMBEL_TRACE: "1" } });
     expect(r.stdout).toBe("claimed\n");
+    expect(r.stderr).toContain(`pool: claimed ${warmed}`);
     const spare = await eventually(
       async () => {
         const list = JSON.parse((await sb.umbel(["pool", "ls", "--json"])).stdout) as {
           spares: { name: string; state: string }[];
         };
-        return list.spares.find((s) => s.state === "ready");
+        return list.spares.find((s) => s.state === "ready" && s.name !== warmed);
       },
       20_000,
       "the refill's spare",
