@@ -127,11 +127,16 @@ link_whole() {
 # seen_lock PATH: the lock's inode (seen_ino) and text (seen_text), the inode read on both sides of
 # the text so that both are one file's; 1 when there is none (or it changed meanwhile).
 seen_lock() {
-  seen_ino=$(ls -di "$1" 2>/dev/null) || return 1
-  seen_ino=${seen_ino%% *}
+  seen_ino=$(inode_of "$1") || return 1
   seen_text=$(cat "$1" 2>/dev/null) || return 1
-  seen_again=$(ls -di "$1" 2>/dev/null) || return 1
-  [ "${seen_again%% *}" = "$seen_ino" ]
+  [ "$(inode_of "$1")" = "$seen_ino" ]
+}
+inode_of() {
+  inode=$(ls -di "$1" 2>/dev/null) || return 1
+  inode=${inode#"${inode%%[! ]*}"}
+  inode=${inode%% *}
+  case $inode in '' | *[!0-9]*) return 1 ;; esac
+  printf '%s' "$inode"
 }
 # lock_held DEPTH PATH: whether seen_text's holder still holds it (adapters/lock-file.ts isHeld).
 lock_held() {
