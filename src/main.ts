@@ -18,6 +18,8 @@ process.on("SIGINT", () => {
   controller.abort();
 });
 process.on("SIGTERM", () => controller.abort());
+// A closed terminal or a dropped ssh: the same clean stop (-p's anonymous worker goes with it).
+process.on("SIGHUP", () => controller.abort());
 
 const code = await runMain(process.argv.slice(2), {
   env: process.env,

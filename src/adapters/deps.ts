@@ -63,6 +63,8 @@ export function createDeps(
     store,
     tmux: createTmux({
       socket: deriveSocket(root, env.UMBEL_TMUX_SOCKET),
+      // Sessions are marked with their state root: a root sharing the socket never touches another's.
+      root,
       hostEnv: env,
       timeoutMs: parseDuration(env.UMBEL_TMUX_TIMEOUT ?? "") ?? DEFAULT_TMUX_TIMEOUT_MS,
       trace,

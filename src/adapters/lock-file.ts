@@ -88,8 +88,8 @@ function ownLock(path: string, mine: string): Lock {
   };
 }
 
-/** One lock file as read: its text and the identity of the file that held it. */
-export type SeenLock = { readonly text: string; readonly ino: number; readonly mtimeMs: number };
+/** One lock file as read: its text and the identity of the file that held it (`ino`: exact, decimal). */
+export type SeenLock = { readonly text: string; readonly ino: string; readonly mtimeMs: number };
 
 /** The lock file's text, inode and mtime, read through one descriptor (so all three are one file's). */
 export async function readLock(path: string): Promise<SeenLock | null> {
@@ -101,13 +101,23 @@ export async function readLock(path: string): Promise<SeenLock | null> {
     throw asFileFault(error, path, "lock");
   }
   try {
-    const stat = await handle.stat();
-    return { text: await handle.readFile("utf8"), ino: stat.ino, mtimeMs: stat.mtimeMs };
+    return { text: await handle.readFile("utf8"), ...(await fileIdentity(handle)) };
   } catch (error) {
     throw asFileFault(error, path, "lock");
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The open file's inode, exact (a 64-bit inode, as overlayfs gives, is past a double's 53 bits), and
+ * its mtime in ms.
+ */
+export async function fileIdentity(
+  handle: Awaited<ReturnType<typeof open>>,
+): Promise<Pick<SeenLock, "ino" | "mtimeMs">> {
+  const stat = await handle.stat({ bigint: true });
+  return { ino: String(stat.ino), mtimeMs: Number(stat.mtimeNs) / 1e6 };
 }
 
 /**
@@ -181,11 +191,13 @@ function isSame(a: SeenLock, b: SeenLock): boolean {
   return a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.text === b.text;
 }
 
-/** The marker a reaper of that one lock file holds: named for its inode, mtime and text (umbel's hold a nonce). */
+/**
+ * The marker a reaper of that one lock file holds: named for its inode, which hooks/launch.sh's
+ * retire reads too (`ls -di`: its mtime as a JavaScript number is out of a shell's reach), so umbel
+ * and the shell take the same marker. Two files that held one inode in turn share a marker, which
+ * only makes their reapers wait for each other: under it, each checks the lock is still the very
+ * file it judged (inode, mtime and text).
+ */
 export function reapMarker(path: string, seen: SeenLock): string {
-  const id = new Bun.CryptoHasher("sha256")
-    .update(`${seen.ino}\n${seen.mtimeMs}\n${seen.text}`)
-    .digest("hex")
-    .slice(0, 16);
-  return `${path}.reap-${id}`;
+  return `${path}.reap-${seen.ino}`;
 }

@@ -4,9 +4,12 @@ import type { LockInfo } from "../core/ports.ts";
 import { asFileFault, isNotFound } from "./files.ts";
 import { isHeld, lockHolder, readLock } from "./lock-file.ts";
 
-/** A lock's name, or a takeover's marker beside it (`send.lock.reap-…`: lock-file.ts). */
-const LOCK_NAME = /\.lock(?:\.reap-[0-9a-f]{16})*$/;
-const RUN_LOCK = /^lock(?:\.reap-[0-9a-f]{16})*$/;
+/**
+ * A lock's name, or a takeover's marker beside it (`send.lock.reap-<inode>`: lock-file.ts; an earlier
+ * umbel named them with 16 hex digits).
+ */
+const LOCK_NAME = /\.lock(?:\.reap-[0-9a-f]+)*$/;
+const RUN_LOCK = /^lock(?:\.reap-[0-9a-f]+)*$/;
 
 /**
  * Every lock file of the state root, for `doctor`: each worker's (`sessions/<name>/*.lock`), the boot

@@ -66,7 +66,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     root,
     paths,
     claim,
-    ...createPoolStore(root, dir, claim, ready),
+    ...createPoolStore(root, dir, ready),
     ...createBootSlots(root, ready),
 
     async writeMeta(meta: Meta): Promise<void> {
@@ -102,7 +102,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     async listNames(): Promise<string[]> {
       await ready();
       try {
-        // A link is a claimed spare's old name (pool-store.ts adopt), not a worker of its own.
+        // A link is a taken-over spare's old name (pool-store.ts linkAlias), not a worker of its own.
         return (await readdir(sessions, { withFileTypes: true }))
           .filter((e) => !e.name.startsWith(".") && !e.isSymbolicLink())
           .map((e) => e.name)

@@ -1,4 +1,4 @@
-import { type ProgramTooOldError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import { NameTakenError, type ProgramTooOldError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import type { NewSession, PaneInfo, TmuxPort, TracePort } from "../core/ports.ts";
 import { tmuxTooOld } from "../core/programs.ts";
 import { type RunResult, runProcess, startProgram } from "./process.ts";
@@ -8,6 +8,11 @@ import { type RunResult, runProcess, startProgram } from "./process.ts";
  * `-L <private socket>` and `-f /dev/null` (the user's tmux.conf never shapes a worker), runs with a
  * minimal environment and stdin closed, and is bounded in time: an unanswered call is a
  * TmuxTimeoutError, never "no such session".
+ *
+ * With `root`, a session belongs to the state root that made it: new-session marks it
+ * (`@umbel-root`, in the same invocation), and every call that targets a session runs inside an
+ * `if-shell -F` on that mark, in one tmux command, so a session of another root sharing the socket
+ * (UMBEL_TMUX_SOCKET) reads as no session at all: never read, typed into, renamed or killed.
  */
 
 export type TmuxOptions = {
@@ -17,6 +22,8 @@ export type TmuxOptions = {
   readonly bin?: string;
   /** UMBEL_TRACE: each call's commands, target, status and duration. */
   readonly trace?: TracePort;
+  /** The state root whose sessions this port may touch (absent: every session; tests that end a server). */
+  readonly root?: string;
 };
 
 /** The socket name for a state root: two roots never share a tmux server. */
@@ -38,6 +45,7 @@ const NO_SERVER =
   /no server running|error connecting to|No such file or directory|server exited unexpectedly/;
 const SERVER_GONE = /server exited unexpectedly|lost server|no server running|error connecting to/;
 const NO_SESSION = /can't find (session|pane|window)|session not found|no current (session|client)/;
+const DUPLICATE = /duplicate session/;
 
 export function createTmux(options: TmuxOptions): TmuxPort {
   const env = clientEnv(options.hostEnv);
@@ -78,16 +86,28 @@ export function createTmux(options: TmuxOptions): TmuxPort {
     throw tmuxFailure(args, result);
   }
 
+  /**
+   * Commands on session `name`, run only when it is this root's: null when it is gone or another
+   * root's (the check and the commands are one tmux call: nothing can come between them).
+   */
+  function onOwn(name: string, commands: readonly (readonly string[])[], input?: string) {
+    return runOnSession(owned(name, commands, options.root), input);
+  }
+
   return {
     socket: options.socket,
 
     async hasSession(name: string): Promise<boolean> {
-      return (await runOnSession(["has-session", "-t", exact(name)])) !== null;
+      return (await onOwn(name, [["has-session", "-t", exact(name)]])) !== null;
     },
 
     async listSessions(): Promise<string[]> {
-      const out = await runOnSession(["list-sessions", "-F", "#{session_name}"]);
-      return out === null ? [] : out.split("\n").filter((l) => l !== "");
+      const out = await runOnSession(["list-sessions", "-F", `#{session_name}\t${OWNER_FORMAT}`]);
+      return (out ?? "")
+        .split("\n")
+        .map((line) => line.split("\t"))
+        .filter(([name, owner]) => name && isOwner(owner ?? "", options.root))
+        .map(([name]) => name ?? "");
     },
 
     /** One invocation: load the env buffer from stdin, keep dead panes, start the session. */
@@ -123,8 +143,11 @@ export function createTmux(options: TmuxOptions): TmuxPort {
         String(s.height),
         "-c",
         s.cwd,
-        // tmux splits commands at an argument that ENDS in ";" (a system prompt, a path); `\;` keeps it.
-        ...s.command.map((arg) => (arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg)),
+        ...s.command.map(keepSemicolon),
+        // The mark, in the same invocation: no other call sees the session unmarked.
+        ...(options.root === undefined
+          ? []
+          : [";", "set-option", "-t", pane(s.name), MARK, keepSemicolon(options.root)]),
       ];
       const tooOld = checkVersion();
       // A server whose last session just ended is shutting down; a client that connects in that
@@ -133,11 +156,17 @@ export function createTmux(options: TmuxOptions): TmuxPort {
         const result = await raw(args, s.bufferContent);
         const old = await tooOld;
         if (old && result.exitCode === 0) {
-          await runOnSession(["kill-session", "-t", exact(s.name)]).catch(() => undefined);
+          await onOwn(s.name, [["kill-session", "-t", exact(s.name)]]).catch(() => undefined);
           await runOnSession(["delete-buffer", "-b", s.bufferName]).catch(() => undefined);
         }
         if (old) throw old;
         if (result.exitCode === 0) return;
+        // Another state root sharing this socket (UMBEL_TMUX_SOCKET) has a session of that name.
+        if (DUPLICATE.test(result.stderr))
+          throw new NameTakenError(
+            `tmux session ${s.name} already exists on socket ${options.socket} (another state root sharing UMBEL_TMUX_SOCKET?)`,
+            { name: s.name, socket: options.socket },
+          );
         if (attempt >= 5 || !SERVER_GONE.test(result.stderr)) throw tmuxFailure(args, result);
         await Bun.sleep(20 * attempt);
       }
@@ -154,28 +183,20 @@ export function createTmux(options: TmuxOptions): TmuxPort {
       const args = ["capture-pane", "-p", "-t", pane(name)];
       if (opts.escapes) args.push("-e");
       if (opts.lines) args.push("-S", String(-opts.lines));
-      return runOnSession(args);
+      return onOwn(name, [args]);
     },
 
     async paneInfo(name: string): Promise<PaneInfo | null> {
-      const out = await runOnSession(["display-message", "-p", "-t", pane(name), PANE_FORMAT]);
+      const out = await onOwn(name, [["display-message", "-p", "-t", pane(name), PANE_FORMAT]]);
       return out === null ? null : parsePaneInfo(name, out.trim());
     },
 
     /** display-message's line, then capture-pane's screen, from one client. */
     async look(name: string): Promise<{ pane: PaneInfo | null; screen: string | null }> {
       const target = pane(name);
-      const out = await runOnSession([
-        "display-message",
-        "-p",
-        "-t",
-        target,
-        PANE_FORMAT,
-        ";",
-        "capture-pane",
-        "-p",
-        "-t",
-        target,
+      const out = await onOwn(name, [
+        ["display-message", "-p", "-t", target, PANE_FORMAT],
+        ["capture-pane", "-p", "-t", target],
       ]);
       if (out === null) return { pane: null, screen: null };
       const newline = out.indexOf("\n");
@@ -185,6 +206,7 @@ export function createTmux(options: TmuxOptions): TmuxPort {
 
     /** Bracketed paste from stdin through a one-shot buffer (`-d` deletes it after the paste). */
     async paste(name: string, text: string, bufferName: string): Promise<boolean> {
+      // The buffer is loaded whoever's the session is; it goes with the paste (-d) or right after.
       const out = await runOnSession(
         [
           "load-buffer",
@@ -192,13 +214,11 @@ export function createTmux(options: TmuxOptions): TmuxPort {
           bufferName,
           "-",
           ";",
-          "paste-buffer",
-          "-p",
-          "-d",
-          "-b",
-          bufferName,
-          "-t",
-          pane(name),
+          ...owned(name, [["paste-buffer", "-p", "-d", "-b", bufferName, "-t", pane(name)]], options.root, [
+            "delete-buffer",
+            "-b",
+            bufferName,
+          ]),
         ],
         text,
       );
@@ -207,24 +227,26 @@ export function createTmux(options: TmuxOptions): TmuxPort {
 
     /** Keys by tmux name (Enter, Down, Escape, C-u), one call. */
     async sendKeys(name: string, keys: readonly string[]): Promise<boolean> {
-      return (await runOnSession(["send-keys", "-t", pane(name), ...keys])) !== null;
+      return (await onOwn(name, [["send-keys", "-t", pane(name), ...keys]])) !== null;
     },
 
+    /** Only this root's session of that name: another root's is left alone (as if gone). */
     async killSession(name: string): Promise<void> {
-      await runOnSession(["kill-session", "-t", exact(name)]);
+      await onOwn(name, [["kill-session", "-t", exact(name)]]);
     },
 
     /** `show-environment` (global with no name): used by tests proving no secret reaches tmux. */
     async showEnvironment(name?: string): Promise<string> {
       return (
-        (await runOnSession(name ? ["show-environment", "-t", exact(name)] : ["show-environment", "-g"])) ??
-        ""
+        (await (name
+          ? onOwn(name, [["show-environment", "-t", exact(name)]])
+          : runOnSession(["show-environment", "-g"]))) ?? ""
       );
     },
 
     /** Literal text typed into the pane (no key-name lookup). */
     async sendLiteral(name: string, text: string): Promise<boolean> {
-      return (await runOnSession(["send-keys", "-l", "-t", pane(name), text])) !== null;
+      return (await onOwn(name, [["send-keys", "-l", "-t", pane(name), text]])) !== null;
     },
 
     /** Ends this socket's server and every worker on it (tests; never used on a user's fleet). */
@@ -232,8 +254,10 @@ export function createTmux(options: TmuxOptions): TmuxPort {
       await runOnSession(["kill-server"]);
     },
 
+    /** This root's session `from` only: gone or another root's, it is a TmuxError. */
     async renameSession(from: string, to: string): Promise<void> {
-      const result = await raw(["rename-session", "-t", exact(from), to]);
+      const args = owned(from, [["rename-session", "-t", exact(from), to]], options.root);
+      const result = await raw(args);
       if (result.exitCode !== 0) throw tmuxFailure(["rename-session"], result);
     },
 
@@ -280,13 +304,74 @@ function parsePaneInfo(name: string, line: string): PaneInfo | null {
   };
 }
 
-/** A trace line: `tmux load-buffer+set-option+new-session =w1 → 0, 12 ms`. */
+/**
+ * A trace line: `tmux load-buffer+set-option+new-session w1 → 0, 12 ms`; a call on a session of this
+ * root's names the commands inside its if-shell (`tmux kill-session =w1 → 0, 3 ms`).
+ */
 function describeCall(args: readonly string[], result: RunResult): string {
-  const commands = args.filter((_arg, i) => i === 0 || args[i - 1] === ";").join("+");
-  const t = args.indexOf("-t");
-  const target = t === -1 ? (args.includes("-s") ? args[args.indexOf("-s") + 1] : "") : args[t + 1];
+  const guard = args.indexOf("if-shell");
+  const inner = guard === -1 ? "" : (args[guard + 5] ?? "");
+  const names = [
+    ...args.filter((arg, i) => (i === 0 || args[i - 1] === ";") && arg !== "if-shell"),
+    ...[...inner.matchAll(/(?:^| ; )'([a-z-]+)'/g)].map((m) => m[1]),
+  ];
+  const at = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  const target = args.includes("new-session")
+    ? at("-s")
+    : guard === -1
+      ? at("-t")
+      : /'-t' '([^']*)'/.exec(inner)?.[1];
   const status = result.timedOut ? "timed out" : String(result.exitCode);
-  return `tmux ${commands}${target ? ` ${target}` : ""} → ${status}, ${result.durationMs} ms`;
+  return `tmux ${names.join("+")}${target ? ` ${target}` : ""} → ${status}, ${result.durationMs} ms`;
+}
+
+/** The session option that names the state root a session belongs to (a user option: no env). */
+const MARK = "@umbel-root";
+const OWNER_FORMAT = `#{${MARK}}`;
+/**
+ * What runs when the session is not this root's: a read-only call that fails as "can't find session"
+ * (session ids are unsigned 32-bit: this one cannot exist), so the caller reads "no such session".
+ */
+const NOT_OURS = ["has-session", "-t", "$99999999999"] as const;
+
+/**
+ * `commands` on session `name` as one tmux call that runs them only when the session is `root`'s
+ * (or unmarked: made before sessions were marked). `otherwise` runs first when it is not.
+ */
+function owned(
+  name: string,
+  commands: readonly (readonly string[])[],
+  root: string | undefined,
+  otherwise: readonly string[] = [],
+): string[] {
+  if (root === undefined) return commands.flatMap((c, i) => (i === 0 ? [...c] : [";", ...c]));
+  const mark = formatText(root);
+  const check = `#{||:#{==:${OWNER_FORMAT},${mark}},#{==:${OWNER_FORMAT},}}`;
+  const fallback = otherwise.length > 0 ? [otherwise, NOT_OURS] : [NOT_OURS];
+  return ["if-shell", "-F", "-t", pane(name), check, commandText(commands), commandText(fallback)];
+}
+
+function isOwner(mark: string, root: string | undefined): boolean {
+  return root === undefined || mark === root || mark === "";
+}
+
+/** Literal text inside a tmux format: `#`, `,` and `}` are its syntax. */
+function formatText(text: string): string {
+  return text.replace(/[#,}]/g, (c) => `#${c}`);
+}
+
+/**
+ * Commands as one string for tmux's own parser (if-shell's branches): each argument in single
+ * quotes, where nothing is special ($, ~, #, ;, braces), a quote closed and given in double quotes.
+ */
+function commandText(commands: readonly (readonly string[])[]): string {
+  const quote = (arg: string) => `'${arg.replaceAll("'", `'"'"'`)}'`;
+  return commands.map((c) => c.map(quote).join(" ")).join(" ; ");
+}
+
+/** tmux splits commands at an argument that ENDS in ";" (a system prompt, a path); `\;` keeps it. */
+function keepSemicolon(arg: string): string {
+  return arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
 }
 
 /** `=name` matches the session name exactly (no prefix matching: "w1" must not hit "w10"). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Owner } from "./owner.ts";
 import type { SpawnInput } from "./schemas.ts";
 
 /**
@@ -26,6 +27,16 @@ export const PoolMeta = z.object({
   state: z.enum(["spare", "claimed"]),
   /** A spare `spawn NAME` took over: its directory is NAME's now, and this name links to it. */
   alias: z.string().optional(),
+  /**
+   * `spawn NAME` taking this spare over, recorded before anything moves: whoever finds it once the
+   * claimer is gone finishes it (the directory moved) or undoes it (operations/pool-takeover.ts).
+   */
+  takeover: z
+    .object({
+      to: z.string().describe("The name the spare becomes"),
+      by: Owner.describe("The process taking it over"),
+    })
+    .optional(),
 });
 export type PoolMeta = z.infer<typeof PoolMeta>;
 

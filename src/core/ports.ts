@@ -119,10 +119,12 @@ export type StorePort = {
    */
   keyedHash(text: string): Promise<string>;
   /**
-   * The worker `from` becomes `to`: `to` is claimed (NameTakenError if taken), `from`'s directory
-   * moves there, and `from` is left as a link to it (its running hooks write through that path).
+   * The worker `from`'s directory replaces `to`'s, which this process claimed (`claim`) and which is
+   * still empty: one rename, so `to` is never unclaimed meanwhile.
    */
-  adopt(from: string, to: string): Promise<void>;
+  moveInto(from: string, to: string): Promise<void>;
+  /** `from` as a link to `to`'s directory (a taken-over spare's running hooks write through it); kept if there. */
+  linkAlias(from: string, to: string): Promise<void>;
   /** Where the boot slots are (a waiter watches it: a spawn that is done removes its slot's file). */
   readonly bootSlotsDir: string;
   /**

@@ -300,6 +300,7 @@ export const WorkerState = z.enum([
   "busy",
   "needs-input",
   "failed",
+  "orphaned",
   "dead",
   "killed",
   "broken",

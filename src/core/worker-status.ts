@@ -13,7 +13,7 @@ export const StatusResult = z.object({
   name: z.string().describe("Worker name"),
   provider: z.string().describe("The agent CLI running the worker (claude, codex, gemini, opencode)"),
   state: WorkerState.describe(
-    "starting, idle, busy, needs-input, failed (its spawn died half-way; prune removes it), dead, killed, or broken (its state cannot be read: see broken)",
+    "starting, idle, busy, needs-input, failed (its spawn died half-way; prune removes it), orphaned (an anonymous -p's worker whose -p is gone; prune removes it), dead, killed, or broken (its state cannot be read: see broken)",
   ),
   cwd: z.string().describe("The worker's working directory"),
   createdAt: z.string().describe("When it was spawned (ISO 8601)"),
@@ -24,7 +24,7 @@ export const StatusResult = z.object({
   reason: z
     .string()
     .nullable()
-    .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone"),
+    .describe("Why it is not running: killed, exited, pane-dead, gone, spawner-gone, owner-gone"),
   prompt: z.string().nullable().describe("What it is asking, when state is needs-input"),
   events: z.number().int().describe("Hook events recorded so far"),
   inputId: z

@@ -17,23 +17,37 @@ export async function holdBootSlot(
 ): Promise<Lock | null> {
   const max = parseMaxStarting(deps.env.UMBEL_MAX_STARTING);
   if (max === null) return null;
+  const slot = { group: provider, slots: max, timeoutMs, label: `spawn ${name}: boot slot`, name };
+  return holdSlot(deps, slot, "spawn was interrupted; the worker was removed", () => {
+    throw new SpawnFailedError(
+      `${max} other ${provider} workers were still starting after ${timeoutMs} ms (UMBEL_MAX_STARTING=${max})`,
+      { name, maxStarting: max },
+    );
+  });
+}
+
+/**
+ * One of `slots` slots of `group` under the state root's `starting/` (a lock file each, a dead
+ * holder's taken over), waited for up to `timeoutMs`, woken when one is freed; `late` says why not.
+ */
+export async function holdSlot(
+  deps: Deps,
+  slot: { group: string; slots: number; timeoutMs: number; label: string; name?: string },
+  interrupted: string,
+  late: () => never,
+): Promise<Lock> {
   const started = deps.clock.now();
   let waker: Waker | null = null;
   try {
     for (;;) {
-      const slot = await deps.store.bootSlot(provider, max);
-      if (slot) {
-        if (waker) deps.trace.mark(`spawn ${name}: boot slot after ${deps.clock.now() - started} ms`);
-        return slot;
+      const lock = await deps.store.bootSlot(slot.group, slot.slots);
+      if (lock) {
+        if (waker) deps.trace.mark(`${slot.label} after ${deps.clock.now() - started} ms`);
+        return lock;
       }
-      if (deps.signal?.aborted)
-        throw new AbortedError("spawn was interrupted; the worker was removed", { name });
-      const left = started + timeoutMs - deps.clock.now();
-      if (left <= 0)
-        throw new SpawnFailedError(
-          `${max} other ${provider} workers were still starting after ${timeoutMs} ms (UMBEL_MAX_STARTING=${max})`,
-          { name, maxStarting: max },
-        );
+      if (deps.signal?.aborted) throw new AbortedError(interrupted, slot.name ? { name: slot.name } : {});
+      const left = started + slot.timeoutMs - deps.clock.now();
+      if (left <= 0) late();
       waker ??= deps.watch.dir(deps.store.bootSlotsDir);
       await waker.next(Math.min(SLOT_POLL_MS, left), deps.signal);
     }

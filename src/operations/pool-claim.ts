@@ -1,6 +1,7 @@
-import { NameTakenError, UsageError } from "../core/errors.ts";
+import { FileAccessError, NameTakenError, UsageError } from "../core/errors.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
+import { OWNER_FILE, ownerLine } from "../core/owner.ts";
 import {
   isPoolable,
   isSpareName,
@@ -12,7 +13,9 @@ import {
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";
-import { spawnKey } from "./pool-key.ts";
+import { thisProcess } from "./alive.ts";
+import { spawnKeyMaterial } from "./pool-key.ts";
+import { takeOver } from "./pool-takeover.ts";
 import { spawnWorker } from "./spawn.ts";
 import { checkLiveness } from "./worker.ts";
 
@@ -53,9 +56,12 @@ export type ClaimedSpare = {
 
 /**
  * Claims a ready spare made for this very spawn (same spawn key); null when there is none (the
- * caller starts a worker itself). The caller then starts the refill (ClaimedSpare.refill). The claim is atomic across processes: the
- * spare's claim lock (the one its retire timer takes too) around removing its pool.spare marker.
- * `rename`: the spare becomes `input.name` (spawn NAME); else it keeps its own name (an anonymous -p).
+ * caller starts a worker itself). The caller then starts the refill (ClaimedSpare.refill). The claim
+ * is atomic across processes: under the spare's claim lock (which pool drain and its retire timer
+ * take too), a spare whose pool.spare marker is still there gets its claimed meta, then loses the
+ * marker: whoever removes the marker has it, and nobody else touches it.
+ * `rename`: the spare becomes `input.name` (spawn NAME: a takeover, pool-takeover.ts); else it keeps
+ * its own name and belongs to this process (an anonymous -p: meta.owner, core/owner.ts).
  */
 export async function claimSpare(
   deps: Deps,
@@ -68,31 +74,49 @@ export async function claimSpare(
   // Taken names fail here, before a spare is claimed for nothing.
   if (options.rename && (await deps.store.exists(input.name)))
     throw new NameTakenError(`a worker named ${input.name} already exists`, { name: input.name });
-  const key = await spawnKey(deps, input);
+  // Who claims: the takeover's record, or the owner (never a claim no one could tell was abandoned).
+  const me = await thisProcess(deps);
+  if (!me) return null;
+  // A pool.key umbel cannot use (a directory, a link: never followed) means no spare: start cold.
+  const key = await deps.store.keyedHash(await spawnKeyMaterial(deps, input)).catch((error: unknown) => {
+    if (!(error instanceof FileAccessError)) throw error;
+    deps.trace.mark(`pool: no claim, the key is unusable (${error.message})`);
+    return null;
+  });
+  if (key === null) return null;
   for (const spare of spares) {
-    const meta = await takeSpare(deps, spare, key);
-    if (!meta?.pool) continue;
+    const claim = (meta: Meta): Meta => {
+      const pool: PoolMeta = { ...(meta.pool as PoolMeta), state: "claimed" };
+      if (options.rename) return { ...meta, pool: { ...pool, takeover: { to: input.name, by: me } } };
+      return { ...meta, owner: me, pool };
+    };
+    const taken = await takeSpare(deps, spare, key, claim, options.rename ? null : ownerLine(me));
+    if (!taken?.pool) continue;
     deps.trace.mark(`pool: claimed ${spare}`);
-    const pool: PoolMeta = { ...meta.pool, state: "claimed" };
-    let claimed: Meta = { ...meta, pool };
-    if (options.rename) {
-      claimed = { ...claimed, name: input.name, pool: { ...pool, alias: spare } };
-      await rename(deps, spare, input.name);
-    }
-    await deps.store.writeMeta(claimed);
-    const size = meta.pool;
+    const claimed = options.rename ? await takeOver(deps, spare, input.name, taken) : taken;
+    const size = taken.pool;
     // The spare's cwd is the spawn's, resolved: the refill may start elsewhere.
     return {
       name: claimed.name,
       meta: claimed,
-      refill: () => startRefill(deps, { ...input, cwd: meta.cwd }, size),
+      refill: () => startRefill(deps, { ...input, cwd: taken.cwd }, size),
     };
   }
   return null;
 }
 
-/** The spare's meta once this process holds it (its marker removed), or null when it is not one to take. */
-async function takeSpare(deps: Deps, name: string, key: string): Promise<Meta | null> {
+/**
+ * The spare's claimed meta (`claim` of its own, written with `owner` as its owner file) once this
+ * process holds it: under its claim lock, a ready, live spare of this key whose marker is there
+ * gets them, then loses the marker. null when it is not one to take.
+ */
+async function takeSpare(
+  deps: Deps,
+  name: string,
+  key: string,
+  claim: (meta: Meta) => Meta,
+  owner: string | null,
+): Promise<Meta | null> {
   const claimable = (meta: Meta | null) =>
     meta?.pool?.key === key && meta.pool.state === "spare" && meta.state === "ready";
   if (!claimable(await deps.store.readMeta(name).catch(() => null))) return null;
@@ -104,22 +128,14 @@ async function takeSpare(deps: Deps, name: string, key: string): Promise<Meta | 
       return null;
     // A spare that died (or whose tmux session went) is drain's to remove, not a worker to hand out.
     if (!(await checkLiveness(deps, { meta, provider: getProvider(meta.provider) })).alive) return null;
+    const claimed = claim(meta);
+    // The wrapper reads these in this order each second: an owner first, then the marker.
+    if (owner !== null) await deps.store.writeWorkerFile(name, OWNER_FILE, owner);
+    await deps.store.writeMeta(claimed);
     await deps.store.writeWorkerFile(name, SPARE_MARKER, null);
-    return meta;
+    return claimed;
   } finally {
     await lock.release();
-  }
-}
-
-/** The tmux session first (the only part that can be taken back), then the directory. */
-async function rename(deps: Deps, from: string, to: string): Promise<void> {
-  await deps.tmux.renameSession(from, to);
-  try {
-    await deps.store.adopt(from, to);
-  } catch (error) {
-    await deps.tmux.renameSession(to, from).catch(() => undefined);
-    await deps.store.writeWorkerFile(from, SPARE_MARKER, "").catch(() => undefined);
-    throw error;
   }
 }
 

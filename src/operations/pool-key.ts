@@ -13,6 +13,11 @@ import { loadUserConfig } from "./user-config.ts";
  * one can stand in for the other. Validates as spawn does (a missing cwd or binary, a bad --env).
  */
 export async function spawnKey(deps: Deps, input: SpawnInput): Promise<string> {
+  return deps.store.keyedHash(await spawnKeyMaterial(deps, input));
+}
+
+/** What the spawn key hashes (core/pool.ts keyMaterial), validated as spawn validates. */
+export async function spawnKeyMaterial(deps: Deps, input: SpawnInput): Promise<string> {
   const provider = getProvider(input.provider);
   const cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
@@ -26,5 +31,5 @@ export async function spawnKey(deps: Deps, input: SpawnInput): Promise<string> {
     // UMBEL_SESSION is each worker's own name: not part of what a spare stands for.
     umbel: { UMBEL_HOME: deps.store.root },
   });
-  return deps.store.keyedHash(keyMaterial({ input, cwd, bin, addDirs, env }));
+  return keyMaterial({ input, cwd, bin, addDirs, env });
 }

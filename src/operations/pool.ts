@@ -1,11 +1,14 @@
+import { SpawnFailedError } from "../core/errors.ts";
 import type { Meta } from "../core/meta.ts";
 import { DEFAULT_POOL_TTL_MS, isSpareName, type PoolMeta, SPARE_MARKER, SPARE_PREFIX } from "../core/pool.ts";
 import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "../core/pool-schema.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
+import { holdSlot } from "./boot-slot.ts";
 import { killWorker } from "./kill.ts";
 import { spawnKey } from "./pool-key.ts";
-import { spawnWorker } from "./spawn.ts";
+import { settleTakeover } from "./pool-takeover.ts";
+import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "./spawn.ts";
 import { checkLiveness } from "./worker.ts";
 
 /**
@@ -26,9 +29,30 @@ export async function runPool(deps: Deps, input: PoolInput): Promise<PoolResult>
   if (input.action === "ls") return done({ spares: (await listSpares(deps)).map(({ info }) => info) });
   if (input.action === "drain") return done({ spares: [], removed: await drainPool(deps) });
   const key = await spawnKey(deps, spawnOfPool(input, `${SPARE_PREFIX}key`));
-  const { made, dialogs } = await warmPool(deps, input, key);
-  const spares = (await listSpares(deps)).filter((s) => s.key === key).map(({ info }) => info);
-  return done({ spares, made, dialogs });
+  // One warm of a key at a time, across processes: it counts the spares, then starts the rest
+  // (three concurrent `pool warm 2` made 4). A later one waits, then finds them there.
+  const lock = await holdSlot(
+    deps,
+    { group: `pool-${key.slice(0, 16)}`, slots: 1, timeoutMs: warmBound(input), label: "pool warm: its key" },
+    "pool warm was interrupted",
+    () => {
+      throw new SpawnFailedError("another pool warm of this spawn is still starting its spares", {
+        key: key.slice(0, 12),
+      });
+    },
+  );
+  try {
+    const { made, dialogs } = await warmPool(deps, input, key);
+    const spares = (await listSpares(deps)).filter((s) => s.key === key).map(({ info }) => info);
+    return done({ spares, made, dialogs });
+  } finally {
+    await lock.release();
+  }
+}
+
+/** How long a warm waits for another warm of its key: that one's spares, each within its start timeout. */
+function warmBound(input: PoolInput): number {
+  return (input.startTimeout ?? DEFAULT_START_TIMEOUT_MS) * ((input.count ?? 1) + 1);
 }
 
 async function warmPool(
@@ -63,7 +87,9 @@ type Spare = { readonly info: SpareInfo; readonly key: string };
 async function listSpares(deps: Deps): Promise<Spare[]> {
   const spares: Spare[] = [];
   for (const name of (await deps.store.listNames()).filter(isSpareName)) {
-    const meta = await deps.store.readMeta(name).catch(() => null);
+    const read = await deps.store.readMeta(name).catch(() => null);
+    // A takeover whose claimer died half-way may make it a spare again.
+    const meta = read?.pool?.takeover ? await settleTakeover(deps, name, read).catch(() => null) : read;
     if (meta?.pool?.state !== "spare") continue;
     const info: SpareInfo = {
       name,
@@ -85,13 +111,17 @@ async function spareState(deps: Deps, meta: Meta): Promise<SpareInfo["state"]> {
   return meta.state === "ready" ? "ready" : "starting";
 }
 
-/** Each unclaimed spare, under its claim lock (a claim in progress wins; its spare is not a spare). */
+/**
+ * Each unclaimed spare, under its claim lock: only one whose marker is still there (whoever removes
+ * the marker has the spare; a claim that got there first keeps its worker).
+ */
 async function drainPool(deps: Deps): Promise<string[]> {
   const removed: string[] = [];
   for (const { info } of await listSpares(deps)) {
     const lock = await deps.store.lock(info.name, "claim");
     if (!lock) continue;
     try {
+      if ((await deps.store.readWorkerFile(info.name, SPARE_MARKER)) === null) continue;
       await deps.store.writeWorkerFile(info.name, SPARE_MARKER, null);
       await killWorker(deps, { name: info.name, purge: true });
       removed.push(info.name);

@@ -160,7 +160,9 @@ async function armHookDrain(deps: Deps, worker: Worker): Promise<void> {
   const self = deps.system.selfCommand();
   const rules = (worker.provider.notifyRules ?? []).filter((r) => r.reason !== "input");
   if (self === null || rules.length === 0) return;
-  const env = `UMBEL_HOME=${shellQuote(deps.store.root)} UMBEL_TMUX_SOCKET=${shellQuote(deps.tmux.socket)}`;
+  // The socket's folder too: the hook runs in the CLI's env, which has no TMUX_TMPDIR (empty: tmux's default).
+  const socket = `UMBEL_TMUX_SOCKET=${shellQuote(deps.tmux.socket)} TMUX_TMPDIR=${shellQuote(deps.env.TMUX_TMPDIR ?? "")}`;
+  const env = `UMBEL_HOME=${shellQuote(deps.store.root)} ${socket}`;
   const command = [...self, "status", worker.meta.name].map(shellQuote).join(" ");
   await deps.store.writeWorkerFile(worker.meta.name, "drain.cmd", `${env} ${command}`);
   await deps.store.writeWorkerFile(worker.meta.name, "drain.tsv", compileNotify(rules));

@@ -1,4 +1,4 @@
-import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
+import { AbortedError, DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
 import type { GuardedSendInput } from "../core/guard/fields.ts";
 import { withSchemaNote } from "../core/guard/prompt.ts";
@@ -106,7 +106,8 @@ export async function holdComposer(deps: Deps, name: string): Promise<Lock> {
   for (;;) {
     const lock = await deps.store.lock(name, "send");
     if (lock) return lock;
-    if (deps.clock.now() >= until || deps.signal?.aborted)
+    stopIfAborted(deps, name, false);
+    if (deps.clock.now() >= until)
       throw new WorkerBusyError(`another send to worker ${name} is still delivering its prompt`, { name });
     await deps.clock.sleep(COMPOSER_POLL_MS, deps.signal);
   }
@@ -170,6 +171,7 @@ async function paste(
   started: number,
 ): Promise<SendResult> {
   const { name } = worker.meta;
+  stopIfAborted(deps, name, false);
   const text = worker.provider.preparePrompt(prompt);
   const delivery = worker.provider.delivery ?? DELIVERY;
   // C-u clears what an interrupt may have put back into the box (harmless on an empty box); codex's
@@ -179,6 +181,7 @@ async function paste(
   await deps.tmux.paste(name, text, `umbel-send-${deps.system.uuid().slice(0, 8)}`);
   deps.trace.mark(`send ${name}: pasted ${text.length} chars; Enter in ${delivery.enterDelayMs} ms`);
   await deps.clock.sleep(delivery.enterDelayMs, deps.signal);
+  stopIfAborted(deps, name, true);
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
     for (let enters = 1; enters <= delivery.maxEnters; enters++) {
@@ -188,6 +191,7 @@ async function paste(
         deps.trace.mark(`send ${name}: accepted after ${enters} Enter`);
         return { name, baseline, promptId, enters, elapsedMs: deps.clock.now() - started };
       }
+      stopIfAborted(deps, name, true);
       const now = worker.provider.classifyScreen((await deps.tmux.capture(name)) ?? "");
       if (now.kind === "busy") {
         // The TUI took the prompt and is working on it; on a loaded machine its submit hook (a
@@ -195,6 +199,7 @@ async function paste(
         const late = await awaitSubmit(deps, worker, baseline, waker, LATE_SUBMIT_MS);
         if (late !== undefined)
           return { name, baseline, promptId: late, enters, elapsedMs: deps.clock.now() - started };
+        stopIfAborted(deps, name, true);
         break;
       }
       // Only press Enter again on the composer: on a permission prompt it would answer "Yes".
@@ -209,6 +214,16 @@ async function paste(
     baseline,
     screen: screenTail(after),
   });
+}
+
+/**
+ * Ctrl-C (SIGTERM, SIGHUP, an MCP cancel) while a prompt is delivered is the caller's abort (130),
+ * never a failed delivery; `typed`: the prompt may already be in the box, or taken.
+ */
+function stopIfAborted(deps: Deps, name: string, typed: boolean): void {
+  if (!deps.signal?.aborted) return;
+  const what = typed ? " (it may have been taken: see its status)" : "; nothing was typed";
+  throw new AbortedError(`interrupted while delivering the prompt to worker ${name}${what}`, { name, typed });
 }
 
 /** The submit event's prompt id (null when the provider gives none), or undefined on no event. */

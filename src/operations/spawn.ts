@@ -5,6 +5,7 @@ import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts"
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
 import type { SpawnResult } from "../core/outputs.ts";
+import { OWNER_FILE, ownerLine } from "../core/owner.ts";
 import type { PoolMeta } from "../core/pool.ts";
 import type { Deps, Lock } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
@@ -25,7 +26,7 @@ import { awaitStructuredServer } from "./structured-call.ts";
 import { loadUserConfig } from "./user-config.ts";
 import { makeWorktree, planWorktree, unmakeWorktree } from "./worktree.ts";
 
-const DEFAULT_START_TIMEOUT_MS = 60_000;
+export const DEFAULT_START_TIMEOUT_MS = 60_000;
 const PANE = { width: 160, height: 50 } as const;
 
 /** How a worker is made beyond its input: a spare of the warm pool, and how it may trust its folder. */
@@ -38,6 +39,11 @@ export type SpawnExtra = {
    * answers it as a person would, and the CLI keeps it (docs/cli-reference.md#spawn-name).
    */
   readonly sessionTrust?: boolean | undefined;
+  /**
+   * The worker is this process's alone (an anonymous -p's): meta.owner and the owner file name it,
+   * and its wrapper ends the worker's session once it is gone (hooks/launch.sh --owned).
+   */
+  readonly owned?: boolean | undefined;
 };
 
 /**
@@ -258,6 +264,7 @@ export async function launchWorker(
       umbel: { UMBEL_HOME: root, UMBEL_SESSION: input.name },
     });
     const spawnerStart = await deps.system.processStart(deps.pid);
+    const owner = extra.owned && spawnerStart !== null ? { pid: deps.pid, start: spawnerStart } : null;
     const meta: Meta = {
       version: 1,
       name: input.name,
@@ -271,6 +278,7 @@ export async function launchWorker(
       state: "starting",
       // Where a process's start cannot be read, no spawner is recorded (never a false "gone").
       ...(spawnerStart === null ? {} : { spawner: { pid: deps.pid, start: spawnerStart } }),
+      ...(owner ? { owner } : {}),
       ...(input.model ? { model: input.model } : {}),
       ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
       ...(input.allowedTools ? { allowedTools: input.allowedTools } : {}),
@@ -300,6 +308,8 @@ export async function launchWorker(
     };
     await deps.store.writeMeta(meta);
     await writeFleetFiles(deps, provider, input);
+    // Before the wrapper starts: it watches the owner from its first second.
+    if (owner) await deps.store.writeWorkerFile(input.name, OWNER_FILE, ownerLine(owner));
     await deps.tmux.newSession({
       name: input.name,
       cwd,
@@ -309,6 +319,7 @@ export async function launchWorker(
         assets.launch,
         // A spare retires itself once idle this long (hooks/launch.sh keeps the timer).
         ...(pool ? ["--retire-after", String(Math.ceil(pool.ttlMs / 1000))] : []),
+        ...(owner ? ["--owned"] : []),
         deps.tmux.socket,
         bufferName,
         paths.events,

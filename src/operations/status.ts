@@ -59,8 +59,12 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
     telemetry: await telemetryOf(deps, worker, events),
   };
   if (!live.alive) {
-    const state: WorkerState =
-      live.why === "killed" ? "killed" : live.why === "spawner-gone" ? "failed" : "dead";
+    const gone: Partial<Record<typeof live.why, WorkerState>> = {
+      killed: "killed",
+      "spawner-gone": "failed",
+      "owner-gone": "orphaned",
+    };
+    const state = gone[live.why] ?? "dead";
     return { ...base, state, pid: null, exit: live.exit, reason: live.why, prompt: null };
   }
   if (meta.state === "starting")

@@ -12,11 +12,15 @@ import {
   findTranscriptPath,
   type TurnState,
 } from "../core/turn.ts";
+import { isGone } from "./alive.ts";
+import { settleTakeover } from "./pool-takeover.ts";
 
 export type Worker = { readonly meta: Meta; readonly provider: Provider };
 
 export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
-  const meta = await deps.store.readMeta(name);
+  let meta = await deps.store.readMeta(name);
+  // A spare `spawn NAME` was taking over: settled here if its claimer died half-way.
+  if (meta.pool?.takeover) meta = await settleTakeover(deps, name, meta);
   // The directory is the identity: a meta.json naming another worker would send every verb there.
   if (meta.name !== name) {
     // A claim renames the spare's folder, then rewrites its meta.json: a claimer killed in between
@@ -39,7 +43,7 @@ export type Liveness =
   | { alive: true; pid: number | null }
   | {
       alive: false;
-      why: "killed" | "exited" | "pane-dead" | "gone" | "spawner-gone";
+      why: "killed" | "exited" | "pane-dead" | "gone" | "spawner-gone" | "owner-gone";
       exit: ExitRecord | null;
     };
 
@@ -48,6 +52,9 @@ export async function checkLiveness(deps: Deps, worker: Worker): Promise<Livenes
   const name = worker.meta.name;
   const exit = await deps.store.readExit(name);
   if (worker.meta.state === "killed") return { alive: false, why: "killed", exit };
+  // An anonymous -p's worker whose -p is gone is nobody's (its wrapper ends its session, prune the rest).
+  if (worker.meta.owner && (await isGone(deps, worker.meta.owner)))
+    return { alive: false, why: "owner-gone", exit };
   if (exit) {
     await confirmExit(deps, name);
     return { alive: false, why: "exited", exit };
@@ -93,8 +100,7 @@ async function confirmExit(deps: Deps, name: string): Promise<void> {
  */
 async function spawnerGone(deps: Deps, meta: Meta): Promise<boolean> {
   if (meta.state !== "starting" || !meta.spawner) return false;
-  const start = await deps.system.processStart(meta.spawner.pid);
-  return start === null || start !== meta.spawner.start;
+  return isGone(deps, meta.spawner);
 }
 
 /** The screen of a live or dead pane, or the tombstone's last screen. */

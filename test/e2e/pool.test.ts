@@ -86,6 +86,14 @@ describe("the warm pool", () => {
     const ls = JSON.parse((await sb.umbel(["ls", "--json"])).stdout) as { name: string }[];
     expect(ls.map((w) => w.name)).toContain("taken");
     expect(ls.map((w) => w.name)).not.toContain(spare?.name);
+    // Taken for good: the spare's watch (TTL, owner) ends; only the CLI is left under the wrapper.
+    const { pid } = JSON.parse((await sb.umbel(["status", "taken", "--json"])).stdout) as { pid: number };
+    const children = () =>
+      Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(pid)])
+        .stdout.toString()
+        .trim()
+        .split("\n").length;
+    await eventually(() => children() === 1, 5000, "the spare's watch to end");
     const sent = await sb.umbel(["send", "taken", "fake:reply pooled"]);
     expect(sent.code).toBe(0);
     expect((await sb.umbel(["wait", "taken"])).code).toBe(0);

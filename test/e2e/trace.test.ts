@@ -45,7 +45,7 @@ describe("the trace", () => {
       .map((line) => line.replace(LINE, ""));
     const order = [
       /^face print loaded$/,
-      /^tmux load-buffer\+set-option\+set-option\+set-option\+new-session p-[0-9a-f]{8} → 0/,
+      /^tmux load-buffer\+set-option\+set-option\+set-option\+new-session\+set-option p-[0-9a-f]{8} → 0/,
       /^hook SessionStart p-[0-9a-f]{8} #0/,
       /^spawn p-[0-9a-f]{8}: ready$/,
       /^send p-[0-9a-f]{8}: pasted 11 chars/,

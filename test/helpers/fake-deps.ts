@@ -77,7 +77,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   const locks = new Set<string>();
   /** Processes started with startDetached (the pool's refills), in order. */
   const detached: { argv: string[]; env: Record<string, string> }[] = [];
-  /** A claimed spare's old name → the worker it became (the link adopt leaves). */
+  /** A taken-over spare's old name → the worker it became (the link linkAlias leaves). */
   const aliases = new Map<string, string>();
   const session = (name: string): FakeSession => {
     const s = sessions.get(name);
@@ -186,11 +186,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     async keyedHash(text) {
       return sha256Hex(`fake pool key\n${text}`);
     },
-    async adopt(from, to) {
-      if (sessions.has(to)) throw new NameTakenError(`a worker named ${to} already exists`, { name: to });
+    async moveInto(from, to) {
+      if (session(to).meta) throw new NameTakenError(`a worker named ${to} already exists`, { name: to });
       const s = session(from);
       sessions.delete(from);
       sessions.set(to, s);
+    },
+    async linkAlias(from, to) {
       aliases.set(from, to);
     },
   };

@@ -28,15 +28,19 @@ export type Sandbox = {
   dispose(): Promise<void>;
 };
 
-/** A throwaway state root, HOME, claude config dir and work dir; dispose kills its tmux server. */
+/**
+ * A throwaway state root, HOME, claude config dir and work dir; dispose kills its tmux server.
+ * `tmuxTmpdir`: TMUX_TMPDIR is a folder of the sandbox's own (the socket is not in /tmp/tmux-UID).
+ */
 export async function createSandbox(
-  options: { untrusted?: boolean; env?: Record<string, string> } = {},
+  options: { untrusted?: boolean; env?: Record<string, string>; tmuxTmpdir?: boolean } = {},
 ): Promise<Sandbox> {
   const dir = await mkdtemp(join(tmpdir(), "umbel-t-"));
   const root = join(dir, "state");
   const work = join(dir, "work");
   const cfg = join(dir, "cfg");
   await Promise.all([mkdir(work), mkdir(cfg), mkdir(join(dir, "home")), mkdir(join(dir, "tmp"))]);
+  if (options.tmuxTmpdir) await mkdir(join(dir, "tmux"));
   if (!options.untrusted) await writeFile(join(cfg, "fake-trusted"), `${work}\n`);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
@@ -49,6 +53,7 @@ export async function createSandbox(
     UMBEL_GEMINI_BIN: FAKE_GEMINI,
     UMBEL_OPENCODE_BIN: FAKE_OPENCODE,
     CLAUDE_CONFIG_DIR: cfg,
+    ...(options.tmuxTmpdir ? { TMUX_TMPDIR: join(dir, "tmux") } : {}),
     // UMBEL_TRACE=/abs/file on a test run: every umbel the tests start appends its timeline there.
     ...(process.env.UMBEL_TRACE ? { UMBEL_TRACE: process.env.UMBEL_TRACE } : {}),
     ...options.env,
@@ -97,5 +102,15 @@ export async function eventually<T>(
     if (value) return value as NonNullable<T>;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await Bun.sleep(50);
+  }
+}
+
+/** Whether a process runs (a signal 0 reaches it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

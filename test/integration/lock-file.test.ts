@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readLock, reapMarker, takeLock, UNREADABLE_LOCK_MS } from "../../src/adapters/lock-file.ts";
+import { findLocks } from "../../src/adapters/lock-scan.ts";
 import { processStart } from "../../src/adapters/process-start.ts";
 import { createRuns } from "../../src/adapters/run-store.ts";
 import { createStore } from "../../src/adapters/state.ts";
@@ -130,6 +131,37 @@ describe("a stale lock is taken over by one taker at a time", () => {
 });
 
 describe("a takeover's own marker", () => {
+  test("is named for the lock file's inode, as hooks/launch.sh names it from `ls -di` (both take the same one)", async () => {
+    const path = join(dir, "named lock.lock");
+    await plant(path, STALE[0] ?? { text: "" });
+    const seen = await readLock(path);
+    if (!seen) throw new Error("no lock");
+    const ls = Bun.spawnSync(["ls", "-di", path]).stdout.toString();
+    expect(reapMarker(path, seen)).toBe(`${path}.reap-${ls.slice(0, ls.indexOf(" "))}`);
+    await rm(path);
+  });
+
+  test("doctor's scan lists the markers beside their lock, named either way (an earlier umbel's 16 hex digits)", async () => {
+    const root = join(dir, "scanned");
+    const session = join(root, "sessions", "w");
+    await mkdir(session, { recursive: true });
+    const lock = join(session, "claim.lock");
+    await plant(lock, STALE[0] ?? { text: "" });
+    const seen = await readLock(lock);
+    if (!seen) throw new Error("no lock");
+    const dead = JSON.stringify({ pid: NO_PID, start: "2", nonce: "reaper" });
+    await writeFile(reapMarker(lock, seen), dead);
+    await writeFile(`${lock}.reap-28975b6202157da7`, dead);
+    const found = (await findLocks(root))
+      .map((l) => ({ path: l.path, held: l.held }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
+    expect(found).toEqual(
+      [lock, reapMarker(lock, seen), `${lock}.reap-28975b6202157da7`]
+        .sort()
+        .map((path) => ({ path, held: false })),
+    );
+  });
+
   test("one left by a reaper that died is taken over too, then the stale lock", async () => {
     const path = join(dir, "marked.lock");
     await plant(path, STALE[0] ?? { text: "" });

@@ -82,6 +82,13 @@ describe("pool warm", () => {
     expect(again.made).toHaveLength(1);
     expect(again.spares).toHaveLength(3);
   });
+
+  test("three concurrent warms of one spawn start exactly N spares (one warm of a key at a time)", async () => {
+    const w = world();
+    const runs = await Promise.all([warm(w), warm(w), warm(w)]);
+    expect(runs.flatMap((r) => r.made)).toHaveLength(2);
+    expect(runs.map((r) => r.spares.length)).toEqual([2, 2, 2]);
+  });
 });
 
 describe("claiming a spare", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { closeSync, openSync } from "node:fs";
 import { writeAllSync } from "../../src/adapters/stdio.ts";
 
 /**
@@ -32,8 +33,27 @@ describe("writeAllSync", () => {
     expect(calls).toEqual([0, 2, 2, 6]);
   });
 
-  test.each(["ENOSPC", "EIO"])("%s is not quietly lost", (code) => {
-    const { write } = writer(code);
-    expect(() => writeAllSync(1, "abc", write)).toThrow(code);
+  test.each(["ENOSPC", "EIO"])(
+    "%s on a file (a disk's error behind a redirect) is not quietly lost",
+    (code) => {
+      const fd = openSync(import.meta.path, "r");
+      try {
+        const { write } = writer(code);
+        expect(() => writeAllSync(fd, "abc", write)).toThrow(code);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  );
+
+  test("EIO on a terminal (a character device: it hung up, as after a SIGHUP) ends the writing quietly", () => {
+    const fd = openSync("/dev/null", "r");
+    try {
+      const { write, calls } = writer(3, "EIO");
+      expect(() => writeAllSync(fd, "abcdefgh", write)).not.toThrow();
+      expect(calls).toEqual([0, 3]);
+    } finally {
+      closeSync(fd);
+    }
   });
 });

@@ -38,12 +38,16 @@ describe("structure", () => {
     expect(offenders).toEqual([]);
   });
 
-  test("the launch wrapper's tmux calls all carry -L", () => {
-    const calls = readFileSync(join(ROOT, "hooks/launch.sh"), "utf8")
+  test("the launch wrapper calls tmux only through own_tmux: its pane's own server (-S from TMUX, else -L)", () => {
+    const lines = readFileSync(join(ROOT, "hooks/launch.sh"), "utf8")
       .split("\n")
-      .filter((l) => /"\$tmux_bin"/.test(l) && !l.trim().startsWith("#"));
-    expect(calls.length).toBeGreaterThan(0);
-    for (const call of calls) expect(call).toContain('-L "$sock"');
+      .filter((l) => !l.trim().startsWith("#"));
+    const calls = lines.filter((l) => /"\$tmux_bin"/.test(l));
+    expect(calls.map((l) => l.trim())).toEqual([
+      '"$tmux_bin" -S "$server" -f /dev/null "$@"',
+      '"$tmux_bin" -L "$sock" -f /dev/null "$@"',
+    ]);
+    expect(lines.filter((l) => /\bown_tmux\b/.test(l)).length).toBeGreaterThan(1);
   });
 
   const layers: Record<string, string[]> = {

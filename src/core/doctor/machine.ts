@@ -119,13 +119,20 @@ export function checkWorkers(f: DoctorFacts): DoctorCheck {
       fix: "see the tmux check",
     };
   const gone = list.filter((w) => w.state === "dead" || w.state === "killed");
+  // An anonymous -p's worker whose -p is gone, and a spawn that died half-way: nobody's, prune's.
+  const orphaned = list.filter((w) => w.state === "orphaned");
+  const failed = list.filter((w) => w.state === "failed");
   const stuck = list.filter(
     (w) => w.state === "starting" && f.now - Date.parse(w.createdAt) > STUCK_STARTING_MS,
   );
   const broken = list.filter((w) => w.state === "broken");
-  const live = list.length - gone.length - stuck.length - broken.length;
+  const prunable = gone.length + orphaned.length + failed.length;
+  const live = list.length - prunable - stuck.length - broken.length;
   const parts = [`${live} live`];
-  if (gone.length > 0) parts.push(`${gone.length} dead or killed (${gone.map((w) => w.name).join(", ")})`);
+  const names = (ws: typeof list) => ws.map((w) => w.name).join(", ");
+  if (gone.length > 0) parts.push(`${gone.length} dead or killed (${names(gone)})`);
+  if (orphaned.length > 0) parts.push(`${orphaned.length} orphaned (${names(orphaned)})`);
+  if (failed.length > 0) parts.push(`${failed.length} failed (${names(failed)})`);
   for (const w of stuck)
     parts.push(`${w.name} has been starting for ${formatDuration(f.now - Date.parse(w.createdAt))}`);
   if (broken.length > 0)
@@ -133,7 +140,7 @@ export function checkWorkers(f: DoctorFacts): DoctorCheck {
       `${broken.length} broken (${broken.map((w) => `${w.name}: ${w.broken?.file ?? "its state"}`).join(", ")})`,
     );
   const fixes = [
-    ...(gone.length > 0 ? ["umbel prune"] : []),
+    ...(prunable > 0 ? ["umbel prune"] : []),
     ...stuck.map((w) => `umbel kill ${w.name} --purge`),
     ...broken.map((w) => `${w.name}: ${w.broken?.fix ?? `umbel kill ${w.name} --purge`}`),
   ];

@@ -106,7 +106,9 @@ async function create(
   if (claimed) return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill };
   // Trust for the worker's session only: `claude -p` asks nothing and records nothing, and neither
   // may umbel -p (a trust question the CLI would keep is refused). On failure spawn unwinds it all.
-  const spawned = await spawnWorker(deps, spawn, { sessionTrust: true });
+  // An anonymous worker is this process's: killed with no chance to remove it (SIGKILL), its own
+  // wrapper ends it (core/owner.ts).
+  const spawned = await spawnWorker(deps, spawn, { sessionTrust: true, owned: anonymous });
   note(renderDialogNotes(spawned));
   return { kind: "ready", name, anonymous, dialogs: spawned.dialogs };
 }

@@ -178,7 +178,7 @@ export const killVerb = defineVerb({
 export const pruneVerb = defineVerb({
   name: "prune",
   description:
-    "Remove every dead or killed worker, and every broken one no live tmux session runs (never a live one)",
+    "Remove every dead, killed, failed or orphaned worker (an orphan is an anonymous -p's whose -p is gone), and every broken one no live tmux session runs (never a live one)",
   input: EmptyInput,
   output: PruneResult,
   run: (_input, { deps }) => pruneWorkers(deps),
@@ -189,7 +189,11 @@ export const pruneVerb = defineVerb({
       .filter((b) => !b.removed)
       .map((b) => `kept ${b.name}: broken beside a live tmux session: ${b.reason}\n  fix: ${b.fix}\n`)
       .join(""),
-  cli: { usage: "", summary: "remove dead, killed and broken workers", examples: ["umbel prune"] },
+  cli: {
+    usage: "",
+    summary: "remove dead, killed, failed, orphaned and broken workers",
+    examples: ["umbel prune"],
+  },
   mcp: {
     title: "Remove dead workers",
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
