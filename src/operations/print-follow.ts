@@ -185,10 +185,13 @@ export async function followTurn(
     follow.drainUntil = () => {
       const s = tracker?.summary();
       const done = s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined);
+      // …and once every answer's request time is in: claude can write an api-request line after
+      // its answer (eight lines later, seen under load in CI), and duration_api_ms needs it.
       const answered =
         hookAnswer !== null &&
         hookAnswer.trim() !== "" &&
-        follow.lastText.trimEnd().endsWith(hookAnswer.trimEnd());
+        follow.lastText.trimEnd().endsWith(hookAnswer.trimEnd()) &&
+        (s?.timingsPending ?? 0) === 0;
       return done || answered || deps.clock.now() >= until || !(waitedForEnd(outcome) || guard?.halt.aborted);
     };
     tail?.poke();

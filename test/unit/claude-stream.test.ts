@@ -57,6 +57,18 @@ describe("trackClaudeTurn", () => {
     });
   });
 
+  test("an api-request line written after its answer: timing pending until it lands, then the same sum", () => {
+    // Under load claude 2.1.332 wrote a turn's api-request entry eight lines after its answer (CI):
+    // -p's drain must not stop at the answer while a message's request time is still to come.
+    const late = LINES.filter((_, i) => i !== 7);
+    const upToAnswer = late.slice(0, 9);
+    expect(follow(BASH_TURN, upToAnswer).summary.timingsPending).toBe(1);
+    const whole = [...late.slice(0, 12), LINES[7] ?? "", ...late.slice(12)];
+    const { summary } = follow(BASH_TURN, whole);
+    expect(summary.timingsPending).toBe(0);
+    expect(summary.durationApiMs).toBe(21);
+  });
+
   test("the summary sums usage per API message and times the requests", () => {
     const { summary } = follow(BASH_TURN);
     expect(summary).toMatchObject({

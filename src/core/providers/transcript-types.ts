@@ -38,6 +38,11 @@ export type TurnSummary = {
   readonly permissionDenials: readonly Readonly<Record<string, unknown>>[];
   /** The provider wrote its end-of-turn marker (claude: system/turn_duration). */
   readonly complete: boolean;
+  /**
+   * API messages seen whose request's own line is not in yet (claude: an `api-request` line can land
+   * after its answer), so `durationApiMs` is not final; absent: the provider times nothing that way.
+   */
+  readonly timingsPending?: number;
   /** Tool calls of the turn whose results have not landed yet (--max-turns halts once this is 0). */
   readonly toolsPending: number;
   readonly sessionId: string | null;

@@ -219,6 +219,9 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
       apiError,
       permissionDenials: denials,
       complete,
+      timingsPending: [...messages.values()].filter(
+        (m) => m.requestRef !== null && !requests.has(m.requestRef),
+      ).length,
       toolsPending: [...tools.keys()].filter((id) => !answered.has(id)).length,
       sessionId,
     };
