@@ -99,7 +99,7 @@ describe("the warm pool under races", () => {
         p: 0,
         out: "through the race\n",
       });
-      expect(drained.code).toBe(0);
+      expect({ round, drain: drained.code, stderr: drained.stderr }).toMatchObject({ round, drain: 0 });
       await settled();
       const list = await expectConsistent();
       expect(list.find((w) => w.name === `racer${round}`)?.state).toBe("idle");
