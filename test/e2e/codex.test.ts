@@ -167,7 +167,10 @@ describe("a codex worker's life", () => {
     expect((await p(here, "fake:reply first here")).code).toBe(0);
     expect((await p(there, "fake:reply newer, elsewhere")).code).toBe(0);
     const continued = await p(here, "-c", "fake:history");
-    expect(continued.stdout).toBe(`HISTORY n=1 last=${sha12("fake:reply first here")}\n`);
+    const history = `HISTORY n=1 last=${sha12("fake:reply first here")}\n`;
+    // A failure shows the run's exit and stderr (once in CI: empty stdout, cause unseen).
+    if (continued.stdout !== history) console.error(`-c exit ${continued.code}:\n${continued.stderr}`);
+    expect(continued.stdout).toBe(history);
     expect(continued.code).toBe(0);
     const fresh = await p(empty, "--continue", "fake:history");
     expect(fresh.stdout).toBe("HISTORY n=0 last=none\n");

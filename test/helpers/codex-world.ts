@@ -150,21 +150,32 @@ export async function startCodex(
     hooks,
     async send(prompt) {
       const baseline = hooks().length;
-      await tmux.paste(name, prepareCodexPrompt(prompt), `umbel-codex-${baseline}`);
-      await tmux.sendKeys(name, ["Enter"]);
+      if (!(await tmux.paste(name, prepareCodexPrompt(prompt), `umbel-codex-${baseline}`)))
+        throw new Error(`send: the paste found no session ${name}`);
+      if (!(await tmux.sendKeys(name, ["Enter"]))) throw new Error(`send: Enter found no session ${name}`);
       return baseline;
     },
     hookAfter: (from, hook, timeoutMs = 15_000) =>
       eventually(() => hooks(from).find((e) => e.name === hook), timeoutMs, `the ${hook} hook`),
     async until(kind, timeoutMs = 15_000) {
-      return eventually(
-        async () => {
-          const state = classifyCodexScreen(await screen());
-          return state.kind === kind ? state : null;
-        },
-        timeoutMs,
-        `a ${kind} screen`,
-      );
+      let last = "";
+      try {
+        return await eventually(
+          async () => {
+            last = await screen();
+            const state = classifyCodexScreen(last);
+            return state.kind === kind ? state : null;
+          },
+          timeoutMs,
+          `a ${kind} screen`,
+        );
+      } catch (error) {
+        // A CI log is often all there is: the screen last seen, and the hooks so far.
+        const hooksSeen = hooks()
+          .map((e) => e.name)
+          .join(" ");
+        throw new Error(`${String(error)}; hooks: ${hooksSeen}; last screen:\n${last}`);
+      }
     },
     dispose: async () => {
       await killWorker(deps, { name });

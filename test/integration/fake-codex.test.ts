@@ -109,6 +109,9 @@ describe("fake codex through the codex provider", () => {
     await c.tmux.sendKeys(c.name, ["y"]);
     expect((await c.hookAfter(baseline, "Stop")).payload.last_assistant_message).toBe("FAKE-APPROVED");
     expect(existsSync(join(work, "fake-approved.txt"))).toBe(true);
+    // codex's Stop comes before its turn ends (task_complete after it): a prompt typed in between
+    // steers this turn instead of starting one (the next test's fake:hang did, on a loaded CI).
+    await c.until("ready");
   });
 
   test("fake:hang + Esc: Interrupt and turn_aborted, no Stop", async () => {
