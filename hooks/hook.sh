@@ -23,6 +23,19 @@ set -C
 log=$1
 events=${log%/*}
 session=${events%/*}
+# $2: the worker's incarnation (operations/spawn.ts), also in <session>/incarnation while that worker
+# has the folder. A hook of a worker killed since (kill --purge, then spawn NAME: the same paths) runs
+# nothing and appends nothing. A hook command without one is an earlier umbel's worker's.
+incarnation=$2
+hook_cwd=$PWD
+if [ -n "$incarnation" ]; then
+  now=
+  { read -r now < "$session/incarnation"; } 2>/dev/null
+  if [ "$now" != "$incarnation" ]; then
+    cat >/dev/null
+    exit 0
+  fi
+fi
 tmp="$log.$$.tmp"
 # A temp file left by a killed hook of the same pid (or a planted link) is removed, then made anew.
 { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null || { rm -f "$tmp"; { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null; }
@@ -101,7 +114,19 @@ if [ -f "$session/policy.tsv" ]; then
 fi
 
 # The events log is umbel's file: a link there (or an events folder that is one) is never appended to.
-[ -L "$log" ] || [ -L "$events" ] || cat "$tmp" >> "$log" 2>/dev/null
+# With an incarnation, the append is made from inside the events folder, the incarnation read there
+# again (its ../ is that folder's own session folder, whatever it is named by then): the folder
+# checked is the one written to, even if kill --purge moves it away and a new worker takes its name
+# in between.
+if [ -z "$incarnation" ]; then
+  [ -L "$log" ] || [ -L "$events" ] || cat "$tmp" >> "$log" 2>/dev/null
+elif [ ! -L "$log" ] && [ ! -L "$events" ] && cd "$events" 2>/dev/null; then
+  now=
+  { read -r now < ../incarnation; } 2>/dev/null
+  [ "$now" != "$incarnation" ] || [ -L "${log##*/}" ] || cat "$tmp" >> "${log##*/}" 2>/dev/null
+  # The notify and drain commands below run where the CLI runs.
+  [ -z "$hook_cwd" ] || cd "$hook_cwd" 2>/dev/null
+fi
 read_event
 halt="$events/halt-$event.json"
 if [ -n "$event" ] && [ -f "$halt" ]; then

@@ -2,6 +2,12 @@ import { parseJsonObject } from "./json.ts";
 import type { HookEvent, Provider } from "./providers/types.ts";
 
 /**
+ * `<session>/incarnation`: the id of the worker that has the session folder now, which its hook
+ * command also carries (hooks/hook.sh appends only while the two agree).
+ */
+export const INCARNATION_FILE = "incarnation";
+
+/**
  * The events log is one raw hook payload per line, appended by hooks/hook.sh. Only lines ended by a
  * newline count, so a line still being written is never half-read, and the count of complete lines
  * is the race-free baseline `send` hands to `wait`. Each provider's hook wire names the event.

@@ -150,6 +150,15 @@ const READY_WITHOUT_HOOK_MS = 2000;
 const READY_UNDRAWN_MS = 10_000;
 
 /**
+ * Whether an idle composer held `readyForMs` ends a turn the hooks say is still on (an interrupt or
+ * a prompt denied with keys fires no hook): wait's rule, and status's and the queue's (held since
+ * the events log last grew).
+ */
+export function composerEndsTurn(drawn: boolean, readyForMs: number): boolean {
+  return readyForMs >= (drawn ? READY_WITHOUT_HOOK_MS : READY_UNDRAWN_MS);
+}
+
+/**
  * Exactly one outcome, or null to keep waiting. Order: a turn that ended is reported as ended even if
  * the worker died afterwards; death beats a pending prompt; the deadline beats stillness.
  */
@@ -178,8 +187,7 @@ export function decideOutcome(s: WaitSnapshot): { reason: OutcomeReason; evidenc
     (t.status === "input" && s.inputAnswered);
   // A prompt the hooks announced comes after the turn was drawn (the lag is at a turn's start).
   const drawn = s.turnDrawn !== false || t.status === "input";
-  const holdMs = drawn ? READY_WITHOUT_HOOK_MS : READY_UNDRAWN_MS;
-  if (hookless && (s.readyForMs ?? 0) >= holdMs) {
+  if (hookless && composerEndsTurn(drawn, s.readyForMs ?? 0)) {
     return {
       reason: "stop",
       evidence: {

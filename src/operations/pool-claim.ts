@@ -10,7 +10,7 @@ import {
   SPARE_MARKER,
   SPARE_PREFIX,
 } from "../core/pool.ts";
-import type { Deps } from "../core/ports.ts";
+import type { Deps, Lock } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";
 import { thisProcess } from "./alive.ts";
@@ -120,7 +120,7 @@ async function takeSpare(
   const claimable = (meta: Meta | null) =>
     meta?.pool?.key === key && meta.pool.state === "spare" && meta.state === "ready";
   if (!claimable(await deps.store.readMeta(name).catch(() => null))) return null;
-  const lock = await deps.store.lock(name, "claim");
+  const lock = await lockSpare(deps, name);
   if (!lock) return null;
   try {
     const meta = await deps.store.readMeta(name).catch(() => null);
@@ -136,6 +136,20 @@ async function takeSpare(
     return claimed;
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * The spare's claim lock; null when another process holds it, or when the spare is gone since it was
+ * listed: taken over (its directory renamed to NAME, the link that keeps its old path not made yet)
+ * or removed. That lock's folder is missing then (ENOENT): pool drain exited 1 on it.
+ */
+export async function lockSpare(deps: Deps, name: string): Promise<Lock | null> {
+  try {
+    return await deps.store.lock(name, "claim");
+  } catch (error) {
+    if (error instanceof FileAccessError && !(await deps.store.exists(name).catch(() => true))) return null;
+    throw error;
   }
 }
 

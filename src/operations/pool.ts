@@ -6,6 +6,7 @@ import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import { holdSlot } from "./boot-slot.ts";
 import { killWorker } from "./kill.ts";
+import { lockSpare } from "./pool-claim.ts";
 import { spawnKey } from "./pool-key.ts";
 import { settleTakeover } from "./pool-takeover.ts";
 import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "./spawn.ts";
@@ -118,7 +119,7 @@ async function spareState(deps: Deps, meta: Meta): Promise<SpareInfo["state"]> {
 async function drainPool(deps: Deps): Promise<string[]> {
   const removed: string[] = [];
   for (const { info } of await listSpares(deps)) {
-    const lock = await deps.store.lock(info.name, "claim");
+    const lock = await lockSpare(deps, info.name);
     if (!lock) continue;
     try {
       if ((await deps.store.readWorkerFile(info.name, SPARE_MARKER)) === null) continue;

@@ -17,7 +17,14 @@ import { shellQuote } from "../core/shell.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { openGuard } from "./guard-open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
+import {
+  checkLiveness,
+  currentTurn,
+  isTurnOnByHooks,
+  loadWorker,
+  readEvents,
+  type Worker,
+} from "./worker.ts";
 
 /**
  * `send --queue` and the drain (core/queue.ts says why there is no daemon). Every change to the queue
@@ -58,7 +65,7 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
     const id = `q-${deps.system.uuid().slice(-8)}`;
     const queuedAt = new Date(deps.clock.now()).toISOString();
     const ahead = pendingCount(queue);
-    if (ahead === 0 && !(await isWaitingOutLimit(deps, worker))) {
+    if (ahead === 0 && !(await isWaitingOutLimit(deps, worker)) && !(await isBusyByHooks(deps, worker))) {
       try {
         const sent = await deliver(deps, worker, text, started, prepareTurn(deps, worker, plan));
         queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
@@ -101,6 +108,7 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
   if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
   if ((await openGuard(deps, worker)) !== null) return null;
   if (await isWaitingOutLimit(deps, worker)) return null;
+  if (await isBusyByHooks(deps, worker)) return null;
   const lock = await deps.store.lock(name, "send");
   if (!lock) return null;
   try {
@@ -137,6 +145,19 @@ async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
   if (last === null) return false;
   const { turn } = await currentTurn(deps, worker, events, last);
   return turn.status === "failure" && turn.limit !== undefined;
+}
+
+/**
+ * The hooks say the last turn is on, whatever the screen shows (operations/worker.ts isTurnOnByHooks):
+ * a TUI lagging its hooks shows the idle composer at a turn's start, and a prompt sent then lands in
+ * the busy worker.
+ */
+async function isBusyByHooks(deps: Deps, worker: Worker): Promise<boolean> {
+  const events = await readEvents(deps, worker.provider, worker.meta.name);
+  const last = lastSubmitIndex(worker.provider, events);
+  if (last === null) return false;
+  const { turn } = await currentTurn(deps, worker, events, last);
+  return isTurnOnByHooks(deps, worker, events, last, turn);
 }
 
 export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {

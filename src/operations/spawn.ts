@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { type BillingRoute, billingEnvOf, billingFromEnv } from "../core/billing.ts";
 import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
+import { INCARNATION_FILE } from "../core/events.ts";
 import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
 import type { Meta } from "../core/meta.ts";
@@ -192,7 +193,12 @@ export async function launchWorker(
       cwd = worktree.cwd;
     }
     const assets = await deps.system.installAssets(root);
-    const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)}`;
+    // This worker's incarnation: its hooks append only while <session>/incarnation holds it. A hook
+    // of a worker killed with --purge can run after a new worker of its name has the same paths (the
+    // fake claude's SessionEnd at a hang-up), and its line must not land in that worker's log.
+    const incarnation = deps.system.uuid();
+    await deps.store.writeWorkerFile(input.name, INCARNATION_FILE, incarnation);
+    const hookCommand = `sh ${shellQuote(assets.hook)} ${shellQuote(paths.hooksLog)} ${incarnation}`;
     const structured = input.structured
       ? structuredServer(deps.system.selfArgv(), await deps.files.realpath(root), input.name)
       : undefined;

@@ -12,7 +12,14 @@ import type { StatusResult } from "../core/worker-status.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
 import { drainQueue, readQueue } from "./queue.ts";
 import { telemetryOf } from "./telemetry.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
+import {
+  checkLiveness,
+  currentTurn,
+  isTurnOnByHooks,
+  loadWorker,
+  readEvents,
+  type Worker,
+} from "./worker.ts";
 import { worktreeStatus } from "./worktree.ts";
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
@@ -75,11 +82,14 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
   let state: WorkerState =
     turn.status === "running" ? "busy" : turn.status === "input" ? "needs-input" : "idle";
   if (state !== "idle" && !(turn.status === "running" && turn.sawStop)) {
-    // Escape, or a prompt denied with keys, ends a claude turn with no hook: trust the screen then.
+    // Escape, or a prompt denied with keys, ends a claude turn with no hook: trust the screen then,
+    // once its idle composer held as long as wait asks (a TUI lags its hooks at a turn's start).
     const screen = await deps.tmux.capture(meta.name).catch(() => null);
     const kind = screen === null ? "unknown" : provider.classifyScreen(screen).kind;
     // codex streams with no busy marker: its composer does not mean the turn is over.
-    if (kind === "ready" && (provider.screenShowsStreaming !== false || state !== "busy")) state = "idle";
+    const endsTurn = provider.screenShowsStreaming !== false || state !== "busy";
+    if (kind === "ready" && endsTurn && !(await isTurnOnByHooks(deps, worker, events, last ?? 0, turn)))
+      state = "idle";
     else if (kind === "input") state = "needs-input";
   }
   // A worker seen idle is sent its next queued prompt (send --queue).

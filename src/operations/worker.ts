@@ -1,7 +1,7 @@
 import { StateError } from "../core/errors.ts";
 import { parseEvents } from "../core/events.ts";
 import type { Meta } from "../core/meta.ts";
-import type { ExitRecord } from "../core/outcome.ts";
+import { composerEndsTurn, type ExitRecord } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { HookEvent, Provider } from "../core/providers/types.ts";
@@ -144,4 +144,27 @@ export async function currentTurn(
   const source = findRecordSource(worker.provider, events);
   const transcript = source ? await deps.records.read(source) : null;
   return { turn: correctTurn(worker.provider, hooked, transcript), transcriptPath, transcript };
+}
+
+/**
+ * Whether the turn the hooks say is on (running, or asking) is on whatever the screen shows. A TUI
+ * lags its hooks at a turn's start: claude 2.1.332 kept a submitted prompt in its box, no spinner,
+ * for over 2 s after UserPromptSubmit at load ~13, a screen that reads as the idle composer. That
+ * composer ends such a turn only as it ends a wait (core/outcome.ts composerEndsTurn), counted from
+ * the events log's last growth: 2 s once the turn was drawn (a hook past its submit, or a prompt),
+ * else 10 s. A Stop seen with work still going is on.
+ */
+export async function isTurnOnByHooks(
+  deps: Deps,
+  worker: Worker,
+  events: readonly HookEvent[],
+  submit: number,
+  turn: TurnState,
+): Promise<boolean> {
+  if (turn.status !== "running" && turn.status !== "input") return false;
+  if (turn.status === "running" && turn.sawStop) return true;
+  const changed = await deps.store.eventsChangedAt(worker.meta.name);
+  const quietMs = changed === null ? Number.POSITIVE_INFINITY : deps.clock.now() - changed;
+  const drawn = turn.status === "input" || events.filter((e) => e.index >= submit).length > 1;
+  return !composerEndsTurn(drawn, quietMs);
 }

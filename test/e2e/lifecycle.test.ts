@@ -312,21 +312,22 @@ describe("spawn failures leave nothing behind", () => {
     expect(refused.stderr).toContain(
       "not signed in: CLAUDE_CODE_OAUTH_TOKEN is set, but a worker never inherits a secret: pass it with --env CLAUDE_CODE_OAUTH_TOKEN",
     );
-    expect(refused.code).toBe(126);
+    expect({ refused: refused.code, stderr: refused.stderr }).toMatchObject({ refused: 126 });
     const flagged = await sb.umbel(
       ["spawn", "tok", "--env", "FAKE_CLAUDE_SIGNIN", "--env", "CLAUDE_CODE_OAUTH_TOKEN"],
       {
         env,
       },
     );
-    expect(flagged.stderr).toBe("");
-    expect(flagged.code).toBe(0);
+    expect({ flagged: flagged.code, stderr: flagged.stderr }).toEqual({ flagged: 0, stderr: "" });
     const config = join(sb.root, "config.toml");
     writeFileSync(config, '[claude]\nenv = ["CLAUDE_CODE_OAUTH_TOKEN", "FAKE_CLAUDE_SIGNIN"]\n');
     try {
       const configured = await sb.umbel(["spawn", "tok2"], { env });
-      expect(configured.stderr).toBe("");
-      expect(configured.code).toBe(0);
+      expect({ configured: configured.code, stderr: configured.stderr }).toEqual({
+        configured: 0,
+        stderr: "",
+      });
     } finally {
       rmSync(config);
     }
@@ -345,7 +346,10 @@ describe("spawn failures leave nothing behind", () => {
         gone(() => statSync(join(dir, n)).isDirectory(), false) ? files(join(dir, n)) : [join(dir, n)],
       );
     expect(files(sb.root).filter((f) => gone(() => readFileSync(f, "utf8"), "").includes(token))).toEqual([]);
-    for (const name of ["tok", "tok2"]) expect((await sb.umbel(["kill", name, "--purge"])).code).toBe(0);
+    for (const name of ["tok", "tok2"]) {
+      const killed = await sb.umbel(["kill", name, "--purge"]);
+      expect({ name, killed: killed.code, stderr: killed.stderr }).toEqual({ name, killed: 0, stderr: "" });
+    }
   });
 
   test("an untrusted folder's trust dialog is answered (its default is 'No, exit'), and said so", async () => {

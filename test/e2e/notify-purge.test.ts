@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
@@ -50,5 +50,26 @@ describe("kill --purge and a notify command still running", () => {
     expect(existsSync(dir)).toBe(false);
     await eventually(() => !alive(sleeper), 5_000, "the notify command to end");
     expect(existsSync(after)).toBe(false);
+  });
+});
+
+describe("kill --purge, then spawn NAME at once", () => {
+  test("a late hook of the killed worker never lands in the new worker's events log", async () => {
+    const release = join(sb.dir, "end-after");
+    const old = await spawnOk(sb, "again", ["--env", `FAKE_CLAUDE_END_AFTER=${release}`]);
+    expect((await sb.umbel(["kill", "again", "--purge"])).code).toBe(0);
+    const fresh = await spawnOk(sb, "again");
+    expect(fresh.sessionId).not.toBe(old.sessionId);
+    // The old CLI's SessionEnd hook runs now, with the new worker in its folder's place.
+    writeFileSync(release, "");
+    await eventually(() => existsSync(`${release}.done`), 30_000, "the old worker's SessionEnd hook");
+    const log = readFileSync(join(sb.root, "sessions", "again", "events", "hooks.jsonl"), "utf8");
+    const sessions = log
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => (JSON.parse(line) as { session_id?: string }).session_id);
+    expect(sessions).not.toContain(String(old.sessionId));
+    expect(sessions).toContain(String(fresh.sessionId));
+    expect((await sb.umbel(["kill", "again", "--purge"])).code).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CliJson, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
@@ -60,5 +60,32 @@ describe("queued sends", () => {
     expect(r).toMatchObject({ queued: { position: 0, state: "sent" } });
     expect(typeof r.baseline).toBe("number");
     expect((await sb.umbel(["wait", "q1", "--after", String(r.baseline)])).code).toBe(0);
+  });
+});
+
+describe("a TUI lagging its hooks", () => {
+  test("a turn the events say is running is busy, whatever the screen shows: status and --queue wait for it", async () => {
+    const drawAfter = join(sb.dir, "draw-after");
+    await spawnOk(sb, "lag", ["--env", `FAKE_CLAUDE_DRAW_AFTER=${drawAfter}`]);
+    const log = join(sb.root, "sessions", "lag", "events", "hooks.jsonl");
+    const prompts = () =>
+      (existsSync(log) ? readFileSync(log, "utf8") : "")
+        .split("\n")
+        .filter((line) => line.includes('"UserPromptSubmit"'))
+        .map((line) => (JSON.parse(line) as { prompt: string }).prompt);
+    expect((await sb.umbel(["send", "lag", "fake:reply first"])).code).toBe(0);
+    // The hook says the turn runs; the screen still shows the prompt in the box, no spinner.
+    await eventually(() => prompts().length === 1, 20_000, "the first prompt's UserPromptSubmit");
+    const status = json((await sb.umbel(["status", "lag", "--json"])).stdout);
+    expect(status.state).toBe("busy");
+    const queued = json((await sb.umbel(["send", "lag", "fake:reply second", "--queue", "--json"])).stdout);
+    expect(queued).toMatchObject({ baseline: null, queued: { position: 0, state: "queued" } });
+    expect(json((await sb.umbel(["status", "lag", "--json"])).stdout).state).toBe("busy");
+    expect(prompts()).toEqual(["fake:reply first"]);
+    // Drawn at last: the turn ends, and its Stop hook drains the queue.
+    writeFileSync(drawAfter, "");
+    await eventually(() => prompts().length === 2, 30_000, "the queued prompt sent by the hooks");
+    expect(prompts()).toEqual(["fake:reply first", "fake:reply second"]);
+    expect((await sb.umbel(["kill", "lag", "--purge"])).code).toBe(0);
   });
 });

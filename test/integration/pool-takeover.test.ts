@@ -174,6 +174,50 @@ describe("a claim against pool drain", () => {
   );
 });
 
+describe("pool drain racing a takeover's move", () => {
+  test.each([
+    ["store.linkAlias", "mover1"],
+    ["tmux.renameSession", "mover2"],
+  ])(
+    "a drain that listed the spare before spawn NAME moved it, resumed at %s: exit 0, NAME untouched",
+    async (at, name) => {
+      const spare = await warm();
+      const gate = (): [Promise<void>, () => void] => {
+        let open = () => {};
+        return [new Promise<void>((r) => (open = r)), () => open()];
+      };
+      const [drainAtLock, drainPaused] = gate();
+      const [drainGo, resumeDrain] = gate();
+      const [claimerThere, claimerPaused] = gate();
+      const [claimerGo, resumeClaimer] = gate();
+      // The drain has read the spare's meta (a spare still) and is about to take its claim lock.
+      let first = true;
+      const drainer = intercepted(deps, (call) => {
+        if (call !== "store.lock" || !first) return undefined;
+        first = false;
+        drainPaused();
+        return drainGo;
+      });
+      const draining = runPool(drainer, { action: "drain" } as PoolInput);
+      await drainAtLock;
+      const claimer = intercepted(deps, (call) => {
+        if (call !== at) return undefined;
+        claimerPaused();
+        return claimerGo;
+      });
+      const claiming = claimSpare(claimer, input(name), { rename: true });
+      await claimerThere;
+      resumeDrain();
+      const drained = await draining;
+      expect(drained.removed).toEqual([]);
+      resumeClaimer();
+      expect((await claiming)?.name).toBe(name);
+      expect(await expectConsistent(spare, name)).toBe("NAME");
+      await cleanUp();
+    },
+  );
+});
+
 /** What each run of a claim killed at its n-th mutating call leaves, once the next umbel looked. */
 const TAKEOVER = [
   "killed before store.lock: a spare",
