@@ -27,14 +27,16 @@ try {
   const script = (prefix: string) =>
     join(sb.root, "bin", readdirSync(join(sb.root, "bin")).find((f) => f.startsWith(prefix)) ?? "");
   const [hook, statusLine] = [script("hook-"), script("statusline-")];
-  const runScript = async (path: string, target: string, payload: object) => {
-    const child = Bun.spawn(["sh", path, target], {
+  const runScript = async (path: string, target: string, payload: object, event?: string) => {
+    const child = Bun.spawn(["sh", path, target, ...(event ? [event] : [])], {
       stdin: new Blob([JSON.stringify(payload)]),
       stdout: "ignore",
     });
     await child.exited;
   };
-  const runHook = (payload: object) => runScript(hook, log, payload);
+  // The event as the provider's hook command names it.
+  const runHook = (payload: { hook_event_name: string; [key: string]: unknown }) =>
+    runScript(hook, log, payload, payload.hook_event_name);
   const lines = async () => (await Bun.file(log).text()).split("\n").length - 1;
 
   const fromStart: number[] = [];

@@ -1,6 +1,11 @@
 #!/bin/sh
-# umbel hook: append the raw payload (stdin) as ONE line to the worker's events log, print nothing,
-# exit 0. JSON has no raw newlines inside strings, so deleting line breaks keeps it valid. The line
+# umbel hook: `sh hook.sh <events log> <incarnation> <Event>`. Append the raw payload (stdin) as ONE
+# line to the worker's events log, print nothing, exit 0. <incarnation> is the worker's (below; empty:
+# none). <Event> is the hook event the provider registered this command for (claude --settings,
+# codex's CODEX_HOME, gemini's settings): the halt files and notify.tsv go by it, never by a name read
+# from the payload, where a model's MCP call arguments sit as raw JSON. Without it (a bare name only)
+# nothing is printed or started by event. JSON has no raw newlines inside strings, so deleting line
+# breaks keeps it valid. The line
 # goes through a temp file and a single append so that a reader never sees half a line and parallel
 # hooks do not interleave (one write for payloads under cat's 128 KiB buffer).
 # Exceptions to "print nothing":
@@ -21,12 +26,14 @@
 umask 077
 set -C
 log=$1
+event=${3-}
+case $event in *[!A-Za-z]*) event= ;; esac
 events=${log%/*}
 session=${events%/*}
 # $2: the worker's incarnation (operations/spawn.ts), also in <session>/incarnation while that worker
 # has the folder. A hook of a worker killed since (kill --purge, then spawn NAME: the same paths) runs
 # nothing and appends nothing. A hook command without one is an earlier umbel's worker's.
-incarnation=$2
+incarnation=${2-}
 hook_cwd=$PWD
 if [ -n "$incarnation" ]; then
   now=
@@ -61,11 +68,6 @@ append_log() {
   fi
   rm -f "$cut_tmp"
 }
-# The event's name for the halt files (umbel -p --max-turns; not for a policy, which umbel reads
-# itself): read after the append, so a waiter wakes on the append 3 ms sooner (measured: hook start →
-# line 5.6 → 2.2 ms; the sed is a process start).
-read_event() { event=$(sed -n 's/.*"hook_event_name":"\([A-Za-z]*\)".*/\1/p' "$tmp" 2>/dev/null); }
-event=
 answer=
 
 # A tab and a newline, without a subshell (this runs for every event of every worker).
@@ -127,7 +129,6 @@ elif [ ! -L "$log" ] && [ ! -L "$events" ] && cd "$events" 2>/dev/null; then
   # The notify and drain commands below run where the CLI runs.
   [ -z "$hook_cwd" ] || cd "$hook_cwd" 2>/dev/null
 fi
-read_event
 halt="$events/halt-$event.json"
 if [ -n "$event" ] && [ -f "$halt" ]; then
   cat "$halt" 2>/dev/null
@@ -136,7 +137,8 @@ elif [ -n "$answer" ]; then
 fi
 
 # notify.tsv (core/notify.ts): event, outcome, exit code, a pattern the line must hold, one it must
-# not (- for none). The command runs detached, in the worker's env plus UMBEL_WORKER and UMBEL_OUTCOME.
+# not (- for none): anchored at the line's start (the marker above, or the CLI's own top-level
+# fields), so text inside a tool call's arguments never matches them. The command runs detached, in the worker's env plus UMBEL_WORKER and UMBEL_OUTCOME.
 if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd" ]; then
   while IFS="$tab" read -r on outcome code must never; do
     [ "$on" = "$event" ] || continue

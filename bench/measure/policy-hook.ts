@@ -101,7 +101,9 @@ for (const [what, hook, at, payload] of cases) {
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const started = performance.now();
-    const child = Bun.spawn(["sh", hook, join(at, "events", "hooks.jsonl")], {
+    // No incarnation, and the event as each provider's hook command names it (an older hook.sh ignores both).
+    const event = (payload as { hook_event_name: string }).hook_event_name;
+    const child = Bun.spawn(["sh", hook, join(at, "events", "hooks.jsonl"), "", event], {
       stdin: new Blob([JSON.stringify(payload)]),
       stdout: "pipe",
     });

@@ -16,5 +16,21 @@ export function compileNotify(rules: readonly NotifyRule[]): string {
     .join("");
 }
 
-/** A payload line hook.sh answered from the policy (never a person's prompt). */
-export const POLICY_MARK = '"umbel_policy"';
+/**
+ * A payload line hook.sh answered from the policy (never a person's prompt): hook.sh writes the
+ * marker as the line's first member, before the CLI's own, where no text of a model can be.
+ */
+export const POLICY_MARK = '^\\{"umbel_policy":';
+
+// Compact JSON (as every CLI writes its hook payloads): a string, a scalar, and an object or array
+// holding no object deeper than one level. Each consumes a whole value, so a match of topLevel()
+// can only be at a member of the payload itself, never inside a tool call's arguments (deeper
+// values are not consumed: such a payload does not match, it is never misread).
+const STRING = '"([^"\\\\]|\\\\.)*"';
+const FLAT = `\\{([^{}"]|${STRING})*\\}`;
+const VALUE = `(${STRING}|[-+.0-9A-Za-z]+|${FLAT}|\\[([^][{}"]|${STRING}|${FLAT})*\\])`;
+
+/** An extended regex matching a payload line whose top-level members include `member` (a regex). */
+export function topLevel(member: string): string {
+  return `^\\{(${STRING}:${VALUE},)*${member}`;
+}

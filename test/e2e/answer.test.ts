@@ -83,6 +83,30 @@ describe.each([
   });
 });
 
+describe("answer on a TUI slow to redraw after the key (a loaded machine)", () => {
+  const name = "ans-slow-gemini";
+  beforeAll(async () => {
+    await spawnOk(sb, name, ["--provider", "gemini", "--env", "FAKE_GEMINI_PERM_KEY_MS=2500"]);
+  });
+
+  test("deny: the wait after it is the denied turn's end, never the prompt just answered", async () => {
+    const asked = await sendAndWait(sb, name, "fake:permission", ["--timeout", "20s"]);
+    expect(asked.outcome.reason).toBe("input");
+    const answered = await sb.umbel(["answer", name, "deny"]);
+    expect(answered.code).toBe(0);
+    const done = await sb.umbel([
+      "wait",
+      name,
+      "--after",
+      String(asked.baseline),
+      "--json",
+      "--timeout",
+      "20s",
+    ]);
+    expect(json(done.stdout)).toMatchObject({ reason: "stop", evidence: { interrupted: true } });
+  });
+});
+
 describe("answer on opencode's one-row permission box", () => {
   const name = "ans-opencode";
   beforeAll(async () => {

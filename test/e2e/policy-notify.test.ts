@@ -23,14 +23,19 @@ afterAll(async () => {
 });
 
 const json = (text: string) => JSON.parse(text) as CliJson;
-/** The notify command: one line per call, `<UMBEL_WORKER> <UMBEL_OUTCOME> <stdin JSON>`. */
+/**
+ * The notify command: one line per call, `<UMBEL_WORKER> <UMBEL_OUTCOME> <stdin JSON>`, in one write
+ * (the commands run in the background, and may overlap: written piecemeal, as it was, a read saw a
+ * line without its JSON yet, and JSON.parse threw out of `eventually`).
+ */
 const notifyCmd = (file: string) =>
-  `printf '%s %s ' "$UMBEL_WORKER" "$UMBEL_OUTCOME" >> '${file}'; cat >> '${file}'`;
+  `line="$UMBEL_WORKER $UMBEL_OUTCOME $(cat)"; printf '%s\\n' "$line" >> '${file}'`;
+/** The lines written so far (a line still being written, without its newline, is not one yet). */
 const notified = (file: string) =>
   existsSync(file)
     ? readFileSync(file, "utf8")
-        .trim()
         .split("\n")
+        .slice(0, -1)
         .map((line) => {
           const [worker, outcome, ...rest] = line.split(" ");
           return { worker, outcome, json: JSON.parse(rest.join(" ")) as Record<string, unknown> };

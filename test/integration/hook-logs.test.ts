@@ -31,7 +31,8 @@ afterEach(async () => {
 });
 
 async function fire(payload = '{"hook_event_name":"Stop","session_id":"S"}'): Promise<void> {
-  const child = Bun.spawn(["sh", HOOK, join(events, "hooks.jsonl")], {
+  const event = /"hook_event_name":"(\w+)"/.exec(payload)?.[1] ?? "";
+  const child = Bun.spawn(["sh", HOOK, join(events, "hooks.jsonl"), "", event], {
     stdin: new Blob([payload]),
     stdout: "pipe",
   });

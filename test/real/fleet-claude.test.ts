@@ -55,7 +55,14 @@ describe.skipIf(claude === null)("issue 14 on real claude", () => {
 
   async function ok(args: string[], stdin?: string): Promise<Json> {
     const r = await sb.umbel([...args, "--json"], stdin === undefined ? {} : { stdin });
-    if (r.code !== 0) throw new Error(`umbel ${args.join(" ")} → ${r.code}\n${r.stdout}${r.stderr}`);
+    if (r.code !== 0) {
+      // Both streams, labelled (a failed send's stdout JSON holds the screen it left), and the logs.
+      const name = args[1] ?? "";
+      const logs = args[0] === "send" ? (await sb.umbel(["logs", name, "--json"])).stdout.slice(-4000) : "";
+      throw new Error(
+        `umbel ${args.join(" ")} → ${r.code}\nstdout: ${r.stdout || "(empty)"}\nstderr: ${r.stderr || "(empty)"}${logs ? `\nlogs (tail): ${logs}` : ""}`,
+      );
+    }
     return json(r.stdout);
   }
   async function turn(name: string, prompt: string) {

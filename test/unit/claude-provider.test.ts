@@ -87,7 +87,7 @@ describe("claude prompts", () => {
 
 describe("claude launch", () => {
   const base = { bin: "/bin/claude", sessionId: "sid", hookCommand: "sh '/h.sh' '/e'", isRoot: false };
-  test("hooks ride on --settings, one command per event", () => {
+  test("hooks ride on --settings, one command per event, naming its event (hook.sh never reads it from the payload)", () => {
     const plan = claude.planLaunch(base);
     const i = plan.argv.indexOf("--settings");
     const settings = JSON.parse(plan.argv[i + 1] ?? "{}");
@@ -99,7 +99,7 @@ describe("claude launch", () => {
       "PermissionRequest",
       "SessionStart",
     ]) {
-      expect(settings.hooks[event][0].hooks[0].command).toBe("sh '/h.sh' '/e'");
+      expect(settings.hooks[event][0].hooks[0].command).toBe(`sh '/h.sh' '/e' ${event}`);
     }
     expect(plan.argv.slice(0, 3)).toEqual(["/bin/claude", "--session-id", "sid"]);
     expect(plan.env).toEqual({ DISABLE_AUTOUPDATER: "1" });

@@ -109,25 +109,34 @@ describe("planCodexHome", () => {
     expect(planCodexHome({ ...input, userConfig: null }).files[0]?.content).toBe("");
   });
 
-  test("the profile: update check off, the cwd trusted, every hook inline and pre-trusted by its own path", () => {
+  test("the profile: update check off, the cwd trusted, every hook inline (naming its event) and pre-trusted by its own path", () => {
     const text = profile?.content ?? "";
     expect(text).toContain("check_for_update_on_startup = false\n");
     expect(text).toContain('[projects."/home/u/project"]\ntrust_level = "trusted"\n');
     for (const hook of CODEX_HOOKS) {
+      const command = `${COMMAND} ${hook.event}`;
       expect(text).toContain(
-        `[[hooks.${hook.event}]]\n[[hooks.${hook.event}.hooks]]\ntype = "command"\ncommand = ${tomlString(COMMAND)}\ntimeout = ${hook.timeout}\n`,
+        `[[hooks.${hook.event}]]\n[[hooks.${hook.event}.hooks]]\ntype = "command"\ncommand = ${tomlString(command)}\ntimeout = ${hook.timeout}\n`,
       );
       const key = `/home/u/.umbel/codex-home/umbel-w1.config.toml:${hook.key}:0:0`;
-      const hash = codexHookTrustHash({ eventKey: hook.key, command: COMMAND, timeout: hook.timeout });
+      const hash = codexHookTrustHash({ eventKey: hook.key, command, timeout: hook.timeout });
       expect(text).toContain(`[hooks.state.${tomlString(key)}]\ntrusted_hash = "${hash}"\n`);
     }
   });
 
-  test("the stop hash in a profile matches the measured one for the same command", () => {
-    const text = renderCodexProfile("/p/umbel-w1.config.toml", "/w", COMMAND);
-    expect(text).toContain(
-      '[hooks.state."/p/umbel-w1.config.toml:stop:0:0"]\ntrusted_hash = "sha256:42ced41e093daceb42a7424b8bb33306d57308ee94808ce59c8ae2ea51a1d701"',
+  test("the stop hash in a profile is the measured function of the command it registers (the event named)", () => {
+    const text = renderCodexProfile(
+      "/p/umbel-w1.config.toml",
+      "/w",
+      "sh /tmp/cx/hook.sh /tmp/cx/h2/events.jsonl",
     );
+    expect(text).toContain('command = "sh /tmp/cx/hook.sh /tmp/cx/h2/events.jsonl Stop"\n');
+    const hash = codexHookTrustHash({
+      eventKey: "stop",
+      command: "sh /tmp/cx/hook.sh /tmp/cx/h2/events.jsonl Stop",
+      timeout: 30,
+    });
+    expect(text).toContain(`[hooks.state."/p/umbel-w1.config.toml:stop:0:0"]\ntrusted_hash = "${hash}"`);
   });
 });
 

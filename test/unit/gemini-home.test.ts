@@ -50,7 +50,14 @@ describe("gemini home (GEMINI_CLI_HOME)", () => {
     expect(settings.hooks.AfterAgent).toEqual([
       {
         matcher: "",
-        hooks: [{ type: "command", name: "umbel-AfterAgent", command: INPUT.hookCommand, timeout: 10_000 }],
+        hooks: [
+          {
+            type: "command",
+            name: "umbel-AfterAgent",
+            command: `${INPUT.hookCommand} AfterAgent`,
+            timeout: 10_000,
+          },
+        ],
       },
     ]);
     expect(settings.hooks.BeforeModel[0].hooks[0].command).toBe(
@@ -80,7 +87,7 @@ describe("gemini home (GEMINI_CLI_HOME)", () => {
     expect(settings.mcpServers).toEqual(user.mcpServers);
     expect(
       settings.hooks.AfterAgent.map((group: { hooks: { command: string }[] }) => group.hooks[0]?.command),
-    ).toEqual(["notify-send done", INPUT.hookCommand]);
+    ).toEqual(["notify-send done", `${INPUT.hookCommand} AfterAgent`]);
     expect(settings.hooksConfig).toEqual({ enabled: true, disabled: ["mine"] });
     expect(settings.general).toEqual({
       vimMode: true,

@@ -344,7 +344,11 @@ describe("a decision in the events log", () => {
 });
 
 describe("notify.tsv", () => {
-  test("each rule: the event, the outcome and its exit code, what the line must and must not hold (- for none)", () => {
+  // The line's own members, one whole value each, from its start (hook.sh's grep -E; core/notify.ts).
+  const STRING = '"([^"\\\\]|\\\\.)*"';
+  const FLAT = `\\{([^{}"]|${STRING})*\\}`;
+  const TOP_LEVEL = `^\\{(${STRING}:(${STRING}|[-+.0-9A-Za-z]+|${FLAT}|\\[([^][{}"]|${STRING}|${FLAT})*\\]),)*`;
+  test("each rule: the event, the outcome and its exit code, what the line must and must not hold (- for none), anchored at the line's start", () => {
     expect(
       compileNotify(claude.notifyRules ?? [])
         .split("\n")
@@ -352,8 +356,8 @@ describe("notify.tsv", () => {
     ).toEqual([
       'Stop\tstop\t0\t-\t"status":"running"',
       "StopFailure\tprovider-error\t122\t-\t-",
-      'PermissionRequest\tinput\t126\t-\t"umbel_policy"',
-      'Notification\tinput\t126\t"notification_type":"(agent_needs_input|elicitation_dialog)"\t-',
+      'PermissionRequest\tinput\t126\t-\t^\\{"umbel_policy":',
+      `Notification\tinput\t126\t${TOP_LEVEL}"notification_type":"(agent_needs_input|elicitation_dialog)"\t-`,
     ]);
   });
 });

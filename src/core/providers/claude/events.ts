@@ -1,5 +1,5 @@
 import { stringAt } from "../../json.ts";
-import { POLICY_MARK } from "../../notify.ts";
+import { POLICY_MARK, topLevel } from "../../notify.ts";
 import { snakeSessionStart } from "../hook-wire.ts";
 import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 
@@ -106,8 +106,10 @@ function describeTool(name: string | null, input: unknown): string {
 
 /**
  * `spawn --notify` on claude 2.1.332: the events that end a turn. A Stop listing a background agent
- * as running is not the end (its report turn's Stop is); PermissionRequest asks a person unless the
- * policy answered it; Notification only for the kinds a PermissionRequest does not announce first.
+ * as running is not the end (its report turn's Stop is; a Stop holds no raw JSON of a model's, only
+ * strings, where its quotes are escaped); PermissionRequest asks a person unless the policy answered
+ * it (hook.sh's own marker); Notification (its own field) only for the kinds a PermissionRequest
+ * does not announce first.
  */
 export const CLAUDE_NOTIFY_RULES: readonly NotifyRule[] = [
   { event: "Stop", reason: "stop", never: '"status":"running"' },
@@ -116,6 +118,6 @@ export const CLAUDE_NOTIFY_RULES: readonly NotifyRule[] = [
   {
     event: "Notification",
     reason: "input",
-    must: '"notification_type":"(agent_needs_input|elicitation_dialog)"',
+    must: topLevel('"notification_type":"(agent_needs_input|elicitation_dialog)"'),
   },
 ];

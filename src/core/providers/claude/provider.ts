@@ -91,9 +91,12 @@ function preparePrompt(prompt: string): string {
 }
 
 function planLaunch(input: LaunchInput): LaunchPlan {
-  const hook = [{ matcher: "", hooks: [{ type: "command", command: input.hookCommand }] }];
+  // Each event's command names it (hooks/hook.sh never reads the event from the payload).
+  const hook = (event: string) => [
+    { matcher: "", hooks: [{ type: "command", command: `${input.hookCommand} ${event}` }] },
+  ];
   const own: Record<string, unknown> = {
-    hooks: Object.fromEntries(CLAUDE_HOOK_EVENTS.map((event) => [event, hook])),
+    hooks: Object.fromEntries(CLAUDE_HOOK_EVENTS.map((event) => [event, hook(event)])),
   };
   const bypass = input.unattended === true || input.permissionMode === "bypassPermissions";
   if (bypass) own.skipDangerousModePermissionPrompt = true;

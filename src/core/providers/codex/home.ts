@@ -151,18 +151,24 @@ export function renderCodexProfile(
     lines.push(`developer_instructions = ${tomlString(layer.developerInstructions)}`);
   lines.push("", `[projects.${tomlString(cwd)}]`, 'trust_level = "trusted"', "");
   for (const server of layer.mcpServers ?? []) lines.push(server, "");
+  // Each event's command names it (hooks/hook.sh never reads the event from the payload).
+  const command = (event: string) => `${hookCommand} ${event}`;
   for (const hook of CODEX_HOOKS) {
     lines.push(
       `[[hooks.${hook.event}]]`,
       `[[hooks.${hook.event}.hooks]]`,
       'type = "command"',
-      `command = ${tomlString(hookCommand)}`,
+      `command = ${tomlString(command(hook.event))}`,
       `timeout = ${hook.timeout}`,
       "",
     );
   }
   for (const hook of CODEX_HOOKS) {
-    const hash = codexHookTrustHash({ eventKey: hook.key, command: hookCommand, timeout: hook.timeout });
+    const hash = codexHookTrustHash({
+      eventKey: hook.key,
+      command: command(hook.event),
+      timeout: hook.timeout,
+    });
     lines.push(
       `[hooks.state.${tomlString(`${profilePath}:${hook.key}:0:0`)}]`,
       `trusted_hash = "${hash}"`,

@@ -1,4 +1,5 @@
 import { stringAt } from "../../json.ts";
+import { topLevel } from "../../notify.ts";
 import { snakeSessionStart } from "../hook-wire.ts";
 import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 
@@ -99,5 +100,5 @@ export function assessRetryStall(input: RetryStallInput): RetryStall {
  */
 export const GEMINI_NOTIFY_RULES: readonly NotifyRule[] = [
   { event: "AfterAgent", reason: "stop" },
-  { event: "Notification", reason: "input", must: '"notification_type":"ToolPermission"' },
+  { event: "Notification", reason: "input", must: topLevel('"notification_type":"ToolPermission"') },
 ];

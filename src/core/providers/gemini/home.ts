@@ -140,7 +140,8 @@ function applyUmbelSettings(user: Record<string, unknown>, input: GeminiHomeInpu
     const hook = { type: "command", name: `umbel-${event}`, command, timeout: 10_000 };
     hooks[event] = [...own, { matcher: "", hooks: [hook] }];
   };
-  for (const event of GEMINI_HOOK_EVENTS) add(event, input.hookCommand);
+  // Each event's command names it (hooks/hook.sh never reads the event from the payload).
+  for (const event of GEMINI_HOOK_EVENTS) add(event, `${input.hookCommand} ${event}`);
   // BeforeModel's payload carries the whole conversation on every model call (one per retry), so
   // it is recorded as a bare marker: counting them tells a retrying turn from a slow one.
   for (const event of GEMINI_MARKER_EVENTS) add(event, markerCommand(event, input.eventsLog));
