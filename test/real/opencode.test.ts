@@ -294,7 +294,15 @@ describe.skipIf(opencode === null)("real opencode through dist/umbel", () => {
       async () => {
         const outside = join(sb.dir, "outside-p");
         stub.script(write(join(outside, "refused.txt"), "no", text("went on after the refusal")));
-        const r = await sb.umbel(["-p", "--provider", "opencode", ...START, "--output-format", "json", "write it"]);
+        const r = await sb.umbel([
+          "-p",
+          "--provider",
+          "opencode",
+          ...START,
+          "--output-format",
+          "json",
+          "write it",
+        ]);
         expect(JSON.parse(r.stdout)).toMatchObject({
           subtype: "success",
           result: "went on after the refusal",
