@@ -18,6 +18,8 @@ const DIALOG_SETTLE_MS = 300;
 /** After a move, how long the TUI gets to redraw the highlight before the screen is read again. */
 const DIALOG_STEP_MS = 100;
 const DIALOG_RETRY_MS = 1500;
+/** How often a fatal screen that may clear (codex's thread lock) gets its retry key. */
+const RETRY_EVERY_MS = 1000;
 /**
  * After a move, how long fresh screens must keep showing the highlight on the answer before Enter.
  * claude 2.1.332 remounts its trust dialog once it settles (a 150 ms timer from its mount, and again
@@ -114,6 +116,8 @@ export type ReadyState =
       readonly probedAt: number;
       /** When the SessionStart hook was first seen (the composer is about to be drawn). */
       readonly hookedAt: number | null;
+      /** A fatal screen that may clear (ScreenState's `retry`): since when, and its last key. */
+      readonly retrying: { readonly since: number; readonly keyAt: number } | null;
     }
   /** The CLI exited while starting: wait for tmux to mark the pane dead, then take its screen. */
   | {
@@ -136,6 +140,7 @@ export function startReady(config: ReadyConfig): ReadyState {
     screen: "",
     probedAt: Number.NEGATIVE_INFINITY,
     hookedAt: null,
+    retrying: null,
   };
 }
 
@@ -194,6 +199,7 @@ function onScreen(s: Starting, now: number): ReadyStep {
   const state = provider.classifyScreen(screen ?? "");
   switch (state.kind) {
     case "dialog": {
+      if (state.fatal && state.retry) return retryFatal(s, now, state.fatal, state.retry);
       if (state.fatal)
         return fail(
           s,
@@ -328,6 +334,27 @@ function sessionOnly(config: ReadyConfig, answer: DialogAnswer): UmbelError {
     `${provider.displayName} asks to trust ${folder}, and would keep that answer in your own configuration; this worker (umbel -p, or a spare of the warm pool) trusts its folder for its own session only, so umbel does not answer it. Start ${provider.defaultBin} there once and answer it yourself, or use umbel spawn, which answers it and says so`,
     { name, path: answer.folders?.[0] ?? null, dialog: answer.dialog },
   );
+}
+
+/** A fatal screen that may clear: its keys once a second until `forMs` from the first sight. */
+function retryFatal(
+  s: Starting,
+  now: number,
+  fatal: string,
+  retry: { readonly keys: readonly string[]; readonly forMs: number },
+): ReadyStep {
+  const since = s.retrying?.since ?? now;
+  if (now - since >= retry.forMs) {
+    const screen = screenTail(s.screen);
+    const pressed = `${retry.keys.join(" ")} pressed for ${Math.round(retry.forMs / 1000)} s`;
+    return fail(
+      s,
+      new SpawnFailedError(`${fatal} (${pressed}):\n${screen}`, { name: s.config.name, screen }),
+    );
+  }
+  if (s.retrying === null || now - s.retrying.keyAt >= RETRY_EVERY_MS)
+    return { state: { ...s, retrying: { since, keyAt: now } }, next: { kind: "keys", keys: retry.keys } };
+  return untilDeadline(s, now);
 }
 
 function untilDeadline(s: Starting, now: number): ReadyStep {

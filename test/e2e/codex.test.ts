@@ -177,6 +177,30 @@ describe("a codex worker's life", () => {
     expect(fresh.code).toBe(0);
   });
 
+  test("--resume of a thread a killed worker's codex still holds: r until it exits, then the turn goes on", async () => {
+    // run --resume met it on a loaded CI: kill returns once tmux ended the session, while that
+    // worker's codex may still be exiting with the thread's lock (here: for 4 s after its hang-up).
+    const held = await sb.umbel([
+      "-p",
+      "--provider",
+      "codex",
+      "--name",
+      "holder",
+      "--env",
+      "FAKE_CODEX_EXIT_LAG_MS=4000",
+      "--output-format",
+      "json",
+      "fake:reply held",
+    ]);
+    expect(held.code).toBe(0);
+    const session = String(JSON.parse(held.stdout).session_id);
+    expect((await sb.umbel(["kill", "--purge", "holder"])).code).toBe(0);
+    const r = await sb.umbel(["-p", "--provider", "codex", "--resume", session, "fake:history"]);
+    if (r.code !== 0) console.error(r.stderr);
+    expect(r.stdout).toBe(`HISTORY n=1 last=${sha12("fake:reply held")}\n`);
+    expect(r.code).toBe(0);
+  });
+
   test("umbel -p --provider codex prints the answer", async () => {
     const r = await sb.umbel(["-p", "--provider", "codex", "fake:reply from codex"]);
     expect(r.stdout).toBe("from codex\n");

@@ -298,6 +298,10 @@ describe.skipIf(codex === null)("real codex against the stub model", () => {
       });
       try {
         expect(await r.until("dialog")).toMatchObject({ dialog: "thread-locked", keys: [] });
+        // r while the holder lives keeps the lock screen (spawn presses it once a second for 10 s).
+        await r.tmux.sendKeys(r.name, ["r"]);
+        await Bun.sleep(1000);
+        expect(await r.until("dialog")).toMatchObject({ dialog: "thread-locked" });
         await c.tmux.killSession(c.name);
         await r.tmux.sendKeys(r.name, ["r"]);
         await r.until("ready");

@@ -66,6 +66,7 @@ describe("codex screens (real captures)", () => {
         dialog: "thread-locked",
         keys: [],
         fatal: "the codex session is open in another codex process; close that one first",
+        retry: { keys: ["r"], forMs: 10_000 },
       },
     ],
   ])("%s", (name, expected) => {

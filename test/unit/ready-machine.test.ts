@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { ReadyConfig } from "../../src/core/ready.ts";
 import { BUSY, IDLE, TRUST } from "../fixtures/claude-screens.ts";
@@ -14,6 +16,10 @@ const config = (over: Partial<ReadyConfig> = {}): ReadyConfig => ({
   untrusted: null,
   ...over,
 });
+const codexScreen = (name: string) =>
+  readFileSync(join(import.meta.dir, "..", "fixtures", "codex", "screens", `${name}.txt`), "utf8");
+const LOCKED = codexScreen("thread-locked");
+const CODEX_IDLE = codexScreen("ready");
 const TRUSTED = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");
 
 describe("spawn readiness machine", () => {
@@ -181,6 +187,28 @@ describe("spawn readiness machine", () => {
     };
     const run = runReady(config({ provider: fatal }), { screens: [[0, "bad settings"]] });
     expect(run.error?.message).toBe("Settings Warning:\nbad settings");
+  });
+
+  test("codex's thread lock: r once a second for 10 s (a killed holder may still be exiting), then it fails", () => {
+    const run = runReady(config({ provider: getProvider("codex") }), { screens: [[0, LOCKED]] });
+    expect(run.keys.length).toBeGreaterThan(0);
+    expect(run.keys.every((k) => k.length === 1 && k[0] === "r")).toBe(true);
+    expect(run.error?.message).toStartWith(
+      "the codex session is open in another codex process; close that one first (r pressed for 10 s)",
+    );
+    expect(run.at).toBeGreaterThanOrEqual(10_000);
+    expect(run.at).toBeLessThan(12_000);
+  });
+
+  test("codex's thread lock that clears: the first r after the holder exited makes it ready", () => {
+    let presses = 0;
+    const run = runReady(config({ provider: getProvider("codex") }), {
+      screens: [[0, LOCKED]],
+      // The holder exits between the first and the second r.
+      onKeys: (keys) => (keys[0] === "r" && ++presses === 2 ? CODEX_IDLE : null),
+    });
+    expect(run).toMatchObject({ result: "ready" });
+    expect(run.keys).toEqual([["r"], ["r"]]);
   });
 
   test("a sign-in screen is refused with input-required", () => {

@@ -72,6 +72,11 @@ export type ScreenState =
       dialog: string;
       keys: readonly string[];
       fatal?: string;
+      /**
+       * A fatal screen that may clear by itself: spawn presses `keys` once a second for `forMs`
+       * before it fails with `fatal` (codex's thread lock, held by a worker killed a moment ago).
+       */
+      retry?: { readonly keys: readonly string[]; readonly forMs: number };
       grantsTrust?: true;
       lasting?: true;
       answer?: string;

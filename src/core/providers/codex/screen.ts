@@ -33,13 +33,16 @@ export function classifyCodexScreen(screen: string): ScreenState {
   if (screen.includes("Welcome to Codex") && /Sign in with ChatGPT|Sign in another way|API key/.test(screen))
     return { kind: "sign-in", text: tail(lines) };
   // `codex resume <id>` of a thread another live codex holds (its thread-writer lock): it waits
-  // for `r` once the other one is closed. Measured when resuming a live worker's session.
+  // for `r` once the other one is closed. Measured when resuming a live worker's session. The holder
+  // can be a worker killed a moment ago whose codex is still exiting (kill returns once tmux ended
+  // the session; a loaded CI's run --resume met it), so r is pressed for a while before giving up.
   if (screen.includes("This conversation is open in another app")) {
     return {
       kind: "dialog",
       dialog: "thread-locked",
       keys: [],
       fatal: "the codex session is open in another codex process; close that one first",
+      retry: { keys: ["r"], forMs: 10_000 },
     };
   }
   // "Your trust decision will be saved": in CODEX_HOME's config.toml, which for a worker is umbel's
