@@ -139,11 +139,10 @@ describe("concurrent spawns", () => {
   test("20 distinct names all succeed; 2 of one name give exactly one worker and one clear error", async () => {
     const sb = await sandbox();
     const names = Array.from({ length: 20 }, (_, i) => `c${i}`);
-    const results = await Promise.all([
-      ...names.map((n) => sb.umbel(["spawn", n])),
-      sb.umbel(["spawn", "twin"]),
-      sb.umbel(["spawn", "twin"]),
-    ]);
+    // Two claude workers boot at a time (UMBEL_MAX_STARTING's default) and the wait for a slot counts
+    // in the start timeout: 11 waves beside two other test files on 2 cores took over 60 s.
+    const spawn = (name: string) => sb.umbel(["spawn", name, "--start-timeout", "200s"]);
+    const results = await Promise.all([...names.map(spawn), spawn("twin"), spawn("twin")]);
     const distinct = results.slice(0, 20);
     expect(distinct.map((r) => r.stderr).filter((e) => e !== "")).toEqual([]);
     expect(distinct.every((r) => r.code === 0)).toBe(true);
@@ -161,7 +160,7 @@ describe("concurrent spawns", () => {
       hostEnv: sb.env,
     }).listSessions();
     expect(sessions.filter((s) => s === "twin")).toEqual(["twin"]);
-  }, 120_000);
+  }, 240_000);
 });
 
 /** Every entry under `dir` (not following links), as umbel left it. */
