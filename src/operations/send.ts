@@ -270,13 +270,15 @@ async function settledScreen(deps: Deps, worker: Worker): Promise<string> {
     const turn = last === null ? null : (await currentTurn(deps, worker, events, last)).turn.status;
     if (turn !== "stop" && turn !== "failure") return screen;
   }
-  // A screen mid-redraw reads "unknown" (gemini under load redraws its whole frame for a moment).
-  const waitFor = first;
+  // A screen mid-redraw reads "unknown" (gemini under load redraws its whole frame for a moment),
+  // and a pane still drawing an ended turn busy can pass through such a frame before its composer
+  // (gemini on a loaded CI): both are waited out, together, for SETTLE_MS at most.
   const until = deps.clock.now() + SETTLE_MS;
   while (deps.clock.now() < until && !deps.signal?.aborted) {
     await deps.clock.sleep(50, deps.signal);
     screen = (await deps.tmux.capture(name)) ?? "";
-    if (worker.provider.classifyScreen(screen).kind !== waitFor) break;
+    const kind = worker.provider.classifyScreen(screen).kind;
+    if (kind !== "unknown" && kind !== "busy") break;
   }
   return screen;
 }

@@ -201,6 +201,21 @@ describe("send → wait → read (in memory)", () => {
     expect(world.tmux.pasted).toEqual([]);
   });
 
+  test("send after a turn ended waits through its lagging busy frame and then a redraw's unknown one", async () => {
+    // gemini on a loaded CI: the Stop is in, the pane still drew the turn, then a frame mid-redraw
+    // (its old prompt alone, read unknown), and only then the composer; send refused at the second.
+    const world = readyWorker(BUSY);
+    world.hook(
+      "w1",
+      ev("UserPromptSubmit", { prompt_id: "p0", prompt: "say hello?" }),
+      ev("Stop", { prompt_id: "p0", last_assistant_message: "hello" }),
+    );
+    world.clock.at(world.clock.now() + 1000, () => setScreen(world, "w1", " > say hello?"));
+    world.clock.at(world.clock.now() + 2000, () => setScreen(world, "w1", IDLE));
+    claudeTui(world, "w1");
+    expect(await sendPrompt(world.deps, { name: "w1", prompt: "hi" })).toMatchObject({ promptId: "p1" });
+  });
+
   test("send to a worker showing a permission prompt says what it shows, in English (4)", async () => {
     const world = readyWorker(PERMISSION);
     await expect(sendPrompt(world.deps, { name: "w1", prompt: "hi" })).rejects.toMatchObject({
