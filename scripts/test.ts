@@ -3,17 +3,27 @@
  * `bun test`. The real tier skips itself when its CLIs are absent. Slow test files declare their own
  * timeouts, so no --timeout is needed here.
  *
- * With no arguments the files run in 3 worker processes, slowest first by test/timings.json (per-file
+ * `UMBEL_TEST_PARALLEL=N` runs the files N at a time, slowest first by test/timings.json (per-file
  * durations measured on a sequential run): the suite mostly waits on tmux and the CLIs (a sequential
- * run used 0.4 of a core for 22 minutes), so three files at a time fit 2 cores. Every test has its own
- * state root, tmux socket, homes and stub model port, so files never share a worker. Any argument
- * (a file, `-t`, `--parallel=N`) is passed to `bun test` as it is, sequential unless it says otherwise.
+ * run used 0.4 of a core for 22 minutes), so three at a time took 11-14 minutes. The default stays
+ * one file at a time: at three, the load (4-30 on 2 cores) still finds timing races the sequential
+ * run does not (half of the fresh-clone runs at three had one; docs/performance.md). Arguments
+ * (a file, `-t`) are passed to `bun test` as they are.
  */
 const bun = process.execPath;
 const build = Bun.spawnSync([bun, "run", "scripts/build.ts"], { stdout: "inherit", stderr: "inherit" });
 if (build.exitCode !== 0) process.exit(build.exitCode ?? 1);
-const given = process.argv.slice(2);
-const args = given.length > 0 ? given : ["--parallel=3", "--timings=test/timings.json"];
+const parallel = process.env.UMBEL_TEST_PARALLEL?.trim();
+if (parallel && !/^[1-9][0-9]*$/.test(parallel)) {
+  console.error(
+    `UMBEL_TEST_PARALLEL must be a whole number of files at a time, not ${JSON.stringify(parallel)}`,
+  );
+  process.exit(2);
+}
+const args = [
+  ...(parallel ? [`--parallel=${parallel}`, "--timings=test/timings.json"] : []),
+  ...process.argv.slice(2),
+];
 const test = Bun.spawnSync([bun, "test", ...args], {
   stdout: "inherit",
   stderr: "inherit",
