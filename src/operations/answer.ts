@@ -92,7 +92,6 @@ async function answerHeld(deps: Deps, input: AnswerInput, started: number): Prom
   await sendKeys(deps, { name, keys: [...plan.keys] });
   const keys = [...plan.keys];
   if (plan.confirm !== undefined) keys.push(...(await answerConfirmation(deps, worker, plan.confirm, keys)));
-  else if (shown.kind === "input") await untilPromptLeaves(deps, worker, shown.text, events.length);
   return {
     name,
     choice: input.choice,
@@ -102,31 +101,6 @@ async function answerHeld(deps: Deps, input: AnswerInput, started: number): Prom
     keys,
     elapsedMs: deps.clock.now() - started,
   };
-}
-
-/**
- * How long an answered prompt may stay drawn: a TUI slow to redraw (a loaded machine: gemini's box
- * stayed > 1 s after its key, the keys' own bound) kept it on screen when `answer` returned, and a
- * `wait` right after read that answered prompt as still pending (input, at once, the same inputId).
- */
-const REDRAW_MS = 5000;
-
-/**
- * Returns once the prompt the keys answered is gone: the screen shows no prompt or another one, or
- * a hook event came after the answer's look (the next prompt can have the same text), or REDRAW_MS
- * passed (a key the TUI lost: the caller's wait reports the prompt again, as it still is).
- */
-async function untilPromptLeaves(deps: Deps, worker: Worker, text: string, seen: number): Promise<void> {
-  const { name } = worker.meta;
-  const until = deps.clock.now() + REDRAW_MS;
-  while (deps.clock.now() < until && !deps.signal?.aborted) {
-    const screen = await deps.tmux.capture(name).catch(() => null);
-    if (screen === null) return;
-    const now = worker.provider.classifyScreen(screen);
-    if (now.kind !== "input" || now.text !== text) return;
-    if ((await readEvents(deps, worker.provider, name)).length > seen) return;
-    await deps.clock.sleep(ANSWER_POLL_MS, deps.signal);
-  }
 }
 
 /** How long the confirmation an option opens may take to show (opencode draws it within ~100 ms). */

@@ -2,7 +2,7 @@ import { WorkerDeadError } from "../core/errors.ts";
 import type { KeysResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KeysInput } from "../core/schemas.ts";
-import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
+import { checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
  * Presses keys in the worker's pane: how a caller answers what `wait` reported as input (a
@@ -17,38 +17,57 @@ export async function sendKeys(deps: Deps, input: KeysInput): Promise<KeysResult
       exit: live.exit,
     });
   const before = await deps.tmux.capture(input.name).catch(() => null);
+  const asked = before === null ? null : worker.provider.classifyScreen(before);
+  const seen = asked?.kind === "input" ? (await readEvents(deps, worker.provider, input.name)).length : 0;
   // claude drops keys that arrive within ~0.15 s of a prompt appearing (as with its trust dialog),
   // and a caller may answer the moment `wait` reported it.
-  if (before !== null && worker.provider.classifyScreen(before).kind === "input")
-    await deps.clock.sleep(PROMPT_SETTLE_MS, deps.signal);
+  if (asked?.kind === "input") await deps.clock.sleep(PROMPT_SETTLE_MS, deps.signal);
   for (const key of input.keys) {
     if (input.literal) await deps.tmux.sendLiteral(input.name, key);
     else await deps.tmux.sendKeys(input.name, [key]);
   }
-  await untilScreenReacts(deps, worker, before);
+  if (before !== null) await untilScreenReacts(deps, worker, before, seen);
   return { name: input.name, sent: input.keys };
 }
 
 /** Long enough for a TUI to redraw after a key; a key that changes nothing costs this much. */
 const REACT_MS = 1000;
+/**
+ * How long a prompt the keys answered may stay drawn: a TUI slow to redraw on a loaded machine
+ * (gemini's box stayed > 1 s after its key; claude's permission prompt ~2 s) kept it on screen when
+ * the keys returned, and a `wait` right after read that answered prompt as still pending (input,
+ * at once, the same inputId).
+ */
+const REDRAW_MS = 5000;
 const PROMPT_SETTLE_MS = 300;
+const POLL_MS = 25;
 
 /**
- * Returns once the screen has reacted: a prompt that was showing is gone, or else the screen changed
- * (spinner ticks aside). So a `wait` right after `keys 1` does not read the permission prompt that
- * was just answered as still pending (claude redraws a moment after the key).
+ * Returns once the screen has reacted to the keys. On a prompt: the prompt is gone or another one
+ * shows, or a hook event came after the keys (the next prompt can have the same text), or, after
+ * REACT_MS, the screen changed with the prompt kept (a key that moves within it, as Down in a
+ * menu); REDRAW_MS at most (a key the TUI lost: the caller's wait reports the prompt again, as it
+ * still is). Elsewhere: the screen changed (spinner ticks aside), REACT_MS at most.
  */
-async function untilScreenReacts(deps: Deps, worker: Worker, before: string | null): Promise<void> {
-  if (before === null) return;
+async function untilScreenReacts(deps: Deps, worker: Worker, before: string, seen: number): Promise<void> {
   const { provider } = worker;
-  const wasPrompt = provider.classifyScreen(before).kind === "input";
+  const { name } = worker.meta;
+  const asked = provider.classifyScreen(before);
   const still = provider.stillScreen(before);
-  const until = deps.clock.now() + REACT_MS;
-  while (deps.clock.now() < until && !deps.signal?.aborted) {
-    const screen = await deps.tmux.capture(worker.meta.name).catch(() => null);
+  const started = deps.clock.now();
+  const bound = started + (asked.kind === "input" ? REDRAW_MS : REACT_MS);
+  while (deps.clock.now() < bound && !deps.signal?.aborted) {
+    const screen = await deps.tmux.capture(name).catch(() => null);
     if (screen === null) return;
-    if (wasPrompt ? provider.classifyScreen(screen).kind !== "input" : provider.stillScreen(screen) !== still)
-      return;
-    await deps.clock.sleep(25, deps.signal);
+    const changed = provider.stillScreen(screen) !== still;
+    if (asked.kind !== "input") {
+      if (changed) return;
+    } else {
+      const shown = provider.classifyScreen(screen);
+      if (shown.kind !== "input" || shown.text !== asked.text) return;
+      if (changed && deps.clock.now() - started >= REACT_MS) return;
+      if ((await readEvents(deps, provider, name)).length > seen) return;
+    }
+    await deps.clock.sleep(POLL_MS, deps.signal);
   }
 }

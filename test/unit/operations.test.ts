@@ -367,6 +367,17 @@ describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
     expect(world.tmux.calls).toContain("send-keys Down");
   });
 
+  test("keys on a prompt returns once the prompt is gone, though the TUI took 2 s to redraw", async () => {
+    // lifecycle on a loaded machine: keys 1 came back after its 1 s bound with the answered prompt
+    // still drawn, and the wait right after read it as pending (input, 126) instead of the turn.
+    const world = readyWorker(PERMISSION);
+    const pressed = world.clock.now();
+    world.clock.at(pressed + 2000, () => setScreen(world, "w1", IDLE));
+    await sendKeys(world.deps, { name: "w1", keys: ["1"] });
+    expect(world.clock.now() - pressed).toBeGreaterThanOrEqual(2000);
+    expect(world.tmux.panes.get("w1")?.screen).toBe(IDLE);
+  });
+
   test("logs emits the events in order", async () => {
     const world = readyWorker();
     world.hook("w1", ev("UserPromptSubmit", { prompt: "x" }));
