@@ -47,7 +47,7 @@ tmp="$log.$$.tmp"
 # A temp file left by a killed hook of the same pid (or a planted link) is removed, then made anew.
 { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null || { rm -f "$tmp"; { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null; }
 
-# Appends stdin to the log $1, bounded (core/log-bounds.ts): one run adds at most 65536 bytes (then a
+# Appends stdin to the log $1, bounded (core/common/log-bounds.ts): one run adds at most 65536 bytes (then a
 # line saying it was cut; the rest is read and dropped, so the writer never dies of SIGPIPE), and a
 # log past 1048576 bytes is first moved to $1.1, replacing the older one. A link where the log goes
 # is refused: nothing is written through it. The same function is in hooks/launch.sh.

@@ -29,7 +29,7 @@ record_exit() {
   (umask 077 && set -C && printf '%s\n' "$1" > "$events/exit.json.tmp") && mv "$events/exit.json.tmp" "$events/exit.json"
 }
 
-# Appends stdin to the log $1, bounded (core/log-bounds.ts): one run adds at most 65536 bytes (then a
+# Appends stdin to the log $1, bounded (core/common/log-bounds.ts): one run adds at most 65536 bytes (then a
 # line saying it was cut; the rest is read and dropped, so the writer never dies of SIGPIPE), and a
 # log past 1048576 bytes is first moved to $1.1, replacing the older one. A link where the log goes
 # is refused: nothing is written through it. The same function is in hooks/hook.sh.

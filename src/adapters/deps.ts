@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { clampTimerMs, parseDuration } from "../core/duration.ts";
+import { clampTimerMs, parseDuration } from "../core/common/duration.ts";
 import type { Clock, Deps, TracePort } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";

@@ -1,7 +1,7 @@
 import { closeSync, constants, lstatSync, openSync, renameSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { clampTimerMs } from "../core/duration.ts";
-import { ROTATE_LOG_BYTES } from "../core/log-bounds.ts";
+import { clampTimerMs } from "../core/common/duration.ts";
+import { ROTATE_LOG_BYTES } from "../core/common/log-bounds.ts";
 import { missingProgram } from "../core/programs.ts";
 
 export type RunResult = {

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { parseJson } from "../core/common/json.ts";
 import { StateError } from "../core/errors.ts";
-import { parseJson } from "../core/json.ts";
 import type { Lock, RunStore, RunsPort } from "../core/ports.ts";
 import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
 import type { RunState } from "../core/workflow/state.ts";

@@ -1,9 +1,9 @@
 import { lstat, mkdir, readdir, readlink, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { fsFaultError, plantedLinkError } from "../core/common/fs-fault.ts";
+import { parseJson, parseJsonObject } from "../core/common/json.ts";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
-import { fsFaultError, plantedLinkError } from "../core/fs-fault.ts";
-import { parseJson, parseJsonObject } from "../core/json.ts";
 import { Meta } from "../core/meta.ts";
 import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";

@@ -120,7 +120,7 @@ export class StateError extends UmbelError {
 
 /**
  * A file or folder umbel cannot use (a directory where a file should be, permissions, a read-only
- * disk): `data` names the path, the errno and what to do (`core/fs-fault.ts` builds every one).
+ * disk): `data` names the path, the errno and what to do (`core/common/fs-fault.ts` builds every one).
  */
 export class FileAccessError extends StateError {
   override readonly code: string = "file-access";

@@ -1,8 +1,8 @@
-import { isRecord } from "./json.ts";
+import { isRecord } from "./common/json.ts";
+import { shellQuote } from "./common/shell.ts";
 import type { ArgPattern, PolicyFile, PolicyRule } from "./policy/rules.ts";
 import type { HookEvent, PolicySpec } from "./providers/types.ts";
 import type { ProviderId } from "./schemas.ts";
-import { shellQuote } from "./shell.ts";
 
 /**
  * `spawn --allow PATTERN / --deny PATTERN`: rules in the provider's tool-pattern syntax, answered from

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { choiceError } from "./common/suggest.ts";
 import { UsageError } from "./errors.ts";
 import { GuardFields, orphanGuardField } from "./guard/fields.ts";
 import { OnLimit } from "./limits.ts";
@@ -15,7 +16,6 @@ import {
   type WithProvider,
   WorkerName,
 } from "./schemas.ts";
-import { choiceError } from "./suggest.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.

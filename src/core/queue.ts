@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { parseJson } from "./common/json.ts";
 import { GuardRecord } from "./guard/record.ts";
-import { parseJson } from "./json.ts";
 import { SendResult } from "./outputs.ts";
 
 /**

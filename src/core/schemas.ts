@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
+import { MAX_DURATION_MS, parseDuration } from "./common/duration.ts";
+import { parseJsonObject } from "./common/json.ts";
+import { choiceError } from "./common/suggest.ts";
 import { FleetSpawnOptions } from "./fleet-options.ts";
-import { parseJsonObject } from "./json.ts";
 import { isKeyName, KEY_NAMES } from "./key-names.ts";
 import { OnLimit } from "./limits.ts";
 import { isBlankPrompt } from "./prompt.ts";
-import { choiceError } from "./suggest.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML

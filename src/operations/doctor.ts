@@ -1,9 +1,9 @@
 import { dirname, join } from "node:path";
+import { parseJsonObject } from "../core/common/json.ts";
 import { diagnose, doctorResult } from "../core/doctor/diagnose.ts";
 import type { CliFacts, ConfigFacts, DoctorFacts } from "../core/doctor/facts.ts";
 import type { DoctorResult } from "../core/doctor/schema.ts";
 import { UmbelError } from "../core/errors.ts";
-import { parseJsonObject } from "../core/json.ts";
 import type { Deps } from "../core/ports.ts";
 import { listProviders } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";

@@ -1,3 +1,4 @@
+import { isRecord, parseJson } from "../core/common/json.ts";
 import { UsageError } from "../core/errors.ts";
 import {
   DEFAULT_ACCEPT_TIMEOUT_MS,
@@ -7,7 +8,6 @@ import {
 } from "../core/guard/fields.ts";
 import { compileSchema } from "../core/guard/json-schema.ts";
 import type { GuardRecord } from "../core/guard/record.ts";
-import { isRecord, parseJson } from "../core/json.ts";
 import type { Deps } from "../core/ports.ts";
 import { readJsonOrFile } from "./json-or-file.ts";
 import type { Worker } from "./worker.ts";

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
+import { quoteArg } from "../core/common/quote.ts";
 import { UsageError } from "../core/errors.ts";
 import type { FilesPort } from "../core/ports.ts";
-import { quoteArg } from "../core/quote.ts";
 import { isJsonObjectText } from "../core/schemas.ts";
 
 /**

@@ -1,3 +1,4 @@
+import { shellQuote } from "../core/common/shell.ts";
 import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import type { GuardedSendInput } from "../core/guard/fields.ts";
 import { compileNotify } from "../core/notify.ts";
@@ -13,7 +14,6 @@ import {
   settle,
   withEntry,
 } from "../core/queue.ts";
-import { shellQuote } from "../core/shell.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { openGuard } from "./guard-open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";

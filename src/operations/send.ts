@@ -1,3 +1,4 @@
+import { withArticle } from "../core/common/suggest.ts";
 import { AbortedError, DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
 import { countEvents, parseEvents } from "../core/events.ts";
 import type { GuardedSendInput } from "../core/guard/fields.ts";
@@ -6,7 +7,6 @@ import type { SendResult } from "../core/outputs.ts";
 import type { Deps, Lock, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
 import { screenTail } from "../core/screen.ts";
-import { withArticle } from "../core/suggest.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { refuseOpenGuard } from "./guard-open.ts";
 import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard-plan.ts";

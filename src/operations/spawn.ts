@@ -1,5 +1,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { type BillingRoute, billingEnvOf, billingFromEnv } from "../core/billing.ts";
+import { quoteArg } from "../core/common/quote.ts";
+import { shellQuote } from "../core/common/shell.ts";
 import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
 import { INCARNATION_FILE } from "../core/events.ts";
 import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
@@ -12,9 +14,7 @@ import type { Deps, Lock } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
-import { quoteArg } from "../core/quote.ts";
 import type { SpawnInput } from "../core/schemas.ts";
-import { shellQuote } from "../core/shell.ts";
 import { type SignInAdvice, signInAdvice } from "../core/sign-in.ts";
 import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { withConfiguredEnv } from "../core/user-config.ts";

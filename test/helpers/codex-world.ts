@@ -5,12 +5,12 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
+import { shellQuote } from "../../src/core/common/shell.ts";
 import { parseEvents } from "../../src/core/events.ts";
 import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
 import { codex, prepareCodexPrompt } from "../../src/core/providers/codex/provider.ts";
 import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
-import { shellQuote } from "../../src/core/shell.ts";
 import { killWorker } from "../../src/operations/kill.ts";
 import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
 import { eventually } from "./sandbox.ts";

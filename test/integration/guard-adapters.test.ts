@@ -7,8 +7,8 @@ import { createGuardStore } from "../../src/adapters/guard-store.ts";
 import { processStart } from "../../src/adapters/process-start.ts";
 import { endCheck, runCheck } from "../../src/adapters/run-check.ts";
 import { createStore } from "../../src/adapters/state.ts";
+import { CHECK_LOG_KEEP_BYTES } from "../../src/core/common/log-bounds.ts";
 import { FileAccessError, StateError } from "../../src/core/errors.ts";
-import { CHECK_LOG_KEEP_BYTES } from "../../src/core/log-bounds.ts";
 import type { CheckProcess } from "../../src/core/ports.ts";
 import { eventually } from "../helpers/sandbox.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { boundText, DEFAULT_MAX_CHARS, TextBound } from "../../src/core/bound-text.ts";
+import { boundText, DEFAULT_MAX_CHARS, TextBound } from "../../src/core/common/bound-text.ts";
+import { findHeadings, findSection } from "../../src/core/common/markdown.ts";
 import { UsageError } from "../../src/core/errors.ts";
-import { findHeadings, findSection } from "../../src/core/markdown.ts";
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n");
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { fsFaultError, isFsFault } from "../../src/core/common/fs-fault.ts";
 import { FileAccessError, formatError, StateError, toExitCode } from "../../src/core/errors.ts";
-import { fsFaultError, isFsFault } from "../../src/core/fs-fault.ts";
 
 /** One mapping from errno to a typed error that names the path and says what to do (exit 1, never 70). */
 describe("fsFaultError", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { parseJson, parseJsonObject } from "../../src/core/json.ts";
+import { parseJson, parseJsonObject } from "../../src/core/common/json.ts";
 
 describe("parseJson", () => {
   test.each([

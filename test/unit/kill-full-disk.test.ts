@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fsFaultError } from "../../src/core/fs-fault.ts";
+import { fsFaultError } from "../../src/core/common/fs-fault.ts";
 import { killWorker } from "../../src/operations/kill.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOOK_RUN_LOG_BYTES, ROTATE_LOG_BYTES } from "../../src/core/log-bounds.ts";
+import { HOOK_RUN_LOG_BYTES, ROTATE_LOG_BYTES } from "../../src/core/common/log-bounds.ts";
 
 /** The sh scripts carry their own copies of the log bounds: one function, the same numbers. */
 const script = (name: string) => readFileSync(join(import.meta.dir, "..", "..", "hooks", name), "utf8");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findSection } from "../../src/core/markdown.ts";
+import { findSection } from "../../src/core/common/markdown.ts";
 import { helpTopic, SERVER_INSTRUCTIONS, toolDescription } from "../../src/faces/mcp/help.ts";
 import { TOOLS } from "../../src/faces/mcp/tools.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { OUTPUT_INLINE_BYTES } from "../../src/core/log-bounds.ts";
+import { OUTPUT_INLINE_BYTES } from "../../src/core/common/log-bounds.ts";
 import { sha256Hex } from "../../src/core/sha256.ts";
 import { boundOutput } from "../../src/core/workflow/output-cut.ts";
 

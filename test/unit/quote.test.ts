@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { quoteArg } from "../../src/core/quote.ts";
+import { quoteArg } from "../../src/core/common/quote.ts";
 
 test.each([
   ["bogus", "bogus"],

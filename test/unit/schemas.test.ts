@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { clampTimerMs, MAX_DURATION_MS, MAX_TIMER_MS, parseDuration } from "../../src/core/duration.ts";
+import {
+  clampTimerMs,
+  MAX_DURATION_MS,
+  MAX_TIMER_MS,
+  parseDuration,
+} from "../../src/core/common/duration.ts";
 import { Duration, SpawnInput, WaitInput, WorkerName } from "../../src/core/schemas.ts";
 
 describe("worker names", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { choiceError, closest, distance, withArticle } from "../../src/core/suggest.ts";
+import { choiceError, closest, distance, withArticle } from "../../src/core/common/suggest.ts";
 
 /** "did you mean": the near miss of a word among the ones a place knows, or nothing. */
 describe("closest", () => {

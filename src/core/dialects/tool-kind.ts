@@ -1,5 +1,5 @@
+import { isRecord } from "../common/json.ts";
 import { STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../guard/tool.ts";
-import { isRecord } from "../json.ts";
 
 /**
  * What a tool call is, in the terms codex exec's items use, whichever CLI made it: a shell command,

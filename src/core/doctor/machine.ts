@@ -1,5 +1,5 @@
+import { formatDuration } from "../common/duration.ts";
 import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../default-provider.ts";
-import { formatDuration } from "../duration.ts";
 import { ProviderId } from "../schemas.ts";
 import type { DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";

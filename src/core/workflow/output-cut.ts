@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OUTPUT_INLINE_BYTES } from "../log-bounds.ts";
+import { OUTPUT_INLINE_BYTES } from "../common/log-bounds.ts";
 import { sha256Hex } from "../sha256.ts";
 
 /**

@@ -1,8 +1,8 @@
 import type { ArgsDef } from "citty";
 import type { z } from "zod";
+import { quoteArg } from "../../core/common/quote.ts";
+import { didYouMean } from "../../core/common/suggest.ts";
 import { UsageError } from "../../core/errors.ts";
-import { quoteArg } from "../../core/quote.ts";
-import { didYouMean } from "../../core/suggest.ts";
 import { parseEnvFlags } from "../../core/worker-env.ts";
 
 /**

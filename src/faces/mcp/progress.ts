@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { formatDuration } from "../../core/duration.ts";
+import { formatDuration } from "../../core/common/duration.ts";
 import type { GuardProgress } from "../../operations/guard.ts";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { readTextOrNull } from "../../adapters/files.ts";
+import { parseJsonObject } from "../../core/common/json.ts";
 import { StateError, UsageError } from "../../core/errors.ts";
-import { parseJsonObject } from "../../core/json.ts";
 import { decideCall, needsShell, toolCallOf } from "../../core/policy/decide.ts";
 import { PolicyFile } from "../../core/policy/rules.ts";
 import { POLICY_HOOK_COMMAND } from "../../core/policy.ts";

@@ -1,4 +1,4 @@
-import { BoundReport, boundText, TextBound } from "../../core/bound-text.ts";
+import { BoundReport, boundText, TextBound } from "../../core/common/bound-text.ts";
 import { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";

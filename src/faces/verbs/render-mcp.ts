@@ -1,4 +1,4 @@
-import type { BoundReport } from "../../core/bound-text.ts";
+import type { BoundReport } from "../../core/common/bound-text.ts";
 import type { Outcome } from "../../core/outcome.ts";
 import type { CaptureResult, KeysResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
 import type { SendOutput } from "../../core/queue.ts";

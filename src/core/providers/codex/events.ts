@@ -1,4 +1,4 @@
-import { stringAt } from "../../json.ts";
+import { stringAt } from "../../common/json.ts";
 import { POLICY_MARK } from "../../notify.ts";
 import { snakeSessionStart } from "../hook-wire.ts";
 import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";

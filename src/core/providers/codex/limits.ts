@@ -1,4 +1,4 @@
-import { isRecord, parseJsonObject } from "../../json.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
 import { isoFromUnixSeconds, type ProviderLimits, type UsageLimit } from "../../limits.ts";
 import { findCodexTurnEnd } from "./transcript.ts";
 

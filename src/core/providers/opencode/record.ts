@@ -1,4 +1,4 @@
-import { isRecord, parseJsonObject } from "../../json.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
 import type { RecordSource, TranscriptAnswer } from "../transcript-types.ts";
 import type { TurnSignal } from "../types.ts";
 

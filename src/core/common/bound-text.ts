@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { UsageError } from "./errors.ts";
+import { UsageError } from "../errors.ts";
 import { findHeadings, findSection } from "./markdown.ts";
 import { choiceError } from "./suggest.ts";
 

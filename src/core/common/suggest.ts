@@ -81,7 +81,7 @@ function asJson(value: unknown): string {
     : `a ${Array.isArray(value) ? "list" : typeof value}`;
 }
 
-/** A value as a message quotes it: always in quotes, one line (core/quote.ts escapes the rest). */
+/** A value as a message quotes it: always in quotes, one line (core/common/quote.ts escapes the rest). */
 function quoted(word: string): string {
   const shown = quoteArg(word);
   return shown.startsWith('"') ? shown : `"${shown}"`;

@@ -1,4 +1,4 @@
-import { FileAccessError } from "./errors.ts";
+import { FileAccessError } from "../errors.ts";
 
 /**
  * The one mapping from a filesystem errno to a typed error: every adapter that reads or writes a
