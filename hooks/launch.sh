@@ -5,7 +5,7 @@
 # line: read it, delete it, drop everything the pane inherited, run the CLI, and record how it ended
 # in <events-dir>/exit.json ({"exitCode":N} or {"exitCode":N,"signal":"KILL"}), written atomically.
 # --retire-after: a spare of the warm pool (core/pool.ts), retired below once idle that long.
-# --owned: the worker is one process's (an anonymous umbel -p's, core/owner.ts), watched below.
+# --owned: the worker is one process's (an anonymous umbel -p's, core/worker/owner.ts), watched below.
 retire_after=
 owned=
 if [ "$1" = --retire-after ]; then

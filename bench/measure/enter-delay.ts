@@ -7,8 +7,8 @@
  *   bun run bench/measure/enter-delay.ts [tries=6] [delays=0,15,30,60,120]
  */
 import { createDeps } from "../../src/adapters/deps.ts";
-import { countEvents, parseEvents } from "../../src/core/events.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
+import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";

@@ -6,8 +6,8 @@
  *   bun run bench/measure/first-enter.ts [tries=8] [delays=0,10,120]
  */
 import { createDeps } from "../../src/adapters/deps.ts";
-import { countEvents, parseEvents } from "../../src/core/events.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
+import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
 import { killWorker } from "../../src/operations/kill.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";

@@ -126,7 +126,7 @@ export class FileAccessError extends StateError {
   override readonly code: string = "file-access";
 }
 
-/** The state root is not a usable directory of the caller's (`core/state-root.ts`). */
+/** The state root is not a usable directory of the caller's (`core/worker/state-root.ts`). */
 export class StateRootError extends StateError {
   override readonly code: string = "state-root";
 }

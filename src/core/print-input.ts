@@ -3,7 +3,6 @@ import { choiceError } from "./common/suggest.ts";
 import { UsageError } from "./errors.ts";
 import { GuardFields, orphanGuardField } from "./guard/fields.ts";
 import { OnLimit } from "./limits.ts";
-import { isBlankPrompt } from "./prompt.ts";
 import { getProvider } from "./providers/registry.ts";
 import {
   Duration,
@@ -16,6 +15,7 @@ import {
   type WithProvider,
   WorkerName,
 } from "./schemas.ts";
+import { isBlankPrompt } from "./worker/prompt.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.

@@ -1,11 +1,11 @@
 import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError, UsageError } from "./errors.ts";
-import { parseEvents } from "./events.ts";
 import type { ExitRecord } from "./outcome.ts";
-import type { DialogAnswer } from "./outputs.ts";
 import type { PaneInfo } from "./ports.ts";
 import type { Provider, ScreenState } from "./providers/types.ts";
-import { screenTail } from "./screen.ts";
-import type { SignInAdvice } from "./sign-in.ts";
+import { parseEvents } from "./worker/events.ts";
+import type { DialogAnswer } from "./worker/outputs.ts";
+import { screenTail } from "./worker/screen.ts";
+import type { SignInAdvice } from "./worker/sign-in.ts";
 
 /**
  * spawn's readiness as a pure state machine, driven by `src/operations/spawn.ts` like `wait`'s:
@@ -61,7 +61,7 @@ export type ReadyConfig = {
   readonly timeoutMs: number;
   /** A folder umbel will not trust on the user's behalf (/ or the home directory), when one is asked. */
   readonly untrusted: string | null;
-  /** What a sign-in refusal tells the user to do (core/sign-in.ts); default: log in by hand. */
+  /** What a sign-in refusal tells the user to do (core/worker/sign-in.ts); default: log in by hand. */
   readonly signInAdvice?: SignInAdvice;
   /** The worker's cwd: the folder of a trust question whose screen does not spell it out. */
   readonly cwd?: string;

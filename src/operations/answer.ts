@@ -9,8 +9,8 @@ import {
   WorkerDeadError,
 } from "../core/errors.ts";
 import type { Deps, Lock } from "../core/ports.ts";
-import { screenTail } from "../core/screen.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
+import { screenTail } from "../core/worker/screen.ts";
 import { sendKeys } from "./keys.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 

@@ -1,5 +1,4 @@
 import { SpawnFailedError, UmbelError } from "../core/errors.ts";
-import type { DialogAnswer } from "../core/outputs.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { Provider } from "../core/providers/types.ts";
 import {
@@ -9,6 +8,7 @@ import {
   startReady,
   stepReady,
 } from "../core/ready.ts";
+import type { DialogAnswer } from "../core/worker/outputs.ts";
 import { DEAD_SCROLLBACK } from "./worker.ts";
 
 /**

@@ -1,7 +1,7 @@
-import type { CaptureResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { CaptureInput } from "../core/schemas.ts";
-import { dropTrailingBlankLines } from "../core/screen.ts";
+import type { CaptureResult } from "../core/worker/outputs.ts";
+import { dropTrailingBlankLines } from "../core/worker/screen.ts";
 import { loadWorker } from "./worker.ts";
 
 /**

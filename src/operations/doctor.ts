@@ -8,7 +8,7 @@ import type { Deps } from "../core/ports.ts";
 import { listProviders } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
 import { testedCli } from "../core/tested-versions.ts";
-import type { StatusResult } from "../core/worker-status.ts";
+import type { StatusResult } from "../core/worker/status.ts";
 import { listWorkers } from "./status.ts";
 import { loadUserConfig } from "./user-config.ts";
 

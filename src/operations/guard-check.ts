@@ -1,4 +1,3 @@
-import { countEvents } from "../core/events.ts";
 import { checkPassed, decideAttempt } from "../core/guard/decide.ts";
 import {
   type Attempt,
@@ -8,6 +7,7 @@ import {
   structuredOf,
 } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
+import { countEvents } from "../core/worker/events.ts";
 import { readAnswer } from "./read.ts";
 import type { Worker } from "./worker.ts";
 

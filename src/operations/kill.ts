@@ -4,9 +4,9 @@ import {
   WorkerIncompleteError,
   WorkerNotFoundError,
 } from "../core/errors.ts";
-import type { KillResult, PruneResult } from "../core/outputs.ts";
 import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
+import type { KillResult, PruneResult } from "../core/worker/outputs.ts";
 import { brokenOf, isWorkerFault, purgeBroken } from "./broken.ts";
 import { checkLiveness, deadPaneScreen, type Liveness, loadWorker, type Worker } from "./worker.ts";
 import { releaseWorktree } from "./worktree.ts";

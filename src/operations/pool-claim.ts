@@ -1,7 +1,4 @@
 import { FileAccessError, NameTakenError, UsageError } from "../core/errors.ts";
-import type { Meta } from "../core/meta.ts";
-import type { SpawnResult } from "../core/outputs.ts";
-import { OWNER_FILE, ownerLine } from "../core/owner.ts";
 import {
   isPoolable,
   isSpareName,
@@ -13,6 +10,9 @@ import {
 import type { Deps, Lock } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";
+import type { Meta } from "../core/worker/meta.ts";
+import type { SpawnResult } from "../core/worker/outputs.ts";
+import { OWNER_FILE, ownerLine } from "../core/worker/owner.ts";
 import { thisProcess } from "./alive.ts";
 import { spawnKeyMaterial } from "./pool-key.ts";
 import { takeOver } from "./pool-takeover.ts";
@@ -61,7 +61,7 @@ export type ClaimedSpare = {
  * take too), a spare whose pool.spare marker is still there gets its claimed meta, then loses the
  * marker: whoever removes the marker has it, and nobody else touches it.
  * `rename`: the spare becomes `input.name` (spawn NAME: a takeover, pool-takeover.ts); else it keeps
- * its own name and belongs to this process (an anonymous -p: meta.owner, core/owner.ts).
+ * its own name and belongs to this process (an anonymous -p: meta.owner, core/worker/owner.ts).
  */
 export async function claimSpare(
   deps: Deps,

@@ -2,8 +2,8 @@ import { keyMaterial } from "../core/pool.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";
-import { withConfiguredEnv } from "../core/user-config.ts";
-import { buildWorkerEnv } from "../core/worker-env.ts";
+import { buildWorkerEnv } from "../core/worker/env.ts";
+import { withConfiguredEnv } from "../core/worker/user-config.ts";
 import { resolveAddDirs, resolveBinary, resolveCwd } from "./spawn.ts";
 import { loadUserConfig } from "./user-config.ts";
 

@@ -3,22 +3,22 @@ import { type BillingRoute, billingEnvOf, billingFromEnv } from "../core/billing
 import { quoteArg } from "../core/common/quote.ts";
 import { shellQuote } from "../core/common/shell.ts";
 import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
-import { INCARNATION_FILE } from "../core/events.ts";
 import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
 import { mergeMcpConfigs } from "../core/mcp-config.ts";
-import type { Meta } from "../core/meta.ts";
-import type { SpawnResult } from "../core/outputs.ts";
-import { OWNER_FILE, ownerLine } from "../core/owner.ts";
 import type { PoolMeta } from "../core/pool.ts";
 import type { Deps, Lock } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Provider } from "../core/providers/types.ts";
 import type { SpawnInput } from "../core/schemas.ts";
-import { type SignInAdvice, signInAdvice } from "../core/sign-in.ts";
 import { STATUS_LINE_FILE } from "../core/telemetry.ts";
-import { withConfiguredEnv } from "../core/user-config.ts";
-import { buildWorkerEnv, renderEnvScript } from "../core/worker-env.ts";
+import { buildWorkerEnv, renderEnvScript } from "../core/worker/env.ts";
+import { INCARNATION_FILE } from "../core/worker/events.ts";
+import type { Meta } from "../core/worker/meta.ts";
+import type { SpawnResult } from "../core/worker/outputs.ts";
+import { OWNER_FILE, ownerLine } from "../core/worker/owner.ts";
+import { type SignInAdvice, signInAdvice } from "../core/worker/sign-in.ts";
+import { withConfiguredEnv } from "../core/worker/user-config.ts";
 import { waitReady } from "./await-ready.ts";
 import { holdBootSlot } from "./boot-slot.ts";
 import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "./fleet-files.ts";
@@ -105,7 +105,7 @@ export type LaunchedWorker = {
   readonly provider: Provider;
   /** / or the home directory, when the CLI may ask to trust it (umbel never answers that itself). */
   readonly untrusted: string | null;
-  /** What a sign-in refusal tells the user to do (core/sign-in.ts). */
+  /** What a sign-in refusal tells the user to do (core/worker/sign-in.ts). */
   readonly signInAdvice: SignInAdvice;
   /** Where the CLI keeps a lasting dialog answer, for this worker's environment (Provider.dialogRecord). */
   readonly dialogRecord: string | null;

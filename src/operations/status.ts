@@ -8,7 +8,7 @@ import type { HookEvent } from "../core/providers/types.ts";
 import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
-import type { StatusResult } from "../core/worker-status.ts";
+import type { StatusResult } from "../core/worker/status.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
 import { drainQueue, readQueue } from "./queue.ts";
 import { telemetryOf } from "./telemetry.ts";

@@ -1,7 +1,7 @@
-import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../core/default-provider.ts";
 import type { Deps } from "../core/ports.ts";
 import type { ProviderId, WithProvider } from "../core/schemas.ts";
-import { parseUserConfig, type UserConfig, userConfigPaths } from "../core/user-config.ts";
+import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../core/worker/default-provider.ts";
+import { parseUserConfig, type UserConfig, userConfigPaths } from "../core/worker/user-config.ts";
 
 export type LoadedConfig = {
   /** The file in use, or null when there is none. */
@@ -13,7 +13,7 @@ export type LoadedConfig = {
   readonly home: string;
 };
 
-/** The user config (core/user-config.ts): the first of its places that exists; a broken one is a UsageError. */
+/** The user config (core/worker/user-config.ts): the first of its places that exists; a broken one is a UsageError. */
 export async function loadUserConfig(deps: Deps): Promise<LoadedConfig> {
   const paths = userConfigPaths(deps.env, deps.store.root);
   const home = paths[0] as string;
@@ -32,7 +32,7 @@ export async function loadUserConfig(deps: Deps): Promise<LoadedConfig> {
 }
 
 /**
- * The provider of a request that names none (core/default-provider.ts): UMBEL_PROVIDER, else the
+ * The provider of a request that names none (core/worker/default-provider.ts): UMBEL_PROVIDER, else the
  * config file's `provider`, else `fallback` (the dialect's own CLI). The file is read only when the
  * variable is unset.
  */

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { NoTurnError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
-import { parseEvents } from "../core/events.ts";
 import { OUTCOME_EXIT, type Outcome } from "../core/outcome.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { WaitInput } from "../core/schemas.ts";
@@ -8,6 +7,7 @@ import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { lastSubmitIndex } from "../core/turn.ts";
 import { startWait, stepWait } from "../core/wait/machine.ts";
 import type { PaneSeen, WaitBudget, WaitCommand, WaitObservation, WaitProgress } from "../core/wait/types.ts";
+import { parseEvents } from "../core/worker/events.ts";
 import { bounded, LATE } from "./bounded.ts";
 import { deliverTurn } from "./send.ts";
 import { lastScreen, loadWorker, type Worker } from "./worker.ts";

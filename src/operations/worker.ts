@@ -1,6 +1,4 @@
 import { StateError } from "../core/errors.ts";
-import { parseEvents } from "../core/events.ts";
-import type { Meta } from "../core/meta.ts";
 import { composerEndsTurn, type ExitRecord } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
@@ -12,6 +10,8 @@ import {
   findTranscriptPath,
   type TurnState,
 } from "../core/turn.ts";
+import { parseEvents } from "../core/worker/events.ts";
+import type { Meta } from "../core/worker/meta.ts";
 import { isGone } from "./alive.ts";
 import { settleTakeover } from "./pool-takeover.ts";
 

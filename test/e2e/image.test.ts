@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TESTED_CLIS } from "../../src/core/tested-versions.ts";
-import { parseUserConfig } from "../../src/core/user-config.ts";
+import { parseUserConfig } from "../../src/core/worker/user-config.ts";
 import { hostRelease, syntheticRelease, thisTarget } from "../helpers/release.ts";
 import { REPO } from "../helpers/sandbox.ts";
 

@@ -1,5 +1,4 @@
 import type { ExitRecord } from "../../src/core/outcome.ts";
-import type { DialogAnswer } from "../../src/core/outputs.ts";
 import type { PaneInfo } from "../../src/core/ports.ts";
 import {
   type ReadyCommand,
@@ -10,6 +9,7 @@ import {
 } from "../../src/core/ready.ts";
 import { startWait, stepWait } from "../../src/core/wait/machine.ts";
 import type { PaneSeen, WaitCommand, WaitConfig, WaitObservation } from "../../src/core/wait/types.ts";
+import type { DialogAnswer } from "../../src/core/worker/outputs.ts";
 
 /**
  * A scripted world for the pure state machines (wait, spawn readiness) on a virtual clock: what the

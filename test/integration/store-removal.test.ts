@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createGuardStore } from "../../src/adapters/guard-store.ts";
 import { createStore } from "../../src/adapters/state.ts";
 import { WorkerNotFoundError } from "../../src/core/errors.ts";
-import type { Meta } from "../../src/core/meta.ts";
+import type { Meta } from "../../src/core/worker/meta.ts";
 
 setDefaultTimeout(30_000);
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
 import { checkPrintInput, PrintInput, parseStreamInput } from "../../src/core/print-input.ts";
-import { isBlankPrompt } from "../../src/core/prompt.ts";
 import { SendInput } from "../../src/core/schemas.ts";
+import { isBlankPrompt } from "../../src/core/worker/prompt.ts";
 import { loadWorkflow } from "../../src/core/workflow/validate.ts";
 import { executeStep } from "../../src/operations/workflow/step.ts";
 import { createFakeWorld } from "../helpers/fake-deps.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import { classifyScreen } from "../../src/core/providers/claude/screen.ts";
 import { parseClaudeAnswer } from "../../src/core/providers/claude/transcript.ts";
-import { answerDialog } from "../../src/core/screen.ts";
+import { answerDialog } from "../../src/core/worker/screen.ts";
 import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
 
 describe("claude screens", () => {

@@ -1,6 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { dialectProvider, PROVIDER_ENV, resolveDefaultProvider } from "../../src/core/default-provider.ts";
 import { UsageError } from "../../src/core/errors.ts";
+import {
+  dialectProvider,
+  PROVIDER_ENV,
+  resolveDefaultProvider,
+} from "../../src/core/worker/default-provider.ts";
 
 /**
  * The provider when none is given (issue 21, item 2): UMBEL_PROVIDER, else config.toml's

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { diagnose } from "../../src/core/doctor/diagnose.ts";
-import type { StatusResult } from "../../src/core/worker-status.ts";
+import type { StatusResult } from "../../src/core/worker/status.ts";
 import { check, cli, facts } from "../helpers/doctor-facts.ts";
 
 /** doctor on sign-in, billing, the config file, the state root and workers: facts in, checks out. */

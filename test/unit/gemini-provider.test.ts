@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../../src/core/errors.ts";
-import { parseEvents } from "../../src/core/events.ts";
 import { assessRetryStall, interpretGeminiEvent } from "../../src/core/providers/gemini/events.ts";
 import { GEMINI_APPROVAL_MODES } from "../../src/core/providers/gemini/non-interactive.ts";
 import {
@@ -18,6 +17,7 @@ import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini
 import type { LaunchFlag } from "../../src/core/providers/launch-types.ts";
 import type { HookEvent } from "../../src/core/providers/types.ts";
 import { assessTurn, correctTurn } from "../../src/core/turn.ts";
+import { parseEvents } from "../../src/core/worker/events.ts";
 import * as S from "./gemini-samples.ts";
 
 const TRANSCRIPT = `${S.TRANSCRIPT_LINES.join("\n")}\n`;

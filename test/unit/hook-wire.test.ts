@@ -1,10 +1,10 @@
 // Each provider declares how its hook payloads name the event, the session and the transcript; the
 // engine reads the events log only through that declaration (opencode's plugin writes its own shape).
 import { describe, expect, test } from "bun:test";
-import { parseEvents } from "../../src/core/events.ts";
 import { getProvider, listProviders } from "../../src/core/providers/registry.ts";
 import type { HookWire } from "../../src/core/providers/types.ts";
 import { findSessionId, findTranscriptPath } from "../../src/core/turn.ts";
+import { parseEvents } from "../../src/core/worker/events.ts";
 
 const line = (payload: unknown) => `${JSON.stringify(payload)}\n`;
 

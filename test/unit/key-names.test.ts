@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { isKeyName } from "../../src/core/key-names.ts";
 import { KeysInput } from "../../src/core/schemas.ts";
+import { isKeyName } from "../../src/core/worker/key-names.ts";
 
 /**
  * tmux's send-keys types an argument it cannot read as a key name as literal text, and exits 0: so

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { parseEvents } from "../../src/core/events.ts";
 import { interpretOpencodeEvent, OPENCODE_HOOK_WIRE } from "../../src/core/providers/opencode/events.ts";
 import { assessTurn, findSessionId, findTranscriptPath } from "../../src/core/turn.ts";
+import { parseEvents } from "../../src/core/worker/events.ts";
 
 const wire = { hookWire: OPENCODE_HOOK_WIRE };
 const line = (payload: object) => `${JSON.stringify(payload)}\n`;

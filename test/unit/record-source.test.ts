@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { parseEvents } from "../../src/core/events.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import type { Provider } from "../../src/core/providers/types.ts";
 import { findRecordSource } from "../../src/core/turn.ts";
+import { parseEvents } from "../../src/core/worker/events.ts";
 
 const ev = (payload: object) => `${JSON.stringify(payload)}\n`;
 

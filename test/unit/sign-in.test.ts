@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import { startReady, stepReady } from "../../src/core/ready.ts";
-import { signInAdvice } from "../../src/core/sign-in.ts";
+import { signInAdvice } from "../../src/core/worker/sign-in.ts";
 
 /**
  * A subscriber on a server signs in with CLAUDE_CODE_OAUTH_TOKEN. A worker never inherits it (it is

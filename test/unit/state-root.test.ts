@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { StateError, StateRootError } from "../../src/core/errors.ts";
-import { assessStateRoot, type StateRootObservation } from "../../src/core/state-root.ts";
+import { assessStateRoot, type StateRootObservation } from "../../src/core/worker/state-root.ts";
 
 /** The state root must be a directory of the caller's, 0700: created, tightened, or refused with what to do. */
 describe("assessStateRoot", () => {

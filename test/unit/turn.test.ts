@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { countEvents, parseEvents } from "../../src/core/events.ts";
 import { decideOutcome, type WaitSnapshot } from "../../src/core/outcome.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import { assessTurn, findTranscriptPath, lastSubmitIndex } from "../../src/core/turn.ts";
+import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
 
 const ev = (name: string, extra: object = {}) =>
   `${JSON.stringify({ hook_event_name: name, session_id: "S", ...extra })}\n`;

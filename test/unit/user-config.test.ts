@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
-import { parseUserConfig, userConfigPaths } from "../../src/core/user-config.ts";
+import { parseUserConfig, userConfigPaths } from "../../src/core/worker/user-config.ts";
 
 /** $UMBEL_HOME/config.toml: the names of variables each provider's workers get, never values. */
 

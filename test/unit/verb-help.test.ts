@@ -26,7 +26,7 @@ describe("a verb's --help", () => {
     expect(help).toMatch(
       /\n {2}--provider PROVIDER +Which agent CLI runs the worker [\s\S]+?\. One of: claude,\s+codex/,
     );
-    // No schema default: UMBEL_PROVIDER, config.toml or claude decide (core/default-provider.ts).
+    // No schema default: UMBEL_PROVIDER, config.toml or claude decide (core/worker/default-provider.ts).
     expect(help.replace(/\s+/g, " ")).toContain(
       "Which agent CLI runs the worker (default: UMBEL_PROVIDER, else config.toml's provider, else claude)",
     );

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
-import { buildWorkerEnv, parseEnvFlags, renderEnvScript } from "../../src/core/worker-env.ts";
+import { buildWorkerEnv, parseEnvFlags, renderEnvScript } from "../../src/core/worker/env.ts";
 
 const host = {
   PATH: "/usr/bin",

@@ -1,7 +1,7 @@
-import { parseEvents } from "../events.ts";
 import { decideOutcome } from "../outcome.ts";
 import type { ScreenState } from "../providers/types.ts";
 import { applyTranscriptEnd, assessTurn, findRecordSource, withLimit } from "../turn.ts";
+import { parseEvents } from "../worker/events.ts";
 import { beginBudget, spentBudget } from "./budget.ts";
 import { beginEvidence, beginStall } from "./finish.ts";
 import { afterContinuation, continued, isLimited, waitThroughLimit } from "./limited.ts";

@@ -1,6 +1,6 @@
 import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
-import { parseEnvFlags } from "../../core/worker-env.ts";
+import { parseEnvFlags } from "../../core/worker/env.ts";
 import { splitList } from "../cli/args.ts";
 
 /**

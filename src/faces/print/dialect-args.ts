@@ -1,6 +1,6 @@
 import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
-import { parseEnvFlags } from "../../core/worker-env.ts";
+import { parseEnvFlags } from "../../core/worker/env.ts";
 
 /**
  * argv as gemini's (yargs) and codex's (clap) parsers read it, for the flags umbel mirrors:

@@ -1,12 +1,12 @@
 import { isAbsolute, resolve } from "node:path";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
-import type { Meta } from "../../core/meta.ts";
 import type { ExitRecord } from "../../core/outcome.ts";
-import type { DialogAnswer } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import { isSessionId, LAUNCH_FLAGS, type PrintInput } from "../../core/print-input.ts";
 import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
-import { screenTail } from "../../core/screen.ts";
+import type { Meta } from "../../core/worker/meta.ts";
+import type { DialogAnswer } from "../../core/worker/outputs.ts";
+import { screenTail } from "../../core/worker/screen.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
 import { killWorker } from "../../operations/kill.ts";
 import { claimSpare } from "../../operations/pool-claim.ts";
@@ -107,7 +107,7 @@ async function create(
   // Trust for the worker's session only: `claude -p` asks nothing and records nothing, and neither
   // may umbel -p (a trust question the CLI would keep is refused). On failure spawn unwinds it all.
   // An anonymous worker is this process's: killed with no chance to remove it (SIGKILL), its own
-  // wrapper ends it (core/owner.ts).
+  // wrapper ends it (core/worker/owner.ts).
   const spawned = await spawnWorker(deps, spawn, { sessionTrust: true, owned: anonymous });
   note(renderDialogNotes(spawned));
   return { kind: "ready", name, anonymous, dialogs: spawned.dialogs };

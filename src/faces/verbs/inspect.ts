@@ -1,4 +1,3 @@
-import { AttachResult, CaptureResult, KeysResult, type LogEntry, LogsResult } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import {
@@ -9,7 +8,14 @@ import {
   NameInput,
   StatusInput,
 } from "../../core/schemas.ts";
-import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker-status.ts";
+import {
+  AttachResult,
+  CaptureResult,
+  KeysResult,
+  type LogEntry,
+  LogsResult,
+} from "../../core/worker/outputs.ts";
+import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker/status.ts";
 import { attachWorker } from "../../operations/attach.ts";
 import { captureScreen } from "../../operations/capture.ts";
 import { sendKeys } from "../../operations/keys.ts";

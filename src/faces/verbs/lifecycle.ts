@@ -1,10 +1,10 @@
 import { BoundReport, boundText, TextBound } from "../../core/common/bound-text.ts";
 import { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Outcome } from "../../core/outcome.ts";
-import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
 import { SendOutput } from "../../core/queue.ts";
 import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas.ts";
 import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
+import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
 import type { GuardProgress } from "../../operations/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { spawnOrClaim } from "../../operations/pool-claim.ts";

@@ -1,10 +1,10 @@
 import { dirname, resolve } from "node:path";
 import { throwIfAborted } from "../../core/common/abort.ts";
 import { quoteArg } from "../../core/common/quote.ts";
-import { FALLBACK_PROVIDER } from "../../core/default-provider.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import { findSessionId, lastSubmitIndex } from "../../core/turn.ts";
+import { FALLBACK_PROVIDER } from "../../core/worker/default-provider.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
 import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";
 import { type WorkflowIssue, workflowError } from "../../core/workflow/positions.ts";

@@ -1,6 +1,6 @@
-import type { SpawnResult } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
+import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
 import { killWorker } from "../kill.ts";

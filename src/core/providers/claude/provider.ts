@@ -1,4 +1,9 @@
-import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
+import {
+  foldSlashPrompt,
+  neutraliseShellPrefix,
+  normalisePrompt,
+  type PasteFold,
+} from "../../worker/prompt.ts";
 import { CLAUDE_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";

@@ -1,5 +1,5 @@
-import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
+import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { HOOK_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";

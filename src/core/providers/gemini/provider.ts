@@ -1,6 +1,6 @@
 import type { BillingRoute } from "../../billing.ts";
 import { UsageError } from "../../errors.ts";
-import { normalisePrompt } from "../../prompt.ts";
+import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import {

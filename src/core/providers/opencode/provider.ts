@@ -1,4 +1,4 @@
-import { normalisePrompt } from "../../prompt.ts";
+import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext } from "../home-types.ts";
 import { type LaunchFlag, type LaunchOptions, refuseLaunchFlags } from "../launch-types.ts";
 import type { Delivery, HomedProvider } from "../types.ts";

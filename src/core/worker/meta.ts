@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { BillingRoute } from "./billing.ts";
-import { OnLimit } from "./limits.ts";
+import { BillingRoute } from "../billing.ts";
+import { OnLimit } from "../limits.ts";
+import { PoolMeta } from "../pool.ts";
+import { PermissionMode, ProviderId, WorkerName } from "../schemas.ts";
 import { Owner } from "./owner.ts";
-import { PoolMeta } from "./pool.ts";
-import { PermissionMode, ProviderId, WorkerName } from "./schemas.ts";
 
 /** sessions/<name>/meta.json: what a worker is. Never holds an environment value. */
 export const Meta = z.object({
@@ -38,7 +38,7 @@ export const Meta = z.object({
    */
   spawner: z.object({ pid: z.number().int(), start: z.string() }).optional(),
   readyAt: z.string().optional(),
-  /** An anonymous -p's worker: the -p it belongs to (core/owner.ts); gone, the worker is orphaned. */
+  /** An anonymous -p's worker: the -p it belongs to (core/worker/owner.ts); gone, the worker is orphaned. */
   owner: Owner.optional(),
   /** spawn --allow / --deny, as given (the hook answers them from policy.tsv). */
   policy: z.object({ allow: z.array(z.string()), deny: z.array(z.string()) }).optional(),

@@ -1,7 +1,7 @@
-import { notOneOf } from "./common/suggest.ts";
-import type { Dialect } from "./dialects/dialect.ts";
-import { UsageError } from "./errors.ts";
-import { ProviderId } from "./schemas.ts";
+import { notOneOf } from "../common/suggest.ts";
+import type { Dialect } from "../dialects/dialect.ts";
+import { UsageError } from "../errors.ts";
+import { ProviderId } from "../schemas.ts";
 
 /**
  * The provider a request that names none runs: a line written for `codex exec` or `gemini -p` keeps

@@ -1,4 +1,4 @@
-import type { Provider } from "./providers/types.ts";
+import type { Provider } from "../providers/types.ts";
 
 export type SignInContext = {
   readonly provider: Provider;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BrokenWorker } from "./broken-worker.ts";
+import { BrokenWorker } from "./broken.ts";
 
 /**
  * What each verb answers, one schema per result. The operations return these types, `--json` prints

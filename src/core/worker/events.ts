@@ -1,5 +1,5 @@
-import { parseJsonObject } from "./common/json.ts";
-import type { HookEvent, Provider } from "./providers/types.ts";
+import { parseJsonObject } from "../common/json.ts";
+import type { HookEvent, Provider } from "../providers/types.ts";
 
 /**
  * `<session>/incarnation`: the id of the worker that has the session folder now, which its hook

@@ -1,4 +1,4 @@
-import { StateRootError } from "./errors.ts";
+import { StateRootError } from "../errors.ts";
 
 /**
  * The state root holds every worker's events log, which quotes whatever the model said (secrets

@@ -1,6 +1,6 @@
-import { UsageError } from "./errors.ts";
-import type { Provider } from "./providers/types.ts";
-import type { EnvSpec } from "./schemas.ts";
+import { UsageError } from "../errors.ts";
+import type { Provider } from "../providers/types.ts";
+import type { EnvSpec } from "../schemas.ts";
 
 /**
  * What a worker inherits from umbel's environment: these names, the LC_ and XDG_ families, and the

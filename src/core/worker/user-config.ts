@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { didYouMean } from "./common/suggest.ts";
-import { UsageError } from "./errors.ts";
-import { EnvName, type EnvSpec, ProviderId } from "./schemas.ts";
+import { didYouMean } from "../common/suggest.ts";
+import { UsageError } from "../errors.ts";
+import { EnvName, type EnvSpec, ProviderId } from "../schemas.ts";
 
 /**
  * The user's config file: the default provider, and per provider the names of variables every
