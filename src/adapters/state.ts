@@ -4,8 +4,8 @@ import { join, resolve } from "node:path";
 import { fsFaultError, plantedLinkError } from "../core/common/fs-fault.ts";
 import { parseJson, parseJsonObject } from "../core/common/json.ts";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
-import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
+import type { ExitRecord } from "../core/wait/outcome.ts";
 import { Meta } from "../core/worker/meta.ts";
 import { createBootSlots } from "./boot-slots.ts";
 import {

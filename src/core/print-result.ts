@@ -1,10 +1,10 @@
 import { MAX_INVALID_CALLS } from "./guard/decide.ts";
 import type { Attempt } from "./guard/record.ts";
 import type { UsageLimit } from "./limits.ts";
-import type { Outcome, OutcomeEvidence } from "./outcome.ts";
 import { describeFailure } from "./print.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
 import type { OutcomeReason } from "./schemas.ts";
+import type { Outcome, OutcomeEvidence } from "./wait/outcome.ts";
 import type { DialogAnswer } from "./worker/outputs.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError, UsageError } from "./errors.ts";
-import type { ExitRecord } from "./outcome.ts";
 import type { PaneInfo } from "./ports.ts";
 import type { Provider, ScreenState } from "./providers/types.ts";
+import type { ExitRecord } from "./wait/outcome.ts";
 import { parseEvents } from "./worker/events.ts";
 import type { DialogAnswer } from "./worker/outputs.ts";
 import { screenTail } from "./worker/screen.ts";

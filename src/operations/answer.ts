@@ -9,7 +9,7 @@ import {
   WorkerDeadError,
 } from "../core/errors.ts";
 import type { Deps, Lock } from "../core/ports.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { screenTail } from "../core/worker/screen.ts";
 import { sendKeys } from "./keys.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";

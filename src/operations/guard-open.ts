@@ -1,7 +1,7 @@
 import { WorkerBusyError } from "../core/errors.ts";
 import { describeGuard, type GuardRecord, guardOfSubmit } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { currentTurn, readEvents, type Worker } from "./worker.ts";
 
 /**

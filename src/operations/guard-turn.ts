@@ -1,7 +1,7 @@
 import { MAX_INVALID_CALLS } from "../core/guard/decide.ts";
 import { type GuardRecord, structuredOf } from "../core/guard/record.ts";
-import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
+import type { Outcome } from "../core/wait/outcome.ts";
 import type { SendResult } from "../core/worker/outputs.ts";
 import { recordTurnSchema } from "./guard-plan.ts";
 import type { PrepareTurn } from "./send.ts";

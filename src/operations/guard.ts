@@ -6,9 +6,9 @@ import {
   guardOfSubmit,
   structuredOf,
 } from "../core/guard/record.ts";
-import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
+import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/wait/outcome.ts";
 import { checkStep } from "./guard-check.ts";
 import { sendFeedback, type TurnRunner, watchTurn } from "./guard-turn.ts";
 import { readAnswer } from "./read.ts";

@@ -1,5 +1,5 @@
 import type { Deps } from "../core/ports.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { currentTurn, readEvents, type Worker } from "./worker.ts";
 
 /** How long the CLI may take to close a limit's box once its key is pressed. */

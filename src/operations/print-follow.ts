@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { Outcome } from "../core/outcome.ts";
 import type { Deps, FileTail } from "../core/ports.ts";
 import type {
   RecordSource,
@@ -7,7 +6,8 @@ import type {
   TurnSummary,
   TurnTracker,
 } from "../core/providers/transcript-types.ts";
-import { findRecordSource } from "../core/turn.ts";
+import type { Outcome } from "../core/wait/outcome.ts";
+import { findRecordSource } from "../core/wait/turn.ts";
 import type { WaitBudget } from "../core/wait/types.ts";
 import { readStatusLine } from "./cost.ts";
 import type { WaitProgress } from "./wait.ts";

@@ -1,7 +1,7 @@
 import type { Attempt } from "../core/guard/record.ts";
-import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import type { StreamMessage, TurnSummary } from "../core/providers/transcript-types.ts";
+import type { Outcome } from "../core/wait/outcome.ts";
 import { costOfStatusLine, readStatusLine, settledCost } from "./cost.ts";
 import { runGuard } from "./guard.ts";
 import type { TurnRunner } from "./guard-turn.ts";

@@ -14,7 +14,7 @@ import {
   settle,
   withEntry,
 } from "../core/queue.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { openGuard } from "./guard-open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
 import {

@@ -1,7 +1,7 @@
 import { findGuard, guardOfSubmit, structuredOf } from "../core/guard/record.ts";
 import type { Deps } from "../core/ports.ts";
 import type { ReadInput } from "../core/schemas.ts";
-import { findRecordSource, findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import { findRecordSource, findSessionId, lastSubmitIndex } from "../core/wait/turn.ts";
 import { parseEvents } from "../core/worker/events.ts";
 import type { ReadResult } from "../core/worker/outputs.ts";
 import { currentTurn, loadWorker } from "./worker.ts";

@@ -4,7 +4,7 @@ import type { GuardedSendInput } from "../core/guard/fields.ts";
 import { withSchemaNote } from "../core/guard/prompt.ts";
 import type { Deps, Lock, Waker } from "../core/ports.ts";
 import type { Delivery } from "../core/providers/types.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { countEvents, parseEvents } from "../core/worker/events.ts";
 import type { SendResult } from "../core/worker/outputs.ts";
 import { screenTail } from "../core/worker/screen.ts";

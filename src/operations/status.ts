@@ -7,7 +7,7 @@ import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
 import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
-import { findSessionId, lastSubmitIndex } from "../core/turn.ts";
+import { findSessionId, lastSubmitIndex } from "../core/wait/turn.ts";
 import type { StatusResult } from "../core/worker/status.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
 import { drainQueue, readQueue } from "./queue.ts";

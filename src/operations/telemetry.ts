@@ -1,8 +1,8 @@
-import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
 import type { Telemetry, TelemetryRecords } from "../core/telemetry.ts";
-import { findRecordSource } from "../core/turn.ts";
+import type { Outcome } from "../core/wait/outcome.ts";
+import { findRecordSource } from "../core/wait/turn.ts";
 import { readStatusLine } from "./cost.ts";
 import { loadWorker, readEvents, type Worker } from "./worker.ts";
 

@@ -1,7 +1,7 @@
 import { NoTurnError } from "../core/errors.ts";
-import type { Outcome } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
+import type { Outcome } from "../core/wait/outcome.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/wait-many.ts";
 import { type GuardProgress, waitGuarded } from "./guard.ts";
 import { drainQueue } from "./queue.ts";

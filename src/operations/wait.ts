@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { NoTurnError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
-import { OUTCOME_EXIT, type Outcome } from "../core/outcome.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { WaitInput } from "../core/schemas.ts";
 import { STATUS_LINE_FILE } from "../core/telemetry.ts";
-import { lastSubmitIndex } from "../core/turn.ts";
 import { startWait, stepWait } from "../core/wait/machine.ts";
+import { OUTCOME_EXIT, type Outcome } from "../core/wait/outcome.ts";
+import { lastSubmitIndex } from "../core/wait/turn.ts";
 import type { PaneSeen, WaitBudget, WaitCommand, WaitObservation, WaitProgress } from "../core/wait/types.ts";
 import { parseEvents } from "../core/worker/events.ts";
 import { bounded, LATE } from "./bounded.ts";

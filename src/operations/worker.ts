@@ -1,15 +1,15 @@
 import { StateError } from "../core/errors.ts";
-import { composerEndsTurn, type ExitRecord } from "../core/outcome.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { HookEvent, Provider } from "../core/providers/types.ts";
+import { composerEndsTurn, type ExitRecord } from "../core/wait/outcome.ts";
 import {
   assessTurn,
   correctTurn,
   findRecordSource,
   findTranscriptPath,
   type TurnState,
-} from "../core/turn.ts";
+} from "../core/wait/turn.ts";
 import { parseEvents } from "../core/worker/events.ts";
 import type { Meta } from "../core/worker/meta.ts";
 import { isGone } from "./alive.ts";
@@ -150,7 +150,7 @@ export async function currentTurn(
  * Whether the turn the hooks say is on (running, or asking) is on whatever the screen shows. A TUI
  * lags its hooks at a turn's start: claude 2.1.332 kept a submitted prompt in its box, no spinner,
  * for over 2 s after UserPromptSubmit at load ~13, a screen that reads as the idle composer. That
- * composer ends such a turn only as it ends a wait (core/outcome.ts composerEndsTurn), counted from
+ * composer ends such a turn only as it ends a wait (core/wait/outcome.ts composerEndsTurn), counted from
  * the events log's last growth: 2 s once the turn was drawn (a hook past its submit, or a prompt),
  * else 10 s. A Stop seen with work still going is on.
  */

@@ -6,7 +6,6 @@ import {
   WorkerNotFoundError,
 } from "../../src/core/errors.ts";
 import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "../../src/core/guard/record.ts";
-import type { ExitRecord } from "../../src/core/outcome.ts";
 import type {
   CheckOptions,
   Deps,
@@ -18,6 +17,7 @@ import type {
   Waker,
 } from "../../src/core/ports.ts";
 import { sha256Hex } from "../../src/core/sha256.ts";
+import type { ExitRecord } from "../../src/core/wait/outcome.ts";
 import type { Meta } from "../../src/core/worker/meta.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { createFakeGit, type FakeGit } from "./fake-git.ts";

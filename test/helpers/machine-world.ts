@@ -1,4 +1,3 @@
-import type { ExitRecord } from "../../src/core/outcome.ts";
 import type { PaneInfo } from "../../src/core/ports.ts";
 import {
   type ReadyCommand,
@@ -8,6 +7,7 @@ import {
   stepReady,
 } from "../../src/core/ready.ts";
 import { startWait, stepWait } from "../../src/core/wait/machine.ts";
+import type { ExitRecord } from "../../src/core/wait/outcome.ts";
 import type { PaneSeen, WaitCommand, WaitConfig, WaitObservation } from "../../src/core/wait/types.ts";
 import type { DialogAnswer } from "../../src/core/worker/outputs.ts";
 

@@ -16,7 +16,7 @@ import { classifyGeminiScreen, stillGeminiScreen } from "../../src/core/provider
 import { parseGeminiAnswer, replayGemini } from "../../src/core/providers/gemini/transcript.ts";
 import type { LaunchFlag } from "../../src/core/providers/launch-types.ts";
 import type { HookEvent } from "../../src/core/providers/types.ts";
-import { assessTurn, correctTurn } from "../../src/core/turn.ts";
+import { assessTurn, correctTurn } from "../../src/core/wait/turn.ts";
 import { parseEvents } from "../../src/core/worker/events.ts";
 import * as S from "./gemini-samples.ts";
 

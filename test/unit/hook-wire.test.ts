@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { getProvider, listProviders } from "../../src/core/providers/registry.ts";
 import type { HookWire } from "../../src/core/providers/types.ts";
-import { findSessionId, findTranscriptPath } from "../../src/core/turn.ts";
+import { findSessionId, findTranscriptPath } from "../../src/core/wait/turn.ts";
 import { parseEvents } from "../../src/core/worker/events.ts";
 
 const line = (payload: unknown) => `${JSON.stringify(payload)}\n`;

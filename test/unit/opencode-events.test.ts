@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { interpretOpencodeEvent, OPENCODE_HOOK_WIRE } from "../../src/core/providers/opencode/events.ts";
-import { assessTurn, findSessionId, findTranscriptPath } from "../../src/core/turn.ts";
+import { assessTurn, findSessionId, findTranscriptPath } from "../../src/core/wait/turn.ts";
 import { parseEvents } from "../../src/core/worker/events.ts";
 
 const wire = { hookWire: OPENCODE_HOOK_WIRE };

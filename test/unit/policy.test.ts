@@ -18,7 +18,7 @@ import { claude } from "../../src/core/providers/claude/provider.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";
 import { CLAUDE_POLICY, HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../../src/core/providers/hook-wire.ts";
-import { assessTurn } from "../../src/core/turn.ts";
+import { assessTurn } from "../../src/core/wait/turn.ts";
 
 type Parsed = ReturnType<typeof parseToolPattern>;
 

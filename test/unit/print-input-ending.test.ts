@@ -2,8 +2,8 @@
 // to answer it (a --name worker is kept) or how to keep the worker next time (an anonymous one is
 // removed as -p exits).
 import { describe, expect, test } from "bun:test";
-import type { Outcome } from "../../src/core/outcome.ts";
 import { describeInputEnding } from "../../src/core/print.ts";
+import type { Outcome } from "../../src/core/wait/outcome.ts";
 
 const asking: Outcome = {
   reason: "input",

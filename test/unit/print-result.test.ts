@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import type { Outcome } from "../../src/core/outcome.ts";
 import {
   addModelUsage,
   buildResult,
@@ -9,6 +8,7 @@ import {
 } from "../../src/core/print-result.ts";
 import { combineSummaries } from "../../src/core/print-summary.ts";
 import type { TurnSummary } from "../../src/core/providers/transcript-types.ts";
+import type { Outcome } from "../../src/core/wait/outcome.ts";
 
 const outcome = (
   reason: Outcome["reason"],

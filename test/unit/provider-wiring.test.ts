@@ -5,7 +5,7 @@ import { codex } from "../../src/core/providers/codex/provider.ts";
 import { gemini, geminiTurnEnd } from "../../src/core/providers/gemini/provider.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { TurnSignal } from "../../src/core/providers/types.ts";
-import { applyTranscriptEnd, type TurnState } from "../../src/core/turn.ts";
+import { applyTranscriptEnd, type TurnState } from "../../src/core/wait/turn.ts";
 
 const running: TurnState = { status: "running", promptId: "t1", submittedAt: 0, outstanding: [] };
 const stopped: TurnState = { status: "stop", promptId: "t1", message: null, at: 3 };

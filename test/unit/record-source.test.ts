@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import type { Provider } from "../../src/core/providers/types.ts";
-import { findRecordSource } from "../../src/core/turn.ts";
+import { findRecordSource } from "../../src/core/wait/turn.ts";
 import { parseEvents } from "../../src/core/worker/events.ts";
 
 const ev = (payload: object) => `${JSON.stringify(payload)}\n`;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { decideOutcome, type WaitSnapshot } from "../../src/core/outcome.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
-import { assessTurn, findTranscriptPath, lastSubmitIndex } from "../../src/core/turn.ts";
+import { decideOutcome, type WaitSnapshot } from "../../src/core/wait/outcome.ts";
+import { assessTurn, findTranscriptPath, lastSubmitIndex } from "../../src/core/wait/turn.ts";
 import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
 
 const ev = (name: string, extra: object = {}) =>

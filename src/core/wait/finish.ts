@@ -1,7 +1,7 @@
-import type { OutcomeEvidence } from "../outcome.ts";
 import type { ScreenState, Stall } from "../providers/types.ts";
 import { parseEvents } from "../worker/events.ts";
 import { screenTail } from "../worker/screen.ts";
+import type { OutcomeEvidence } from "./outcome.ts";
 import type { Decided, Step, WaitObservation, WaitState } from "./types.ts";
 
 /**

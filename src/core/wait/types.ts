@@ -1,9 +1,9 @@
 import type { BudgetSpent, OnLimit, UsageLimit } from "../limits.ts";
-import type { ExitRecord, OutcomeEvidence } from "../outcome.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
 import type { OutcomeReason } from "../schemas.ts";
-import type { TurnState } from "../turn.ts";
+import type { ExitRecord, OutcomeEvidence } from "./outcome.ts";
+import type { TurnState } from "./turn.ts";
 
 /**
  * `wait` as a pure state machine: `step(state, observation) → { state, next }`. The driver

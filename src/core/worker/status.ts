@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { BillingRoute } from "../billing.ts";
 import { GuardPhase } from "../guard/record.ts";
-import { ExitRecord } from "../outcome.ts";
 import { QueueEntry } from "../queue.ts";
 import { WorkerState } from "../schemas.ts";
 import { Telemetry } from "../telemetry.ts";
+import { ExitRecord } from "../wait/outcome.ts";
 import { BrokenWorker } from "./broken.ts";
 
 /** A worker as `status` and `ls` show it, and the fleet: every worker of one state root. */

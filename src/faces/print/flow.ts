@@ -1,7 +1,6 @@
 import { EXIT } from "../../core/errors.ts";
 import type { Attempt } from "../../core/guard/record.ts";
 import type { UsageLimit } from "../../core/limits.ts";
-import type { Outcome } from "../../core/outcome.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeInputEnding } from "../../core/print.ts";
 import type { PrintInput } from "../../core/print-input.ts";
@@ -9,7 +8,8 @@ import { addModelUsage, decideEnding, type PrintEnding } from "../../core/print-
 import { combineSummaries } from "../../core/print-summary.ts";
 import type { StreamMessage, TurnSummary } from "../../core/providers/transcript-types.ts";
 import { tokensOfUsage } from "../../core/telemetry.ts";
-import { findSessionId } from "../../core/turn.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { findSessionId } from "../../core/wait/turn.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
 import { startingCost } from "../../operations/cost.ts";
 import { runPrintTurn } from "../../operations/print-turn.ts";

@@ -1,8 +1,8 @@
 import { BoundReport, boundText, TextBound } from "../../core/common/bound-text.ts";
 import { GuardedSendInput } from "../../core/guard/fields.ts";
-import type { Outcome } from "../../core/outcome.ts";
 import { SendOutput } from "../../core/queue.ts";
 import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
 import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
 import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
 import type { GuardProgress } from "../../operations/guard.ts";

@@ -1,7 +1,7 @@
 import type { BoundReport } from "../../core/common/bound-text.ts";
-import type { Outcome } from "../../core/outcome.ts";
 import type { SendOutput } from "../../core/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
 import type {
   CaptureResult,
   KeysResult,

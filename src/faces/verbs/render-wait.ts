@@ -1,4 +1,4 @@
-import type { Outcome } from "../../core/outcome.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
 import type { WaitResult } from "../../core/wait-many.ts";
 import { renderOutcome } from "./render.ts";
 import { renderWait } from "./render-mcp.ts";

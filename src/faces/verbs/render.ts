@@ -1,7 +1,7 @@
 import { describeGuard } from "../../core/guard/record.ts";
-import type { ExitRecord, Outcome } from "../../core/outcome.ts";
 import { policyDecisionOf } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
+import type { ExitRecord, Outcome } from "../../core/wait/outcome.ts";
 import type { StatusResult } from "../../core/worker/status.ts";
 import { renderUsageLines, renderWindows } from "./render-usage.ts";
 

@@ -3,7 +3,7 @@ import { throwIfAborted } from "../../core/common/abort.ts";
 import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
-import { findSessionId, lastSubmitIndex } from "../../core/turn.ts";
+import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
 import { FALLBACK_PROVIDER } from "../../core/worker/default-provider.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
 import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";

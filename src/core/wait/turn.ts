@@ -1,7 +1,7 @@
-import type { UsageLimit } from "./limits.ts";
-import { policyDecisionOf } from "./policy.ts";
-import type { RecordSource } from "./providers/transcript-types.ts";
-import type { HookEvent, Provider, TurnSignal } from "./providers/types.ts";
+import type { UsageLimit } from "../limits.ts";
+import { policyDecisionOf } from "../policy.ts";
+import type { RecordSource } from "../providers/transcript-types.ts";
+import type { HookEvent, Provider, TurnSignal } from "../providers/types.ts";
 
 /**
  * Where the turn after a baseline stands, read from hook events alone (pure).

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { inputIdOf } from "./answer.ts";
-import { EXIT } from "./errors.ts";
-import { Attempt } from "./guard/record.ts";
-import { BudgetSpent, UsageLimit } from "./limits.ts";
-import { SentFromQueue } from "./queue.ts";
-import { OutcomeReason } from "./schemas.ts";
-import { Telemetry } from "./telemetry.ts";
+import { inputIdOf } from "../answer.ts";
+import { EXIT } from "../errors.ts";
+import { Attempt } from "../guard/record.ts";
+import { BudgetSpent, UsageLimit } from "../limits.ts";
+import { SentFromQueue } from "../queue.ts";
+import { OutcomeReason } from "../schemas.ts";
+import { Telemetry } from "../telemetry.ts";
 import type { TurnState } from "./turn.ts";
 
 export const ExitRecord = z
