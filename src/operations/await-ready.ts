@@ -7,12 +7,12 @@ import {
   type ReadyObservation,
   startReady,
   stepReady,
-} from "../core/ready.ts";
+} from "../core/spawn/ready.ts";
 import type { DialogAnswer } from "../core/worker/outputs.ts";
 import { DEAD_SCROLLBACK } from "./worker.ts";
 
 /**
- * Drives the readiness machine (core/ready.ts): polls the screen (tmux has no change notification)
+ * Drives the readiness machine (core/spawn/ready.ts): polls the screen (tmux has no change notification)
  * and wakes early on hook events. Ready means the provider's idle screen AND its SessionStart hook: a
  * TUI whose hooks do not fire cannot prove delivery, so that is a failure, not a ready worker.
  */

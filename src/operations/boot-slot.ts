@@ -1,12 +1,12 @@
-import { parseMaxStarting } from "../core/boot-slots.ts";
 import { AbortedError, SpawnFailedError } from "../core/errors.ts";
 import type { Deps, Lock, Waker } from "../core/ports.ts";
+import { parseMaxStarting } from "../core/spawn/boot-slots.ts";
 
 /** The safety net of the wait for a slot: a slot freed is a file removed, which wakes the waiter. */
 const SLOT_POLL_MS = 250;
 
 /**
- * A boot slot of `provider` (UMBEL_MAX_STARTING, core/boot-slots.ts), waited for up to `timeoutMs`;
+ * A boot slot of `provider` (UMBEL_MAX_STARTING, core/spawn/boot-slots.ts), waited for up to `timeoutMs`;
  * null when there is no cap. The caller holds it from the tmux session's start until ready.
  */
 export async function holdBootSlot(

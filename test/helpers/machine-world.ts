@@ -5,7 +5,7 @@ import {
   type ReadyObservation,
   startReady,
   stepReady,
-} from "../../src/core/ready.ts";
+} from "../../src/core/spawn/ready.ts";
 import { startWait, stepWait } from "../../src/core/wait/machine.ts";
 import type { ExitRecord } from "../../src/core/wait/outcome.ts";
 import type { PaneSeen, WaitCommand, WaitConfig, WaitObservation } from "../../src/core/wait/types.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DEFAULT_MAX_STARTING, parseMaxStarting } from "../../src/core/boot-slots.ts";
+import { DEFAULT_MAX_STARTING, parseMaxStarting } from "../../src/core/spawn/boot-slots.ts";
 import { spawnWorker } from "../../src/operations/spawn.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";

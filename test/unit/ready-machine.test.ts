@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
-import type { ReadyConfig } from "../../src/core/ready.ts";
+import type { ReadyConfig } from "../../src/core/spawn/ready.ts";
 import { BUSY, IDLE, TRUST } from "../fixtures/claude-screens.ts";
 import { runReady } from "../helpers/machine-world.ts";
 

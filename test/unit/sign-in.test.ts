@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { getProvider } from "../../src/core/providers/registry.ts";
-import { startReady, stepReady } from "../../src/core/ready.ts";
+import { startReady, stepReady } from "../../src/core/spawn/ready.ts";
 import { signInAdvice } from "../../src/core/worker/sign-in.ts";
 
 /**

@@ -1,5 +1,5 @@
-import { isRecord as isObject } from "./common/json.ts";
-import { UsageError } from "./errors.ts";
+import { isRecord as isObject } from "../common/json.ts";
+import { UsageError } from "../errors.ts";
 
 /**
  * claude's `--mcp-config` values (each JSON text or a file's text: `{"mcpServers":{name: server}}`)

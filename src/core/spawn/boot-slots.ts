@@ -1,4 +1,4 @@
-import { UsageError } from "./errors.ts";
+import { UsageError } from "../errors.ts";
 
 /**
  * How many workers of one provider may be starting at once, across every umbel process of a state

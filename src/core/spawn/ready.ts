@@ -1,11 +1,17 @@
-import { AbortedError, InputRequiredError, SpawnFailedError, type UmbelError, UsageError } from "./errors.ts";
-import type { PaneInfo } from "./ports.ts";
-import type { Provider, ScreenState } from "./providers/types.ts";
-import type { ExitRecord } from "./wait/outcome.ts";
-import { parseEvents } from "./worker/events.ts";
-import type { DialogAnswer } from "./worker/outputs.ts";
-import { screenTail } from "./worker/screen.ts";
-import type { SignInAdvice } from "./worker/sign-in.ts";
+import {
+  AbortedError,
+  InputRequiredError,
+  SpawnFailedError,
+  type UmbelError,
+  UsageError,
+} from "../errors.ts";
+import type { PaneInfo } from "../ports.ts";
+import type { Provider, ScreenState } from "../providers/types.ts";
+import type { ExitRecord } from "../wait/outcome.ts";
+import { parseEvents } from "../worker/events.ts";
+import type { DialogAnswer } from "../worker/outputs.ts";
+import { screenTail } from "../worker/screen.ts";
+import type { SignInAdvice } from "../worker/sign-in.ts";
 
 /**
  * spawn's readiness as a pure state machine, driven by `src/operations/spawn.ts` like `wait`'s:
