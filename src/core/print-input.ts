@@ -2,7 +2,7 @@ import { z } from "zod";
 import { choiceError } from "./common/suggest.ts";
 import { UsageError } from "./errors.ts";
 import { GuardFields, orphanGuardField } from "./guard/fields.ts";
-import { OnLimit } from "./limits.ts";
+import { OnLimit } from "./limits/limits.ts";
 import { getProvider } from "./providers/registry.ts";
 import {
   Duration,

@@ -1,6 +1,6 @@
 import { MAX_INVALID_CALLS } from "./guard/decide.ts";
 import type { Attempt } from "./guard/record.ts";
-import type { UsageLimit } from "./limits.ts";
+import type { UsageLimit } from "./limits/limits.ts";
 import { describeFailure } from "./print.ts";
 import type { TurnSummary } from "./providers/transcript-types.ts";
 import type { OutcomeReason } from "./schemas.ts";

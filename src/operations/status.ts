@@ -1,7 +1,7 @@
 import { inputIdOf } from "../core/answer.ts";
-import { billingEnvOf, billingFromEnv } from "../core/billing.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
 import { guardOfSubmit } from "../core/guard/record.ts";
+import { billingEnvOf, billingFromEnv } from "../core/limits/billing.ts";
 import { countDecisions } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";

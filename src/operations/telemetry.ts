@@ -1,6 +1,6 @@
+import type { Telemetry, TelemetryRecords } from "../core/limits/telemetry.ts";
 import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
-import type { Telemetry, TelemetryRecords } from "../core/telemetry.ts";
 import type { Outcome } from "../core/wait/outcome.ts";
 import { findRecordSource } from "../core/wait/turn.ts";
 import { readStatusLine } from "./cost.ts";

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { NoTurnError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
+import { STATUS_LINE_FILE } from "../core/limits/telemetry.ts";
 import type { Deps, Waker } from "../core/ports.ts";
 import type { WaitInput } from "../core/schemas.ts";
-import { STATUS_LINE_FILE } from "../core/telemetry.ts";
 import { startWait, stepWait } from "../core/wait/machine.ts";
 import { OUTCOME_EXIT, type Outcome } from "../core/wait/outcome.ts";
 import { lastSubmitIndex } from "../core/wait/turn.ts";

@@ -1,7 +1,7 @@
 // What each provider reads as a usage limit, from the records shared notes limits.md quotes
 // (claude 2.1.332, codex 0.171.0, gemini 0.61.0), and the claude screens and hooks around one.
 import { describe, expect, test } from "bun:test";
-import { billingEnvOf, billingFromEnv } from "../../src/core/billing.ts";
+import { billingEnvOf, billingFromEnv } from "../../src/core/limits/billing.ts";
 import { refuseClaudeSwitches } from "../../src/core/providers/claude/billing.ts";
 import { claudeLimits, readClaudeLimit } from "../../src/core/providers/claude/limits.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";

@@ -2,7 +2,7 @@
 // scripted world: limited from the provider's own records, --on-limit continue through a reset
 // (claude by itself, codex/gemini by umbel's continuation prompt), and the turn budgets.
 import { describe, expect, test } from "bun:test";
-import { CONTINUATION_PROMPT } from "../../src/core/limits.ts";
+import { CONTINUATION_PROMPT } from "../../src/core/limits/limits.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { Provider, TurnSignal } from "../../src/core/providers/types.ts";
 import type { WaitConfig } from "../../src/core/wait/types.ts";

@@ -1,8 +1,8 @@
 import type { AnswerMeanings, PromptOption } from "../answer.ts";
-import type { BillingEnv } from "../billing.ts";
-import type { ProviderLimits } from "../limits.ts";
+import type { BillingEnv } from "../limits/billing.ts";
+import type { ProviderLimits } from "../limits/limits.ts";
+import type { Telemetry, TelemetryRecords } from "../limits/telemetry.ts";
 import type { ProviderId } from "../schemas.ts";
-import type { Telemetry, TelemetryRecords } from "../telemetry.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
 import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";

@@ -1,4 +1,4 @@
-import type { BudgetSpent } from "../limits.ts";
+import type { BudgetSpent } from "../limits/limits.ts";
 import { parseEvents } from "../worker/events.ts";
 import { screenTail } from "../worker/screen.ts";
 import type { Step, WaitObservation, WaitState } from "./types.ts";

@@ -1,4 +1,4 @@
-import { CONTINUATION_PROMPT, msOfIso, type UsageLimit } from "../limits.ts";
+import { CONTINUATION_PROMPT, msOfIso, type UsageLimit } from "../limits/limits.ts";
 import { beginEvidence } from "./finish.ts";
 import type { OutcomeEvidence } from "./outcome.ts";
 import { gaveUpContinuing } from "./transcript.ts";

@@ -2,10 +2,10 @@ import { z } from "zod";
 import { inputIdOf } from "../answer.ts";
 import { EXIT } from "../errors.ts";
 import { Attempt } from "../guard/record.ts";
-import { BudgetSpent, UsageLimit } from "../limits.ts";
+import { BudgetSpent, UsageLimit } from "../limits/limits.ts";
+import { Telemetry } from "../limits/telemetry.ts";
 import { SentFromQueue } from "../queue.ts";
 import { OutcomeReason } from "../schemas.ts";
-import { Telemetry } from "../telemetry.ts";
 import type { TurnState } from "./turn.ts";
 
 export const ExitRecord = z

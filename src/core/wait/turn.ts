@@ -1,4 +1,4 @@
-import type { UsageLimit } from "../limits.ts";
+import type { UsageLimit } from "../limits/limits.ts";
 import { policyDecisionOf } from "../policy.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, TurnSignal } from "../providers/types.ts";

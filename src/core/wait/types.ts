@@ -1,4 +1,4 @@
-import type { BudgetSpent, OnLimit, UsageLimit } from "../limits.ts";
+import type { BudgetSpent, OnLimit, UsageLimit } from "../limits/limits.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
 import type { OutcomeReason } from "../schemas.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { BillingRoute } from "../billing.ts";
-import { OnLimit } from "../limits.ts";
+import { BillingRoute } from "../limits/billing.ts";
+import { OnLimit } from "../limits/limits.ts";
 import { PoolMeta } from "../pool.ts";
 import { PermissionMode, ProviderId, WorkerName } from "../schemas.ts";
 import { Owner } from "./owner.ts";

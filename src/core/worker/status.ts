@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { BillingRoute } from "../billing.ts";
 import { GuardPhase } from "../guard/record.ts";
+import { BillingRoute } from "../limits/billing.ts";
+import { Telemetry } from "../limits/telemetry.ts";
 import { QueueEntry } from "../queue.ts";
 import { WorkerState } from "../schemas.ts";
-import { Telemetry } from "../telemetry.ts";
 import { ExitRecord } from "../wait/outcome.ts";
 import { BrokenWorker } from "./broken.ts";
 

@@ -1,13 +1,13 @@
 import { EXIT } from "../../core/errors.ts";
 import type { Attempt } from "../../core/guard/record.ts";
-import type { UsageLimit } from "../../core/limits.ts";
+import type { UsageLimit } from "../../core/limits/limits.ts";
+import { tokensOfUsage } from "../../core/limits/telemetry.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeInputEnding } from "../../core/print.ts";
 import type { PrintInput } from "../../core/print-input.ts";
 import { addModelUsage, decideEnding, type PrintEnding } from "../../core/print-result.ts";
 import { combineSummaries } from "../../core/print-summary.ts";
 import type { StreamMessage, TurnSummary } from "../../core/providers/transcript-types.ts";
-import { tokensOfUsage } from "../../core/telemetry.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { findSessionId } from "../../core/wait/turn.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";

@@ -1,5 +1,5 @@
-import type { BillingRoute } from "../../billing.ts";
 import { UsageError } from "../../errors.ts";
+import type { BillingRoute } from "../../limits/billing.ts";
 import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";

@@ -6,7 +6,7 @@ import {
   type TelemetryRecords,
   type TokenCounts,
   withTotal,
-} from "../../telemetry.ts";
+} from "../../limits/telemetry.ts";
 import { isRealPrompt, replayGemini } from "./transcript.ts";
 
 /**
