@@ -75,7 +75,7 @@ export class BinaryNotFoundError extends UmbelError {
 
 /**
  * A program umbel itself runs (tmux, git for --worktree, sh for accept checks) is not on PATH, or
- * cannot be run: `data` names it and the fix for the platform (`core/programs.ts`). Exit 127, as
+ * cannot be run: `data` names it and the fix for the platform (`core/doctor/programs.ts`). Exit 127, as
  * a shell's "command not found" and as a missing agent CLI: something must be installed.
  */
 export class ProgramMissingError extends UmbelError {

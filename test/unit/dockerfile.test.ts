@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { TESTED_CLIS } from "../../src/core/tested-versions.ts";
+import { TESTED_CLIS } from "../../src/core/doctor/tested-versions.ts";
 
 /**
  * This machine has no container engine, so the Dockerfile may hold no step of its own: it runs

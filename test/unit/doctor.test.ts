@@ -119,11 +119,11 @@ describe("each provider's CLI", () => {
 });
 
 describe("the versions umbel is tested with", () => {
-  test("are the ones the real tier installs (one source: src/core/tested-versions.ts)", async () => {
+  test("are the ones the real tier installs (one source: src/core/doctor/tested-versions.ts)", async () => {
     const { REAL_CLAUDE_VERSION } = await import("../../scripts/setup-real.ts");
     const { REAL_CODEX_VERSION } = await import("../../scripts/setup-real-codex.ts");
     const { REAL_GEMINI_VERSION } = await import("../../scripts/setup-real-gemini.ts");
-    const { TESTED_CLIS } = await import("../../src/core/tested-versions.ts");
+    const { TESTED_CLIS } = await import("../../src/core/doctor/tested-versions.ts");
     expect({ claude: REAL_CLAUDE_VERSION, codex: REAL_CODEX_VERSION, gemini: REAL_GEMINI_VERSION }).toEqual({
       claude: TESTED_CLIS.claude.version,
       codex: TESTED_CLIS.codex.version,
@@ -133,7 +133,7 @@ describe("the versions umbel is tested with", () => {
 
   test("every provider has one, so doctor can compare", async () => {
     const { listProviders } = await import("../../src/core/providers/registry.ts");
-    const { testedCli } = await import("../../src/core/tested-versions.ts");
+    const { testedCli } = await import("../../src/core/doctor/tested-versions.ts");
     expect(
       listProviders()
         .filter((p) => testedCli(p.id) === undefined)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { installFix, missingProgram, tmuxTooOld } from "../../src/core/doctor/programs.ts";
 import { EXIT, formatError, ProgramMissingError, ProgramTooOldError } from "../../src/core/errors.ts";
-import { installFix, missingProgram, tmuxTooOld } from "../../src/core/programs.ts";
 
 /**
  * The programs umbel runs besides the agent CLIs (issue 21, item 4): one that is missing or too

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDefines, readBuildCommit } from "../../scripts/build-info.ts";
-import { BuildInfo } from "../../src/core/build-info.ts";
+import { BuildInfo } from "../../src/core/doctor/build-info.ts";
 import { renderVersion } from "../../src/faces/cli/version.ts";
 
 const INFO: BuildInfo = {

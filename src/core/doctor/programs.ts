@@ -1,5 +1,5 @@
-import { compareVersions, readVersion } from "./doctor/version.ts";
-import { ProgramMissingError, ProgramTooOldError } from "./errors.ts";
+import { ProgramMissingError, ProgramTooOldError } from "../errors.ts";
+import { compareVersions, readVersion } from "./version.ts";
 
 /**
  * The programs umbel runs besides the agent CLIs, what each is for and how to install it on this

@@ -1,4 +1,4 @@
-import type { ProviderId } from "./schemas.ts";
+import type { ProviderId } from "../schemas.ts";
 
 /**
  * The vendor CLIs umbel is tested with: `npm run setup:real` installs exactly these for the real
