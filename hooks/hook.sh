@@ -74,7 +74,7 @@ answer=
 tab='	'
 nl='
 '
-# policy.tsv (core/policy.ts, spawn --allow/--deny): one line per hook event a rule answers — the
+# policy.tsv (core/fleet/policy/compile.ts, spawn --allow/--deny): one line per hook event a rule answers — the
 # event, a regex of the rules' tool names as JSON strings, what to print when umbel cannot decide
 # (- for nothing: a person is asked; a deny rule's event has the CLI's deny answer), and the marker
 # for that line. A payload that holds such an event's name and one of those tools anywhere
@@ -136,7 +136,7 @@ elif [ -n "$answer" ]; then
   printf '%s\n' "$answer"
 fi
 
-# notify.tsv (core/notify.ts): event, outcome, exit code, a pattern the line must hold, one it must
+# notify.tsv (core/fleet/notify.ts): event, outcome, exit code, a pattern the line must hold, one it must
 # not (- for none): anchored at the line's start (the marker above, or the CLI's own top-level
 # fields), so text inside a tool call's arguments never matches them. The command runs detached, in the worker's env plus UMBEL_WORKER and UMBEL_OUTCOME.
 if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd" ]; then

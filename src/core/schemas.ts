@@ -2,7 +2,7 @@ import { z } from "zod";
 import { MAX_DURATION_MS, parseDuration } from "./common/duration.ts";
 import { parseJsonObject } from "./common/json.ts";
 import { choiceError } from "./common/suggest.ts";
-import { FleetSpawnOptions } from "./fleet-options.ts";
+import { FleetSpawnOptions } from "./fleet/options.ts";
 import { OnLimit } from "./limits/limits.ts";
 import { isKeyName, KEY_NAMES } from "./worker/key-names.ts";
 import { isBlankPrompt } from "./worker/prompt.ts";

@@ -1,8 +1,8 @@
 import { quoteArg } from "../core/common/quote.ts";
 import { didYouMean } from "../core/common/suggest.ts";
 import { UsageError } from "../core/errors.ts";
+import { POLICY_HOOK_COMMAND } from "../core/fleet/policy/compile.ts";
 import { STRUCTURED_SERVER_COMMAND } from "../core/guard/tool.ts";
-import { POLICY_HOOK_COMMAND } from "../core/policy.ts";
 
 /**
  * Which face an argv selects, before any face is loaded. A first word that is a command selects it,

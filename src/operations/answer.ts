@@ -1,5 +1,3 @@
-import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../core/answer.ts";
-import type { AnswerInput, AnswerResult } from "../core/answer-schema.ts";
 import {
   DeliveryError,
   NoPromptError,
@@ -8,6 +6,8 @@ import {
   WorkerBusyError,
   WorkerDeadError,
 } from "../core/errors.ts";
+import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../core/fleet/answer.ts";
+import type { AnswerInput, AnswerResult } from "../core/fleet/answer-schema.ts";
 import type { Deps, Lock } from "../core/ports.ts";
 import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { screenTail } from "../core/worker/screen.ts";

@@ -1,6 +1,6 @@
 import { UsageError } from "../core/errors.ts";
-import { compileNotify } from "../core/notify.ts";
-import { checkPolicy, compilePolicy, policyCommand } from "../core/policy.ts";
+import { compileNotify } from "../core/fleet/notify.ts";
+import { checkPolicy, compilePolicy, policyCommand } from "../core/fleet/policy/compile.ts";
 import type { Deps } from "../core/ports.ts";
 import type { Provider } from "../core/providers/types.ts";
 import type { SpawnInput } from "../core/schemas.ts";

@@ -1,8 +1,6 @@
 import { shellQuote } from "../core/common/shell.ts";
 import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
-import type { GuardedSendInput } from "../core/guard/fields.ts";
-import { compileNotify } from "../core/notify.ts";
-import type { Deps } from "../core/ports.ts";
+import { compileNotify } from "../core/fleet/notify.ts";
 import {
   nextQueued,
   parseQueue,
@@ -13,7 +11,9 @@ import {
   type SentFromQueue,
   settle,
   withEntry,
-} from "../core/queue.ts";
+} from "../core/fleet/queue.ts";
+import type { GuardedSendInput } from "../core/guard/fields.ts";
+import type { Deps } from "../core/ports.ts";
 import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { openGuard } from "./guard-open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
@@ -27,7 +27,7 @@ import {
 } from "./worker.ts";
 
 /**
- * `send --queue` and the drain (core/queue.ts says why there is no daemon). Every change to the queue
+ * `send --queue` and the drain (core/fleet/queue.ts says why there is no daemon). Every change to the queue
  * is made under the worker's send lock, the one a send holds while it owns the composer.
  */
 

@@ -1,11 +1,11 @@
-import { inputIdOf } from "../core/answer.ts";
 import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
+import { inputIdOf } from "../core/fleet/answer.ts";
+import { countDecisions } from "../core/fleet/policy/compile.ts";
+import { publicEntries } from "../core/fleet/queue.ts";
 import { guardOfSubmit } from "../core/guard/record.ts";
 import { billingEnvOf, billingFromEnv } from "../core/limits/billing.ts";
-import { countDecisions } from "../core/policy.ts";
 import type { Deps } from "../core/ports.ts";
 import type { HookEvent } from "../core/providers/types.ts";
-import { publicEntries } from "../core/queue.ts";
 import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/wait/turn.ts";
 import type { StatusResult } from "../core/worker/status.ts";

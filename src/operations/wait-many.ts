@@ -1,8 +1,8 @@
 import { NoTurnError } from "../core/errors.ts";
+import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/fleet/wait-many.ts";
 import type { Deps } from "../core/ports.ts";
 import type { Outcome } from "../core/wait/outcome.ts";
 import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/wait-many.ts";
 import { type GuardProgress, waitGuarded } from "./guard.ts";
 import { drainQueue } from "./queue.ts";
 import { withTurnTelemetry } from "./telemetry.ts";

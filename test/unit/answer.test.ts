@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { inputIdOf, planAnswer, readMenu, showsPrompt } from "../../src/core/answer.ts";
+import { inputIdOf, planAnswer, readMenu, showsPrompt } from "../../src/core/fleet/answer.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import { codex } from "../../src/core/providers/codex/provider.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";

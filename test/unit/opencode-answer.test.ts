@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { planAnswer } from "../../src/core/answer.ts";
+import { planAnswer } from "../../src/core/fleet/answer.ts";
 import { readOpencodeMenu } from "../../src/core/providers/opencode/answer.ts";
 import { opencode } from "../../src/core/providers/opencode/provider.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { PolicyFile } from "../../src/core/policy/rules.ts";
+import { PolicyFile } from "../../src/core/fleet/policy/rules.ts";
 import { captureScreen } from "../../src/operations/capture.ts";
 import { sendKeys } from "../../src/operations/keys.ts";
 import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { loadShellParser } from "../../src/adapters/shell-parser.ts";
-import { decideCall } from "../../src/core/policy/decide.ts";
-import type { ShellParse } from "../../src/core/policy/shell-tree.ts";
-import { compilePolicy } from "../../src/core/policy.ts";
+import { compilePolicy } from "../../src/core/fleet/policy/compile.ts";
+import { decideCall } from "../../src/core/fleet/policy/decide.ts";
+import type { ShellParse } from "../../src/core/fleet/policy/shell-tree.ts";
 import { HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
 import { ALLOWED, ASKED, CASE_RULES, DENIED } from "../helpers/policy-cases.ts";
 

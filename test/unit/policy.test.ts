@@ -1,10 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { loadShellParser } from "../../src/adapters/shell-parser.ts";
-import { compileNotify } from "../../src/core/notify.ts";
-import { decideCall, toolCallOf } from "../../src/core/policy/decide.ts";
-import { refusedOption } from "../../src/core/policy/file-options.ts";
-import { type PolicyFile, TOOL_PLACEHOLDER } from "../../src/core/policy/rules.ts";
-import type { ShellParse } from "../../src/core/policy/shell-tree.ts";
+import { compileNotify } from "../../src/core/fleet/notify.ts";
 import {
   checkPolicy,
   compileHookLines,
@@ -13,7 +9,11 @@ import {
   FAILED_CHECK_RULE,
   NON_INTERACTIVE_RULE,
   parseToolPattern,
-} from "../../src/core/policy.ts";
+} from "../../src/core/fleet/policy/compile.ts";
+import { decideCall, toolCallOf } from "../../src/core/fleet/policy/decide.ts";
+import { refusedOption } from "../../src/core/fleet/policy/file-options.ts";
+import { type PolicyFile, TOOL_PLACEHOLDER } from "../../src/core/fleet/policy/rules.ts";
+import type { ShellParse } from "../../src/core/fleet/policy/shell-tree.ts";
 import { claude } from "../../src/core/providers/claude/provider.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";
 import { CLAUDE_POLICY, HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
@@ -344,7 +344,7 @@ describe("a decision in the events log", () => {
 });
 
 describe("notify.tsv", () => {
-  // The line's own members, one whole value each, from its start (hook.sh's grep -E; core/notify.ts).
+  // The line's own members, one whole value each, from its start (hook.sh's grep -E; core/fleet/notify.ts).
   const STRING = '"([^"\\\\]|\\\\.)*"';
   const FLAT = `\\{([^{}"]|${STRING})*\\}`;
   const TOP_LEVEL = `^\\{(${STRING}:(${STRING}|[-+.0-9A-Za-z]+|${FLAT}|\\[([^][{}"]|${STRING}|${FLAT})*\\]),)*`;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { WaitManyInput } from "../../src/core/wait-many.ts";
+import { WaitManyInput } from "../../src/core/fleet/wait-many.ts";
 import { waitForTurns } from "../../src/operations/wait-many.ts";
 import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";

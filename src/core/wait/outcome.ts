@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { inputIdOf } from "../answer.ts";
 import { EXIT } from "../errors.ts";
+import { inputIdOf } from "../fleet/answer.ts";
+import { SentFromQueue } from "../fleet/queue.ts";
 import { Attempt } from "../guard/record.ts";
 import { BudgetSpent, UsageLimit } from "../limits/limits.ts";
 import { Telemetry } from "../limits/telemetry.ts";
-import { SentFromQueue } from "../queue.ts";
 import { OutcomeReason } from "../schemas.ts";
 import type { TurnState } from "./turn.ts";
 

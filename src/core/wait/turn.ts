@@ -1,5 +1,5 @@
+import { policyDecisionOf } from "../fleet/policy/compile.ts";
 import type { UsageLimit } from "../limits/limits.ts";
-import { policyDecisionOf } from "../policy.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, TurnSignal } from "../providers/types.ts";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { QueueEntry } from "../fleet/queue.ts";
 import { GuardPhase } from "../guard/record.ts";
 import { BillingRoute } from "../limits/billing.ts";
 import { Telemetry } from "../limits/telemetry.ts";
-import { QueueEntry } from "../queue.ts";
 import { WorkerState } from "../schemas.ts";
 import { ExitRecord } from "../wait/outcome.ts";
 import { BrokenWorker } from "./broken.ts";

@@ -2,9 +2,9 @@ import { join } from "node:path";
 import { readTextOrNull } from "../../adapters/files.ts";
 import { parseJsonObject } from "../../core/common/json.ts";
 import { StateError, UsageError } from "../../core/errors.ts";
-import { decideCall, needsShell, toolCallOf } from "../../core/policy/decide.ts";
-import { PolicyFile } from "../../core/policy/rules.ts";
-import { POLICY_HOOK_COMMAND } from "../../core/policy.ts";
+import { POLICY_HOOK_COMMAND } from "../../core/fleet/policy/compile.ts";
+import { decideCall, needsShell, toolCallOf } from "../../core/fleet/policy/decide.ts";
+import { PolicyFile } from "../../core/fleet/policy/rules.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { AnswerInput, AnswerResult } from "../../core/answer-schema.ts";
+import { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.ts";
 import { answerPrompt } from "../../operations/answer.ts";
 import { defineVerb } from "./verb.ts";
 

@@ -1,9 +1,9 @@
 import { BoundReport, boundText, TextBound } from "../../core/common/bound-text.ts";
+import { SendOutput } from "../../core/fleet/queue.ts";
+import { WaitManyInput, WaitResult } from "../../core/fleet/wait-many.ts";
 import { GuardedSendInput } from "../../core/guard/fields.ts";
-import { SendOutput } from "../../core/queue.ts";
 import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
-import { WaitManyInput, WaitResult } from "../../core/wait-many.ts";
 import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
 import type { GuardProgress } from "../../operations/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";

@@ -1,5 +1,5 @@
 import type { BoundReport } from "../../core/common/bound-text.ts";
-import type { SendOutput } from "../../core/queue.ts";
+import type { SendOutput } from "../../core/fleet/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import type {

@@ -1,5 +1,5 @@
+import { policyDecisionOf } from "../../core/fleet/policy/compile.ts";
 import { describeGuard } from "../../core/guard/record.ts";
-import { policyDecisionOf } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { ExitRecord, Outcome } from "../../core/wait/outcome.ts";
 import type { StatusResult } from "../../core/worker/status.ts";

@@ -1,5 +1,5 @@
 import { stringAt } from "../../common/json.ts";
-import { topLevel } from "../../notify.ts";
+import { topLevel } from "../../fleet/notify.ts";
 import { snakeSessionStart } from "../hook-wire.ts";
 import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 

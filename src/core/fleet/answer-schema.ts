@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { WorkerName } from "./schemas.ts";
+import { WorkerName } from "../schemas.ts";
 
 /** `umbel answer NAME CHOICE [--input-id ID]` (MCP `umbel_answer`): its input and its result. */
 

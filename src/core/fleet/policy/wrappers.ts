@@ -3,7 +3,7 @@ import { commandBasename } from "./shell-tree.ts";
 /** A simple command's words after quote removal; null where a word is not a literal. */
 export type Words = readonly (string | null)[];
 
-/** What a command that runs another command hands back to the scan (core/policy/shell-scan.ts). */
+/** What a command that runs another command hands back to the scan (core/fleet/policy/shell-scan.ts). */
 export type WrapperSink = {
   /** A command it runs, with that command's words. */
   invoke(words: Words): void;

@@ -16,7 +16,7 @@ const MAX_DEPTH = 8;
  * For a deny rule: every simple command anywhere in the script — lists, pipes, subshells, `$(…)`
  * and backticks, process substitutions, if/while/for/case and function bodies, `!` — with its
  * words after quote removal (assignments and redirections are not words), and the commands the
- * wrappers of core/policy/wrappers.ts run (`sh -c '…'` and `eval '…'` are scanned as scripts).
+ * wrappers of core/fleet/policy/wrappers.ts run (`sh -c '…'` and `eval '…'` are scanned as scripts).
  */
 export function scanScript(script: string, parse: ShellParse): ShellScan {
   const invocations: Words[] = [];

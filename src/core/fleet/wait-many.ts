@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { WaitInput, WorkerName } from "./schemas.ts";
-import { Outcome } from "./wait/outcome.ts";
+import { WaitInput, WorkerName } from "../schemas.ts";
+import { Outcome } from "../wait/outcome.ts";
 
 /**
  * `wait` as the CLI and MCP take it: one worker (`wait NAME`), or several with `any` (the first whose

@@ -1,5 +1,5 @@
-import type { NotifyRule } from "./providers/types.ts";
-import { OUTCOME_EXIT } from "./wait/outcome.ts";
+import type { NotifyRule } from "../providers/types.ts";
+import { OUTCOME_EXIT } from "../wait/outcome.ts";
 
 /**
  * `spawn --notify CMD`: when one of the worker's turns ends, hooks/hook.sh (and launch.sh, for dead)

@@ -1,15 +1,15 @@
-import { isRecord } from "./common/json.ts";
-import { shellQuote } from "./common/shell.ts";
-import type { ArgPattern, PolicyFile, PolicyRule } from "./policy/rules.ts";
-import type { HookEvent, PolicySpec } from "./providers/types.ts";
-import type { ProviderId } from "./schemas.ts";
+import { isRecord } from "../../common/json.ts";
+import { shellQuote } from "../../common/shell.ts";
+import type { HookEvent, PolicySpec } from "../../providers/types.ts";
+import type { ProviderId } from "../../schemas.ts";
+import type { ArgPattern, PolicyFile, PolicyRule } from "./rules.ts";
 
 /**
  * `spawn --allow PATTERN / --deny PATTERN`: rules in the provider's tool-pattern syntax, answered from
  * the worker's own hooks with no umbel process alive. umbel compiles them here into the worker's
  * `policy.json` (the rules) and `policy.tsv` (what hooks/hook.sh needs without a JSON parser); the
  * hook hands each tool call a rule may answer to umbel's hidden `__policy` face
- * (faces/policy-hook.ts), which decides from the parsed payload (core/policy/decide.ts). Fail
+ * (faces/policy-hook.ts), which decides from the parsed payload (core/fleet/policy/decide.ts). Fail
  * closed: whatever matches no rule, or cannot be read with certainty, still reaches the caller as
  * input (126), and under a deny rule is denied; a non-interactive worker's (umbel -p) is denied.
  */

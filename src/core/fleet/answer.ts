@@ -1,5 +1,5 @@
-import { sha256Hex } from "./sha256.ts";
-import type { TurnState } from "./wait/turn.ts";
+import { sha256Hex } from "../sha256.ts";
+import type { TurnState } from "../wait/turn.ts";
 
 /**
  * `umbel answer`: a choice by meaning (allow, deny, always, or an option) turned into the keys of the

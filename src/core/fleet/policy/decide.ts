@@ -1,4 +1,4 @@
-import type { HookWire, PolicySpec } from "../providers/types.ts";
+import type { HookWire, PolicySpec } from "../../providers/types.ts";
 import { refusedOption } from "./file-options.ts";
 import { type ArgPattern, type PolicyFile, type PolicyRule, TOOL_PLACEHOLDER } from "./rules.ts";
 import { scanScript, simpleCommandOf } from "./shell-scan.ts";
@@ -39,7 +39,7 @@ export function needsShell(policy: PolicyFile, spec: PolicySpec, call: ToolCall)
  * The first rule at the call's event that decides it, deny rules before allow rules and rules marked
  * `last` after both, or null (the CLI goes on as if umbel had no policy: a person is asked where the
  * CLI would ask). A deny rule denies what it matches and what umbel cannot tell apart from it; an
- * allow rule allows only what umbel can read with certainty (core/policy/shell-scan.ts,
+ * allow rule allows only what umbel can read with certainty (core/fleet/policy/shell-scan.ts,
  * file-options.ts).
  */
 export function decideCall(

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProviderId } from "../schemas.ts";
+import { ProviderId } from "../../schemas.ts";
 
 /**
  * What a rule matches in a call's main argument: anything; or a text as the pattern gave it — a

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { parseJson } from "./common/json.ts";
-import { GuardRecord } from "./guard/record.ts";
-import { SendResult } from "./worker/outputs.ts";
+import { parseJson } from "../common/json.ts";
+import { GuardRecord } from "../guard/record.ts";
+import { SendResult } from "../worker/outputs.ts";
 
 /**
  * `send --queue`: prompts for a busy worker wait in `queue.json` in its session dir and are sent in
