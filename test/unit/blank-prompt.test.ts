@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
-import { checkPrintInput, PrintInput, parseStreamInput } from "../../src/core/print-input.ts";
+import { checkPrintInput, PrintInput, parseStreamInput } from "../../src/core/print/input.ts";
 import { SendInput } from "../../src/core/schemas.ts";
 import { isBlankPrompt } from "../../src/core/worker/prompt.ts";
 import { loadWorkflow } from "../../src/core/workflow/validate.ts";

@@ -2,7 +2,7 @@
 // to answer it (a --name worker is kept) or how to keep the worker next time (an anonymous one is
 // removed as -p exits).
 import { describe, expect, test } from "bun:test";
-import { describeInputEnding } from "../../src/core/print.ts";
+import { describeInputEnding } from "../../src/core/print/print.ts";
 import type { Outcome } from "../../src/core/wait/outcome.ts";
 
 const asking: Outcome = {

@@ -5,8 +5,8 @@ import {
   decideEnding,
   endingExitCode,
   type PrintEnding,
-} from "../../src/core/print-result.ts";
-import { combineSummaries } from "../../src/core/print-summary.ts";
+} from "../../src/core/print/result.ts";
+import { combineSummaries } from "../../src/core/print/summary.ts";
 import type { TurnSummary } from "../../src/core/providers/transcript-types.ts";
 import type { Outcome } from "../../src/core/wait/outcome.ts";
 

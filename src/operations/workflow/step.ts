@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
 import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
-import { describeFailure } from "../../core/print.ts";
+import { describeFailure } from "../../core/print/print.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
 import { isBlankPrompt } from "../../core/worker/prompt.ts";
 import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { choiceError } from "./common/suggest.ts";
-import { UsageError } from "./errors.ts";
-import { GuardFields, orphanGuardField } from "./guard/fields.ts";
-import { OnLimit } from "./limits/limits.ts";
-import { getProvider } from "./providers/registry.ts";
+import { choiceError } from "../common/suggest.ts";
+import { UsageError } from "../errors.ts";
+import { GuardFields, orphanGuardField } from "../guard/fields.ts";
+import { OnLimit } from "../limits/limits.ts";
+import { getProvider } from "../providers/registry.ts";
 import {
   Duration,
   EnvSpec,
@@ -14,8 +14,8 @@ import {
   SpawnInput,
   type WithProvider,
   WorkerName,
-} from "./schemas.ts";
-import { isBlankPrompt } from "./worker/prompt.ts";
+} from "../schemas.ts";
+import { isBlankPrompt } from "../worker/prompt.ts";
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.

@@ -1,11 +1,11 @@
-import { MAX_INVALID_CALLS } from "./guard/decide.ts";
-import type { Attempt } from "./guard/record.ts";
-import type { UsageLimit } from "./limits/limits.ts";
+import { MAX_INVALID_CALLS } from "../guard/decide.ts";
+import type { Attempt } from "../guard/record.ts";
+import type { UsageLimit } from "../limits/limits.ts";
+import type { TurnSummary } from "../providers/transcript-types.ts";
+import type { OutcomeReason } from "../schemas.ts";
+import type { Outcome, OutcomeEvidence } from "../wait/outcome.ts";
+import type { DialogAnswer } from "../worker/outputs.ts";
 import { describeFailure } from "./print.ts";
-import type { TurnSummary } from "./providers/transcript-types.ts";
-import type { OutcomeReason } from "./schemas.ts";
-import type { Outcome, OutcomeEvidence } from "./wait/outcome.ts";
-import type { DialogAnswer } from "./worker/outputs.ts";
 
 /**
  * claude -p's result object (2.1.332), filled from umbel's outcome and the turn's transcript.

@@ -1,5 +1,5 @@
-import { isStructuredTool } from "./dialects/tool-kind.ts";
-import type { TurnSummary } from "./providers/transcript-types.ts";
+import { isStructuredTool } from "../dialects/tool-kind.ts";
+import type { TurnSummary } from "../providers/transcript-types.ts";
 
 /**
  * A guarded `-p` prompt is several turns (an enforce message or an accept check's feedback, each a

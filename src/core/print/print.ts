@@ -1,4 +1,4 @@
-import type { Outcome } from "./wait/outcome.ts";
+import type { Outcome } from "../wait/outcome.ts";
 
 /** One line for stderr / the json result when the turn did not end in a stop. */
 export function describeFailure(outcome: Outcome, text: string): string {
