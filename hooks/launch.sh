@@ -4,7 +4,7 @@
 # The worker's environment arrives in a tmux buffer (loaded from umbel's stdin), never on a command
 # line: read it, delete it, drop everything the pane inherited, run the CLI, and record how it ended
 # in <events-dir>/exit.json ({"exitCode":N} or {"exitCode":N,"signal":"KILL"}), written atomically.
-# --retire-after: a spare of the warm pool (core/pool.ts), retired below once idle that long.
+# --retire-after: a spare of the warm pool (core/pool/pool.ts), retired below once idle that long.
 # --owned: the worker is one process's (an anonymous umbel -p's, core/worker/owner.ts), watched below.
 retire_after=
 owned=

@@ -6,7 +6,7 @@ import {
   refillArgv,
   SPARE_MARKER,
   SPARE_PREFIX,
-} from "../core/pool.ts";
+} from "../core/pool/pool.ts";
 import type { Deps, Lock } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";

@@ -1,4 +1,4 @@
-import { keyMaterial } from "../core/pool.ts";
+import { keyMaterial } from "../core/pool/pool.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { SpawnInput } from "../core/schemas.ts";
@@ -16,7 +16,7 @@ export async function spawnKey(deps: Deps, input: SpawnInput): Promise<string> {
   return deps.store.keyedHash(await spawnKeyMaterial(deps, input));
 }
 
-/** What the spawn key hashes (core/pool.ts keyMaterial), validated as spawn validates. */
+/** What the spawn key hashes (core/pool/pool.ts keyMaterial), validated as spawn validates. */
 export async function spawnKeyMaterial(deps: Deps, input: SpawnInput): Promise<string> {
   const provider = getProvider(input.provider);
   const cwd = await resolveCwd(deps, input.cwd);

@@ -1,5 +1,5 @@
 import { WorkerIncompleteError } from "../core/errors.ts";
-import { type PoolMeta, SPARE_MARKER } from "../core/pool.ts";
+import { type PoolMeta, SPARE_MARKER } from "../core/pool/pool.ts";
 import type { Deps } from "../core/ports.ts";
 import type { Meta } from "../core/worker/meta.ts";
 import { isGone } from "./alive.ts";

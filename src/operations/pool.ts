@@ -1,6 +1,12 @@
 import { SpawnFailedError } from "../core/errors.ts";
-import { DEFAULT_POOL_TTL_MS, isSpareName, type PoolMeta, SPARE_MARKER, SPARE_PREFIX } from "../core/pool.ts";
-import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "../core/pool-schema.ts";
+import {
+  DEFAULT_POOL_TTL_MS,
+  isSpareName,
+  type PoolMeta,
+  SPARE_MARKER,
+  SPARE_PREFIX,
+} from "../core/pool/pool.ts";
+import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "../core/pool/schema.ts";
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Meta } from "../core/worker/meta.ts";

@@ -5,7 +5,7 @@ import { BinaryNotFoundError, UsageError } from "../core/errors.ts";
 import { STRUCTURED_SERVER_NAME, structuredServer } from "../core/guard/tool.ts";
 import { type BillingRoute, billingEnvOf, billingFromEnv } from "../core/limits/billing.ts";
 import { STATUS_LINE_FILE } from "../core/limits/telemetry.ts";
-import type { PoolMeta } from "../core/pool.ts";
+import type { PoolMeta } from "../core/pool/pool.ts";
 import type { Deps, Lock } from "../core/ports.ts";
 import type { LaunchFlag, LaunchInput, LaunchPlan } from "../core/providers/launch-types.ts";
 import { getProvider } from "../core/providers/registry.ts";
@@ -309,7 +309,7 @@ export async function launchWorker(
       ...(input.onLimit ? { onLimit: input.onLimit } : {}),
       // Names only: what reached the worker decides its route (status shows it).
       billing: homeBilling ?? billingFromEnv(billingEnvOf(provider), Object.keys(env)),
-      // A warm pool's spare (core/pool.ts): claimable once ready, while pool.spare exists.
+      // A warm pool's spare (core/pool/pool.ts): claimable once ready, while pool.spare exists.
       ...(pool ? { pool } : {}),
     };
     await deps.store.writeMeta(meta);

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
-import { SPARE_MARKER } from "../../src/core/pool.ts";
-import type { PoolInput } from "../../src/core/pool-schema.ts";
+import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
+import type { PoolInput } from "../../src/core/pool/schema.ts";
 import type { Deps, Lock, StorePort, TmuxPort } from "../../src/core/ports.ts";
 import { pruneWorkers } from "../../src/operations/kill.ts";
 import { runPool } from "../../src/operations/pool.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { SPARE_MARKER } from "../../src/core/pool.ts";
-import { PoolInput } from "../../src/core/pool-schema.ts";
+import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
+import { PoolInput } from "../../src/core/pool/schema.ts";
 import { runPool } from "../../src/operations/pool.ts";
 import { claimSpare, spawnOrClaim } from "../../src/operations/pool-claim.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BillingRoute } from "../limits/billing.ts";
 import { OnLimit } from "../limits/limits.ts";
-import { PoolMeta } from "../pool.ts";
+import { PoolMeta } from "../pool/pool.ts";
 import { PermissionMode, ProviderId, WorkerName } from "../schemas.ts";
 import { Owner } from "./owner.ts";
 
@@ -47,7 +47,7 @@ export const Meta = z.object({
   /** spawn --worktree: the worker's own git worktree (its cwd) and branch, from `base` in `repo`. */
   worktree: z.object({ path: z.string(), branch: z.string(), base: z.string(), repo: z.string() }).optional(),
   killedAt: z.string().optional(),
-  /** A spare of the warm pool (core/pool.ts), or the worker a claimed one became. */
+  /** A spare of the warm pool (core/pool/pool.ts), or the worker a claimed one became. */
   pool: PoolMeta.optional(),
 });
 export type Meta = z.infer<typeof Meta>;

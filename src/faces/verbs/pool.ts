@@ -1,4 +1,4 @@
-import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool-schema.ts";
+import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool/schema.ts";
 import { runPool } from "../../operations/pool.ts";
 import { withDefaultProvider } from "../../operations/user-config.ts";
 import { renderDialogNotes } from "./render-dialogs.ts";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { SpawnInput } from "./schemas.ts";
-import { Owner } from "./worker/owner.ts";
+import type { SpawnInput } from "../schemas.ts";
+import { Owner } from "../worker/owner.ts";
 
 /**
  * The warm pool (docs/performance.md#the-warm-pool): spares are ordinary workers named `pool-…`

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { choiceError } from "./common/suggest.ts";
-import { Duration, SpawnInput, type WithProvider } from "./schemas.ts";
-import { DialogAnswer } from "./worker/outputs.ts";
+import { choiceError } from "../common/suggest.ts";
+import { Duration, SpawnInput, type WithProvider } from "../schemas.ts";
+import { DialogAnswer } from "../worker/outputs.ts";
 
 /**
  * `umbel pool warm N [spawn flags] | ls | drain` and MCP `umbel_pool`: the spawn flags are spawn's
