@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { EXIT, toExitCode, UsageError } from "../../src/core/errors.ts";
-import { WORKFLOW_LIMITS } from "../../src/core/workflow/limits.ts";
+import { WORKFLOW_LIMITS } from "../../src/core/workflow/bounds.ts";
 import { loadWorkflow } from "../../src/core/workflow/validate.ts";
 
 /**

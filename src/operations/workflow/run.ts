@@ -5,8 +5,8 @@ import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
 import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
 import { FALLBACK_PROVIDER } from "../../core/worker/default-provider.ts";
+import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/bounds.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
-import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";
 import { type WorkflowIssue, workflowError } from "../../core/workflow/positions.ts";
 import {
   lastSessions,
