@@ -30,7 +30,7 @@ event=${3-}
 case $event in *[!A-Za-z]*) event= ;; esac
 events=${log%/*}
 session=${events%/*}
-# $2: the worker's incarnation (operations/spawn.ts), also in <session>/incarnation while that worker
+# $2: the worker's incarnation (operations/spawn/spawn.ts), also in <session>/incarnation while that worker
 # has the folder. A hook of a worker killed since (kill --purge, then spawn NAME: the same paths) runs
 # nothing and appends nothing. A hook command without one is an earlier umbel's worker's.
 incarnation=${2-}

@@ -9,7 +9,7 @@
 import { createDeps } from "../../src/adapters/deps.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";
 

@@ -16,7 +16,7 @@ import { OWNER_FILE, ownerLine } from "../core/worker/owner.ts";
 import { thisProcess } from "./alive.ts";
 import { spawnKeyMaterial } from "./pool-key.ts";
 import { takeOver } from "./pool-takeover.ts";
-import { spawnWorker } from "./spawn.ts";
+import { spawnWorker } from "./spawn/spawn.ts";
 import { checkLiveness } from "./worker.ts";
 
 /**

@@ -10,12 +10,12 @@ import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "..
 import type { Deps } from "../core/ports.ts";
 import { getProvider } from "../core/providers/registry.ts";
 import type { Meta } from "../core/worker/meta.ts";
-import { holdSlot } from "./boot-slot.ts";
 import { killWorker } from "./kill.ts";
 import { lockSpare } from "./pool-claim.ts";
 import { spawnKey } from "./pool-key.ts";
 import { settleTakeover } from "./pool-takeover.ts";
-import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "./spawn.ts";
+import { holdSlot } from "./spawn/boot-slot.ts";
+import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "./spawn/spawn.ts";
 import { checkLiveness } from "./worker.ts";
 
 /**

@@ -12,7 +12,7 @@ import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
 import { parseEvents } from "../../src/core/worker/events.ts";
 import { killWorker } from "../../src/operations/kill.ts";
-import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
+import { launchWorker, spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { eventually } from "./sandbox.ts";
 
 export interface CodexWorld {

@@ -13,7 +13,7 @@ import { shellQuote } from "../../src/core/common/shell.ts";
 import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";
 import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
-import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
+import { launchWorker, spawnWorker } from "../../src/operations/spawn/spawn.ts";
 
 export const STUB_KEY = "stub-gemini-key-0123456789";
 

@@ -12,7 +12,7 @@ import { captureScreen } from "../../src/operations/capture.ts";
 import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
 import { streamLogs } from "../../src/operations/logs.ts";
 import { readAnswer } from "../../src/operations/read.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { listWorkers, statusOf } from "../../src/operations/status.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_MAX_STARTING, parseMaxStarting } from "../../src/core/spawn/boot-slots.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { parseRecord } from "../../src/core/providers/opencode/record.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";

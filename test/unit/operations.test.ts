@@ -6,7 +6,7 @@ import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
 import { streamLogs } from "../../src/operations/logs.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { listWorkers, statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait.ts";
 import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";

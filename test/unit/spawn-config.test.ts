@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { SpawnFailedError } from "../../src/core/errors.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { createFakeWorld } from "../helpers/fake-deps.ts";
 

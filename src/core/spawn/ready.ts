@@ -14,7 +14,7 @@ import { screenTail } from "../worker/screen.ts";
 import type { SignInAdvice } from "../worker/sign-in.ts";
 
 /**
- * spawn's readiness as a pure state machine, driven by `src/operations/spawn.ts` like `wait`'s:
+ * spawn's readiness as a pure state machine, driven by `src/operations/spawn/spawn.ts` like `wait`'s:
  * answer startup dialogs by their highlighted option, refuse a sign-in screen, report a CLI that
  * died while starting with its status and last screen, and end once the TUI is ready.
  */

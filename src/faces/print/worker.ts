@@ -10,7 +10,7 @@ import { screenTail } from "../../core/worker/screen.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
 import { killWorker } from "../../operations/kill.ts";
 import { claimSpare } from "../../operations/pool-claim.ts";
-import { spawnWorker } from "../../operations/spawn.ts";
+import { spawnWorker } from "../../operations/spawn/spawn.ts";
 import { statusOf } from "../../operations/status.ts";
 import { lastScreen, loadWorker } from "../../operations/worker.ts";
 import { renderDialogNotes } from "../verbs/render-dialogs.ts";

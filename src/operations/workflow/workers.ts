@@ -4,7 +4,7 @@ import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
 import { killWorker } from "../kill.ts";
-import { spawnWorker } from "../spawn.ts";
+import { spawnWorker } from "../spawn/spawn.ts";
 
 /**
  * The run's workers: spawned on first use, reused across their steps (the conversation carries

@@ -1,6 +1,6 @@
-import { AbortedError, SpawnFailedError } from "../core/errors.ts";
-import type { Deps, Lock, Waker } from "../core/ports.ts";
-import { parseMaxStarting } from "../core/spawn/boot-slots.ts";
+import { AbortedError, SpawnFailedError } from "../../core/errors.ts";
+import type { Deps, Lock, Waker } from "../../core/ports.ts";
+import { parseMaxStarting } from "../../core/spawn/boot-slots.ts";
 
 /** The safety net of the wait for a slot: a slot freed is a file removed, which wakes the waiter. */
 const SLOT_POLL_MS = 250;

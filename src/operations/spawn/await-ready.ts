@@ -1,15 +1,15 @@
-import { SpawnFailedError, UmbelError } from "../core/errors.ts";
-import type { Deps, Waker } from "../core/ports.ts";
-import type { Provider } from "../core/providers/types.ts";
+import { SpawnFailedError, UmbelError } from "../../core/errors.ts";
+import type { Deps, Waker } from "../../core/ports.ts";
+import type { Provider } from "../../core/providers/types.ts";
 import {
   type ReadyCommand,
   type ReadyConfig,
   type ReadyObservation,
   startReady,
   stepReady,
-} from "../core/spawn/ready.ts";
-import type { DialogAnswer } from "../core/worker/outputs.ts";
-import { DEAD_SCROLLBACK } from "./worker.ts";
+} from "../../core/spawn/ready.ts";
+import type { DialogAnswer } from "../../core/worker/outputs.ts";
+import { DEAD_SCROLLBACK } from "../worker.ts";
 
 /**
  * Drives the readiness machine (core/spawn/ready.ts): polls the screen (tmux has no change notification)
