@@ -10,7 +10,7 @@ import { createDeps } from "../../src/adapters/deps.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
-import { waitForTurn } from "../../src/operations/wait.ts";
+import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";
 
 const tries = Number(process.argv[2] ?? 6);

@@ -5,7 +5,7 @@ import type { Outcome } from "../core/wait/outcome.ts";
 import type { SendResult } from "../core/worker/outputs.ts";
 import { recordTurnSchema } from "./guard-plan.ts";
 import type { PrepareTurn } from "./send.ts";
-import { type WaitProgress, waitForTurn } from "./wait.ts";
+import { type WaitProgress, waitForTurn } from "./wait/wait.ts";
 import type { Worker } from "./worker.ts";
 
 /** What the guard loop does with a worker's turns: follow one to its end, and send the next. */

@@ -13,7 +13,7 @@ import { checkStep } from "./guard-check.ts";
 import { sendFeedback, type TurnRunner, watchTurn } from "./guard-turn.ts";
 import { readAnswer } from "./read.ts";
 import { deliverTurn } from "./send.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "./wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "./wait/wait.ts";
 import { loadWorker, readEvents, type Worker } from "./worker.ts";
 
 export type GuardProgress = WaitProgress & {

@@ -16,7 +16,7 @@ import {
 } from "./print-follow.ts";
 import { readAnswer } from "./read.ts";
 import { deliverTurn, sendPrompt } from "./send.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "./wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "./wait/wait.ts";
 import { loadWorker } from "./worker.ts";
 
 export type PrintTurnInput = FollowInput & {

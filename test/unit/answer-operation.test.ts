@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { answerPrompt } from "../../src/operations/answer.ts";
-import { waitForTurn } from "../../src/operations/wait.ts";
+import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 import type { FakePane } from "../helpers/fake-tmux.ts";

@@ -6,7 +6,7 @@ import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { statusOf } from "../../src/operations/status.ts";
-import { waitForTurn } from "../../src/operations/wait.ts";
+import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 
 /** The engine on an opencode worker, in memory: plugin records in the events log, the SQLite record as text. */

@@ -8,7 +8,7 @@ import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 import { listWorkers, statusOf } from "../../src/operations/status.ts";
-import { waitForTurn } from "../../src/operations/wait.ts";
+import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
 
 const TRUSTED = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");

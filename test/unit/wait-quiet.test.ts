@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import type { WaitConfig } from "../../src/core/wait/types.ts";
-import { waitForTurn } from "../../src/operations/wait.ts";
+import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld } from "../helpers/fake-deps.ts";
 import { runWait } from "../helpers/machine-world.ts";

@@ -11,7 +11,7 @@ import { spawnOrClaim } from "../../operations/pool-claim.ts";
 import { sendOrQueue } from "../../operations/queue.ts";
 import { readAnswer } from "../../operations/read.ts";
 import { withDefaultProvider } from "../../operations/user-config.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";
 import { waitForTurns } from "../../operations/wait-many.ts";
 import { waitProgress } from "../mcp/progress.ts";
 import { renderDialogNotes } from "./render-dialogs.ts";

@@ -1,16 +1,22 @@
 import { join } from "node:path";
-import { NoTurnError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
-import { STATUS_LINE_FILE } from "../core/limits/telemetry.ts";
-import type { Deps, Waker } from "../core/ports.ts";
-import type { WaitInput } from "../core/schemas.ts";
-import { startWait, stepWait } from "../core/wait/machine.ts";
-import { OUTCOME_EXIT, type Outcome } from "../core/wait/outcome.ts";
-import { lastSubmitIndex } from "../core/wait/turn.ts";
-import type { PaneSeen, WaitBudget, WaitCommand, WaitObservation, WaitProgress } from "../core/wait/types.ts";
-import { parseEvents } from "../core/worker/events.ts";
-import { bounded, LATE } from "./bounded.ts";
-import { deliverTurn } from "./send.ts";
-import { lastScreen, loadWorker, type Worker } from "./worker.ts";
+import { NoTurnError, TmuxError, TmuxTimeoutError } from "../../core/errors.ts";
+import { STATUS_LINE_FILE } from "../../core/limits/telemetry.ts";
+import type { Deps, Waker } from "../../core/ports.ts";
+import type { WaitInput } from "../../core/schemas.ts";
+import { startWait, stepWait } from "../../core/wait/machine.ts";
+import { OUTCOME_EXIT, type Outcome } from "../../core/wait/outcome.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import type {
+  PaneSeen,
+  WaitBudget,
+  WaitCommand,
+  WaitObservation,
+  WaitProgress,
+} from "../../core/wait/types.ts";
+import { parseEvents } from "../../core/worker/events.ts";
+import { bounded, LATE } from "../bounded.ts";
+import { deliverTurn } from "../send.ts";
+import { lastScreen, loadWorker, type Worker } from "../worker.ts";
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
 
