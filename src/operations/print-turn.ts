@@ -3,8 +3,8 @@ import type { Deps } from "../core/ports.ts";
 import type { StreamMessage, TurnSummary } from "../core/providers/transcript-types.ts";
 import type { Outcome } from "../core/wait/outcome.ts";
 import { costOfStatusLine, readStatusLine, settledCost } from "./cost.ts";
-import { runGuard } from "./guard.ts";
-import type { TurnRunner } from "./guard-turn.ts";
+import { runGuard } from "./guard/guard.ts";
+import type { TurnRunner } from "./guard/turn.ts";
 import {
   armEarly,
   type FollowInput,

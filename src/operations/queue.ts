@@ -15,7 +15,7 @@ import {
 import type { GuardedSendInput } from "../core/guard/fields.ts";
 import type { Deps } from "../core/ports.ts";
 import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { openGuard } from "./guard-open.ts";
+import { openGuard } from "./guard/open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
 import {
   checkLiveness,

@@ -8,8 +8,8 @@ import { lastSubmitIndex } from "../core/wait/turn.ts";
 import { countEvents, parseEvents } from "../core/worker/events.ts";
 import type { SendResult } from "../core/worker/outputs.ts";
 import { screenTail } from "../core/worker/screen.ts";
-import { refuseOpenGuard } from "./guard-open.ts";
-import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard-plan.ts";
+import { refuseOpenGuard } from "./guard/open.ts";
+import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard/plan.ts";
 import { closeLimitBox } from "./limit-box.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 

@@ -3,7 +3,7 @@ import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from ".
 import type { Deps } from "../core/ports.ts";
 import type { Outcome } from "../core/wait/outcome.ts";
 import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { type GuardProgress, waitGuarded } from "./guard.ts";
+import { type GuardProgress, waitGuarded } from "./guard/guard.ts";
 import { drainQueue } from "./queue.ts";
 import { withTurnTelemetry } from "./telemetry.ts";
 import { loadWorker, readEvents } from "./worker.ts";
@@ -12,7 +12,7 @@ import { loadWorker, readEvents } from "./worker.ts";
  * `wait NAME`, or `wait --any/--all A B C`: one wait state machine per worker in this one process,
  * each on its own fs.watch of that worker's events (no polling beyond each machine's safety net).
  * any returns at the first outcome and stops the other machines (their workers are untouched). Each
- * worker's turn is followed through its guardrails (operations/guard.ts): a guarded turn's outcome is
+ * worker's turn is followed through its guardrails (operations/guard/guard.ts): a guarded turn's outcome is
  * its guard's (stop once the checks pass, rejected 121); a stopped machine leaves its guard open.
  */
 export async function waitForTurns(

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
 import { ENFORCE_TEXT } from "../../src/core/guard/decide.ts";
-import { waitGuarded } from "../../src/operations/guard.ts";
+import { waitGuarded } from "../../src/operations/guard/guard.ts";
 import { streamLogs } from "../../src/operations/logs.ts";
 import { readAnswer } from "../../src/operations/read.ts";
 import { sendPrompt } from "../../src/operations/send.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { GuardRecord } from "../../src/core/guard/record.ts";
-import { waitGuarded } from "../../src/operations/guard.ts";
+import { waitGuarded } from "../../src/operations/guard/guard.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import type { FakeWorld } from "../helpers/fake-deps.ts";
 import { guardWorld } from "../helpers/guard-world.ts";

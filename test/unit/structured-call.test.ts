@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { answerStructuredCall, EXHAUSTED_HOLD_MS } from "../../src/operations/structured-call.ts";
+import { answerStructuredCall, EXHAUSTED_HOLD_MS } from "../../src/operations/guard/structured-call.ts";
 import { addWorker, createFakeWorld } from "../helpers/fake-deps.ts";
 
 /**

@@ -5,7 +5,7 @@ import { GuardedSendInput } from "../../core/guard/fields.ts";
 import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
-import type { GuardProgress } from "../../operations/guard.ts";
+import type { GuardProgress } from "../../operations/guard/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { spawnOrClaim } from "../../operations/pool-claim.ts";
 import { sendOrQueue } from "../../operations/queue.ts";

@@ -1,8 +1,8 @@
-import { AbortedError, SpawnFailedError } from "../core/errors.ts";
-import { MAX_INVALID_CALLS } from "../core/guard/decide.ts";
-import { compileSchema, schemaMismatchText } from "../core/guard/json-schema.ts";
-import { structuredOf } from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
+import { AbortedError, SpawnFailedError } from "../../core/errors.ts";
+import { MAX_INVALID_CALLS } from "../../core/guard/decide.ts";
+import { compileSchema, schemaMismatchText } from "../../core/guard/json-schema.ts";
+import { structuredOf } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
 
 /** The file the server writes once the worker's CLI has connected to it (spawn waits for it). */
 const SERVER_READY = "server-ready";

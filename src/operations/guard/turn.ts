@@ -1,12 +1,12 @@
-import { MAX_INVALID_CALLS } from "../core/guard/decide.ts";
-import { type GuardRecord, structuredOf } from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import type { Outcome } from "../core/wait/outcome.ts";
-import type { SendResult } from "../core/worker/outputs.ts";
-import { recordTurnSchema } from "./guard-plan.ts";
-import type { PrepareTurn } from "./send.ts";
-import { type WaitProgress, waitForTurn } from "./wait/wait.ts";
-import type { Worker } from "./worker.ts";
+import { MAX_INVALID_CALLS } from "../../core/guard/decide.ts";
+import { type GuardRecord, structuredOf } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import type { SendResult } from "../../core/worker/outputs.ts";
+import type { PrepareTurn } from "../send.ts";
+import { type WaitProgress, waitForTurn } from "../wait/wait.ts";
+import type { Worker } from "../worker.ts";
+import { recordTurnSchema } from "./plan.ts";
 
 /** What the guard loop does with a worker's turns: follow one to its end, and send the next. */
 

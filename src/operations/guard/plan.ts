@@ -1,16 +1,16 @@
-import { isRecord, parseJson } from "../core/common/json.ts";
-import { UsageError } from "../core/errors.ts";
+import { isRecord, parseJson } from "../../core/common/json.ts";
+import { UsageError } from "../../core/errors.ts";
 import {
   DEFAULT_ACCEPT_TIMEOUT_MS,
   DEFAULT_MAX_ATTEMPTS,
   type GuardedSendInput,
   orphanGuardField,
-} from "../core/guard/fields.ts";
-import { compileSchema } from "../core/guard/json-schema.ts";
-import type { GuardRecord } from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import { readJsonOrFile } from "./json-or-file.ts";
-import type { Worker } from "./worker.ts";
+} from "../../core/guard/fields.ts";
+import { compileSchema } from "../../core/guard/json-schema.ts";
+import type { GuardRecord } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import { readJsonOrFile } from "../json-or-file.ts";
+import type { Worker } from "../worker.ts";
 
 /** The guardrails of a turn, checked and resolved before anything is typed. */
 export type GuardPlan = Pick<GuardRecord, "jsonSchema" | "accept" | "maxAttempts" | "acceptTimeoutMs">;

@@ -1,15 +1,15 @@
-import { checkPassed, decideAttempt } from "../core/guard/decide.ts";
+import { checkPassed, decideAttempt } from "../../core/guard/decide.ts";
 import {
   type Attempt,
   type CheckRun,
   type GuardRecord,
   type StructuredCheck,
   structuredOf,
-} from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import { countEvents } from "../core/worker/events.ts";
-import { readAnswer } from "./read.ts";
-import type { Worker } from "./worker.ts";
+} from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import { countEvents } from "../../core/worker/events.ts";
+import { readAnswer } from "../read.ts";
+import type { Worker } from "../worker.ts";
 
 export type AttemptFindings = {
   structured?: StructuredCheck;

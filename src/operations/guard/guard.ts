@@ -1,20 +1,25 @@
-import { StateError, WorkerDeadError } from "../core/errors.ts";
+import { StateError, WorkerDeadError } from "../../core/errors.ts";
 import {
   findGuard,
   type GuardPhase,
   type GuardRecord,
   guardOfSubmit,
   structuredOf,
-} from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import type { OutcomeReason, WaitInput } from "../core/schemas.ts";
-import { type ExitRecord, OUTCOME_EXIT, type Outcome, type OutcomeEvidence } from "../core/wait/outcome.ts";
-import { checkStep } from "./guard-check.ts";
-import { sendFeedback, type TurnRunner, watchTurn } from "./guard-turn.ts";
-import { readAnswer } from "./read.ts";
-import { deliverTurn } from "./send.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "./wait/wait.ts";
-import { loadWorker, readEvents, type Worker } from "./worker.ts";
+} from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { OutcomeReason, WaitInput } from "../../core/schemas.ts";
+import {
+  type ExitRecord,
+  OUTCOME_EXIT,
+  type Outcome,
+  type OutcomeEvidence,
+} from "../../core/wait/outcome.ts";
+import { readAnswer } from "../read.ts";
+import { deliverTurn } from "../send.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "../wait/wait.ts";
+import { loadWorker, readEvents, type Worker } from "../worker.ts";
+import { checkStep } from "./check.ts";
+import { sendFeedback, type TurnRunner, watchTurn } from "./turn.ts";
 
 export type GuardProgress = WaitProgress & {
   readonly attempt?: number;
