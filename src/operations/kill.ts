@@ -8,8 +8,8 @@ import type { Deps } from "../core/ports.ts";
 import type { KillInput } from "../core/schemas.ts";
 import type { KillResult, PruneResult } from "../core/worker/outputs.ts";
 import { brokenOf, isWorkerFault, purgeBroken } from "./broken.ts";
+import { releaseWorktree } from "./fleet/worktree.ts";
 import { checkLiveness, deadPaneScreen, type Liveness, loadWorker, type Worker } from "./worker.ts";
-import { releaseWorktree } from "./worktree.ts";
 
 /**
  * Records the last screen, kills the tmux session and keeps the session directory as a tombstone

@@ -10,7 +10,8 @@ import type { WorkerState } from "../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../core/wait/turn.ts";
 import type { StatusResult } from "../core/worker/status.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
-import { drainQueue, readQueue } from "./queue.ts";
+import { drainQueue, readQueue } from "./fleet/queue.ts";
+import { worktreeStatus } from "./fleet/worktree.ts";
 import { telemetryOf } from "./telemetry.ts";
 import {
   checkLiveness,
@@ -20,7 +21,6 @@ import {
   readEvents,
   type Worker,
 } from "./worker.ts";
-import { worktreeStatus } from "./worktree.ts";
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
   return describe(deps, await loadWorker(deps, name));

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { answerPrompt } from "../../src/operations/answer.ts";
+import { answerPrompt } from "../../src/operations/fleet/answer.ts";
 import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";

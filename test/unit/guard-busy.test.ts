@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { WorkerBusyError } from "../../src/core/errors.ts";
 import type { SendOutput } from "../../src/core/fleet/queue.ts";
 import type { GuardRecord } from "../../src/core/guard/record.ts";
+import { sendOrQueue } from "../../src/operations/fleet/queue.ts";
+import { waitForTurns } from "../../src/operations/fleet/wait-many.ts";
 import { waitGuarded } from "../../src/operations/guard/guard.ts";
-import { sendOrQueue } from "../../src/operations/queue.ts";
-import { waitForTurns } from "../../src/operations/wait-many.ts";
 import { guardWorld } from "../helpers/guard-world.ts";
 
 /**

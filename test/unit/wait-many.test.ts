@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { WaitManyInput } from "../../src/core/fleet/wait-many.ts";
-import { waitForTurns } from "../../src/operations/wait-many.ts";
+import { waitForTurns } from "../../src/operations/fleet/wait-many.ts";
 import { BUSY, IDLE, PERMISSION } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

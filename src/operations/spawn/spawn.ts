@@ -19,11 +19,11 @@ import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { OWNER_FILE, ownerLine } from "../../core/worker/owner.ts";
 import { type SignInAdvice, signInAdvice } from "../../core/worker/sign-in.ts";
 import { withConfiguredEnv } from "../../core/worker/user-config.ts";
-import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "../fleet-files.ts";
+import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "../fleet/files.ts";
+import { makeWorktree, planWorktree, unmakeWorktree } from "../fleet/worktree.ts";
 import { awaitStructuredServer } from "../guard/structured-call.ts";
 import { readJsonOrFile } from "../json-or-file.ts";
 import { loadUserConfig } from "../user-config.ts";
-import { makeWorktree, planWorktree, unmakeWorktree } from "../worktree.ts";
 import { waitReady } from "./await-ready.ts";
 import { holdBootSlot } from "./boot-slot.ts";
 

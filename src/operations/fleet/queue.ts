@@ -1,6 +1,6 @@
-import { shellQuote } from "../core/common/shell.ts";
-import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
-import { compileNotify } from "../core/fleet/notify.ts";
+import { shellQuote } from "../../core/common/shell.ts";
+import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
+import { compileNotify } from "../../core/fleet/notify.ts";
 import {
   nextQueued,
   parseQueue,
@@ -11,12 +11,12 @@ import {
   type SentFromQueue,
   settle,
   withEntry,
-} from "../core/fleet/queue.ts";
-import type { GuardedSendInput } from "../core/guard/fields.ts";
-import type { Deps } from "../core/ports.ts";
-import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { openGuard } from "./guard/open.ts";
-import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "./send.ts";
+} from "../../core/fleet/queue.ts";
+import type { GuardedSendInput } from "../../core/guard/fields.ts";
+import type { Deps } from "../../core/ports.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import { openGuard } from "../guard/open.ts";
+import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "../send.ts";
 import {
   checkLiveness,
   currentTurn,
@@ -24,7 +24,7 @@ import {
   loadWorker,
   readEvents,
   type Worker,
-} from "./worker.ts";
+} from "../worker.ts";
 
 /**
  * `send --queue` and the drain (core/fleet/queue.ts says why there is no daemon). Every change to the queue

@@ -1,9 +1,9 @@
 import { join, relative } from "node:path";
-import { quoteArg } from "../core/common/quote.ts";
-import { GitError, UsageError } from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
-import type { Meta } from "../core/worker/meta.ts";
-import { IGNORED_LISTED, type KillWorktree } from "../core/worker/outputs.ts";
+import { quoteArg } from "../../core/common/quote.ts";
+import { GitError, UsageError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { Meta } from "../../core/worker/meta.ts";
+import { IGNORED_LISTED, type KillWorktree } from "../../core/worker/outputs.ts";
 
 /**
  * `spawn --worktree`: the worker gets its own `git worktree` on a new branch `umbel/<name>`, under

@@ -1,12 +1,12 @@
-import { NoTurnError } from "../core/errors.ts";
-import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../core/fleet/wait-many.ts";
-import type { Deps } from "../core/ports.ts";
-import type { Outcome } from "../core/wait/outcome.ts";
-import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { type GuardProgress, waitGuarded } from "./guard/guard.ts";
+import { NoTurnError } from "../../core/errors.ts";
+import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../../core/fleet/wait-many.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import { type GuardProgress, waitGuarded } from "../guard/guard.ts";
+import { withTurnTelemetry } from "../telemetry.ts";
+import { loadWorker, readEvents } from "../worker.ts";
 import { drainQueue } from "./queue.ts";
-import { withTurnTelemetry } from "./telemetry.ts";
-import { loadWorker, readEvents } from "./worker.ts";
 
 /**
  * `wait NAME`, or `wait --any/--all A B C`: one wait state machine per worker in this one process,

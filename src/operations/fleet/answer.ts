@@ -5,14 +5,14 @@ import {
   UsageError,
   WorkerBusyError,
   WorkerDeadError,
-} from "../core/errors.ts";
-import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../core/fleet/answer.ts";
-import type { AnswerInput, AnswerResult } from "../core/fleet/answer-schema.ts";
-import type { Deps, Lock } from "../core/ports.ts";
-import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { screenTail } from "../core/worker/screen.ts";
-import { sendKeys } from "./keys.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
+} from "../../core/errors.ts";
+import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../../core/fleet/answer.ts";
+import type { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.ts";
+import type { Deps, Lock } from "../../core/ports.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import { screenTail } from "../../core/worker/screen.ts";
+import { sendKeys } from "../keys.ts";
+import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "../worker.ts";
 
 /**
  * Answers the prompt the worker shows by meaning (allow, always, deny, an option): the provider's
