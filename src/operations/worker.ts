@@ -13,7 +13,7 @@ import {
 import { parseEvents } from "../core/worker/events.ts";
 import type { Meta } from "../core/worker/meta.ts";
 import { isGone } from "./alive.ts";
-import { settleTakeover } from "./pool-takeover.ts";
+import { settleTakeover } from "./pool/takeover.ts";
 
 export type Worker = { readonly meta: Meta; readonly provider: Provider };
 

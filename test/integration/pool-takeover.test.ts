@@ -6,8 +6,8 @@ import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
 import type { PoolInput } from "../../src/core/pool/schema.ts";
 import type { Deps, Lock, StorePort, TmuxPort } from "../../src/core/ports.ts";
 import { pruneWorkers } from "../../src/operations/kill.ts";
-import { runPool } from "../../src/operations/pool.ts";
-import { claimSpare } from "../../src/operations/pool-claim.ts";
+import { claimSpare } from "../../src/operations/pool/claim.ts";
+import { runPool } from "../../src/operations/pool/pool.ts";
 import { listWorkers } from "../../src/operations/status.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 

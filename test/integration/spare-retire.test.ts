@@ -8,7 +8,7 @@ import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
 import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
 import type { PoolInput } from "../../src/core/pool/schema.ts";
 import type { Deps, StorePort } from "../../src/core/ports.ts";
-import { runPool } from "../../src/operations/pool.ts";
+import { runPool } from "../../src/operations/pool/pool.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
 setDefaultTimeout(90_000);

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
 import { PoolInput } from "../../src/core/pool/schema.ts";
-import { runPool } from "../../src/operations/pool.ts";
-import { claimSpare, spawnOrClaim } from "../../src/operations/pool-claim.ts";
+import { claimSpare, spawnOrClaim } from "../../src/operations/pool/claim.ts";
+import { runPool } from "../../src/operations/pool/pool.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

@@ -29,7 +29,7 @@ export const PoolMeta = z.object({
   alias: z.string().optional(),
   /**
    * `spawn NAME` taking this spare over, recorded before anything moves: whoever finds it once the
-   * claimer is gone finishes it (the directory moved) or undoes it (operations/pool-takeover.ts).
+   * claimer is gone finishes it (the directory moved) or undoes it (operations/pool/takeover.ts).
    */
   takeover: z
     .object({

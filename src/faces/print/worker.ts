@@ -9,7 +9,7 @@ import type { DialogAnswer } from "../../core/worker/outputs.ts";
 import { screenTail } from "../../core/worker/screen.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
 import { killWorker } from "../../operations/kill.ts";
-import { claimSpare } from "../../operations/pool-claim.ts";
+import { claimSpare } from "../../operations/pool/claim.ts";
 import { spawnWorker } from "../../operations/spawn/spawn.ts";
 import { statusOf } from "../../operations/status.ts";
 import { lastScreen, loadWorker } from "../../operations/worker.ts";
@@ -17,7 +17,7 @@ import { renderDialogNotes } from "../verbs/render-dialogs.ts";
 
 export type PrintWorker =
   /**
-   * `refill`: a claimed spare's, started once the turn is over (operations/pool-claim.ts).
+   * `refill`: a claimed spare's, started once the turn is over (operations/pool/claim.ts).
    * `dialogs`: the startup dialogs answered for a worker started here (said on stderr already).
    */
   | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void; dialogs?: DialogAnswer[] }

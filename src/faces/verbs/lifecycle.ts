@@ -9,7 +9,7 @@ import { sendOrQueue } from "../../operations/fleet/queue.ts";
 import { waitForTurns } from "../../operations/fleet/wait-many.ts";
 import type { GuardProgress } from "../../operations/guard/guard.ts";
 import { killWorker, pruneWorkers } from "../../operations/kill.ts";
-import { spawnOrClaim } from "../../operations/pool-claim.ts";
+import { spawnOrClaim } from "../../operations/pool/claim.ts";
 import { readAnswer } from "../../operations/read.ts";
 import { withDefaultProvider } from "../../operations/user-config.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";

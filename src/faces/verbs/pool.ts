@@ -1,5 +1,5 @@
 import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool/schema.ts";
-import { runPool } from "../../operations/pool.ts";
+import { runPool } from "../../operations/pool/pool.ts";
 import { withDefaultProvider } from "../../operations/user-config.ts";
 import { renderDialogNotes } from "./render-dialogs.ts";
 import { defineVerb } from "./verb.ts";

@@ -1,4 +1,4 @@
-import { FileAccessError, NameTakenError, UsageError } from "../core/errors.ts";
+import { FileAccessError, NameTakenError, UsageError } from "../../core/errors.ts";
 import {
   isPoolable,
   isSpareName,
@@ -6,18 +6,18 @@ import {
   refillArgv,
   SPARE_MARKER,
   SPARE_PREFIX,
-} from "../core/pool/pool.ts";
-import type { Deps, Lock } from "../core/ports.ts";
-import { getProvider } from "../core/providers/registry.ts";
-import type { SpawnInput } from "../core/schemas.ts";
-import type { Meta } from "../core/worker/meta.ts";
-import type { SpawnResult } from "../core/worker/outputs.ts";
-import { OWNER_FILE, ownerLine } from "../core/worker/owner.ts";
-import { thisProcess } from "./alive.ts";
-import { spawnKeyMaterial } from "./pool-key.ts";
-import { takeOver } from "./pool-takeover.ts";
-import { spawnWorker } from "./spawn/spawn.ts";
-import { checkLiveness } from "./worker.ts";
+} from "../../core/pool/pool.ts";
+import type { Deps, Lock } from "../../core/ports.ts";
+import { getProvider } from "../../core/providers/registry.ts";
+import type { SpawnInput } from "../../core/schemas.ts";
+import type { Meta } from "../../core/worker/meta.ts";
+import type { SpawnResult } from "../../core/worker/outputs.ts";
+import { OWNER_FILE, ownerLine } from "../../core/worker/owner.ts";
+import { thisProcess } from "../alive.ts";
+import { spawnWorker } from "../spawn/spawn.ts";
+import { checkLiveness } from "../worker.ts";
+import { spawnKeyMaterial } from "./key.ts";
+import { takeOver } from "./takeover.ts";
 
 /**
  * `spawn`: a matching spare of the warm pool when there is one (ready at once), else a new worker.

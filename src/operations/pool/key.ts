@@ -1,11 +1,11 @@
-import { keyMaterial } from "../core/pool/pool.ts";
-import type { Deps } from "../core/ports.ts";
-import { getProvider } from "../core/providers/registry.ts";
-import type { SpawnInput } from "../core/schemas.ts";
-import { buildWorkerEnv } from "../core/worker/env.ts";
-import { withConfiguredEnv } from "../core/worker/user-config.ts";
-import { resolveAddDirs, resolveBinary, resolveCwd } from "./spawn/spawn.ts";
-import { loadUserConfig } from "./user-config.ts";
+import { keyMaterial } from "../../core/pool/pool.ts";
+import type { Deps } from "../../core/ports.ts";
+import { getProvider } from "../../core/providers/registry.ts";
+import type { SpawnInput } from "../../core/schemas.ts";
+import { buildWorkerEnv } from "../../core/worker/env.ts";
+import { withConfiguredEnv } from "../../core/worker/user-config.ts";
+import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/spawn.ts";
+import { loadUserConfig } from "../user-config.ts";
 
 /**
  * The spawn key of a spawn: the keyed hash (StorePort.keyedHash) of everything the worker's start

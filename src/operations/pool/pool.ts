@@ -1,22 +1,22 @@
-import { SpawnFailedError } from "../core/errors.ts";
+import { SpawnFailedError } from "../../core/errors.ts";
 import {
   DEFAULT_POOL_TTL_MS,
   isSpareName,
   type PoolMeta,
   SPARE_MARKER,
   SPARE_PREFIX,
-} from "../core/pool/pool.ts";
-import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "../core/pool/schema.ts";
-import type { Deps } from "../core/ports.ts";
-import { getProvider } from "../core/providers/registry.ts";
-import type { Meta } from "../core/worker/meta.ts";
-import { killWorker } from "./kill.ts";
-import { lockSpare } from "./pool-claim.ts";
-import { spawnKey } from "./pool-key.ts";
-import { settleTakeover } from "./pool-takeover.ts";
-import { holdSlot } from "./spawn/boot-slot.ts";
-import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "./spawn/spawn.ts";
-import { checkLiveness } from "./worker.ts";
+} from "../../core/pool/pool.ts";
+import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "../../core/pool/schema.ts";
+import type { Deps } from "../../core/ports.ts";
+import { getProvider } from "../../core/providers/registry.ts";
+import type { Meta } from "../../core/worker/meta.ts";
+import { killWorker } from "../kill.ts";
+import { holdSlot } from "../spawn/boot-slot.ts";
+import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "../spawn/spawn.ts";
+import { checkLiveness } from "../worker.ts";
+import { lockSpare } from "./claim.ts";
+import { spawnKey } from "./key.ts";
+import { settleTakeover } from "./takeover.ts";
 
 /**
  * `umbel pool warm N [spawn flags] | ls | drain` (docs/performance.md#the-warm-pool). warm tops the
