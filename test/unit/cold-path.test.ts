@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import { killWorker } from "../../src/operations/kill.ts";
-import { runPrintTurn } from "../../src/operations/print-turn.ts";
+import { runPrintTurn } from "../../src/operations/print/turn.ts";
 import { sendPrompt } from "../../src/operations/send.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";

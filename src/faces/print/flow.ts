@@ -12,7 +12,7 @@ import type { Outcome } from "../../core/wait/outcome.ts";
 import { findSessionId } from "../../core/wait/turn.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
 import { startingCost } from "../../operations/cost.ts";
-import { runPrintTurn } from "../../operations/print-turn.ts";
+import { runPrintTurn } from "../../operations/print/turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
 import type { Begun } from "./begin.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";

@@ -1,18 +1,18 @@
 import { join } from "node:path";
-import type { Deps, FileTail } from "../core/ports.ts";
+import type { Deps, FileTail } from "../../core/ports.ts";
 import type {
   RecordSource,
   StreamMessage,
   TurnSummary,
   TurnTracker,
-} from "../core/providers/transcript-types.ts";
-import type { Outcome } from "../core/wait/outcome.ts";
-import { findRecordSource } from "../core/wait/turn.ts";
-import type { WaitBudget } from "../core/wait/types.ts";
-import { readStatusLine } from "./cost.ts";
-import type { WaitProgress } from "./wait/wait.ts";
-import { waitForTurn } from "./wait/wait.ts";
-import { readEvents, type Worker } from "./worker.ts";
+} from "../../core/providers/transcript-types.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { findRecordSource } from "../../core/wait/turn.ts";
+import type { WaitBudget } from "../../core/wait/types.ts";
+import { readStatusLine } from "../cost.ts";
+import type { WaitProgress } from "../wait/wait.ts";
+import { waitForTurn } from "../wait/wait.ts";
+import { readEvents, type Worker } from "../worker.ts";
 
 export type FollowInput = {
   maxTurns?: number | undefined;

@@ -1,10 +1,14 @@
-import type { Attempt } from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import type { StreamMessage, TurnSummary } from "../core/providers/transcript-types.ts";
-import type { Outcome } from "../core/wait/outcome.ts";
-import { costOfStatusLine, readStatusLine, settledCost } from "./cost.ts";
-import { runGuard } from "./guard/guard.ts";
-import type { TurnRunner } from "./guard/turn.ts";
+import type { Attempt } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { StreamMessage, TurnSummary } from "../../core/providers/transcript-types.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { costOfStatusLine, readStatusLine, settledCost } from "../cost.ts";
+import { runGuard } from "../guard/guard.ts";
+import type { TurnRunner } from "../guard/turn.ts";
+import { readAnswer } from "../read.ts";
+import { deliverTurn, sendPrompt } from "../send.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../wait/wait.ts";
+import { loadWorker } from "../worker.ts";
 import {
   armEarly,
   type FollowInput,
@@ -13,11 +17,7 @@ import {
   markTranscript,
   type StatusLineAtEnd,
   type TranscriptMark,
-} from "./print-follow.ts";
-import { readAnswer } from "./read.ts";
-import { deliverTurn, sendPrompt } from "./send.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "./wait/wait.ts";
-import { loadWorker } from "./worker.ts";
+} from "./follow.ts";
 
 export type PrintTurnInput = FollowInput & {
   name: string;
