@@ -10,7 +10,7 @@ import type { SendResult } from "../core/worker/outputs.ts";
 import { screenTail } from "../core/worker/screen.ts";
 import { refuseOpenGuard } from "./guard/open.ts";
 import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard/plan.ts";
-import { closeLimitBox } from "./limit-box.ts";
+import { closeLimitBox } from "./limits/limit-box.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**

@@ -12,7 +12,7 @@ import type { StatusResult } from "../core/worker/status.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
 import { drainQueue, readQueue } from "./fleet/queue.ts";
 import { worktreeStatus } from "./fleet/worktree.ts";
-import { telemetryOf } from "./telemetry.ts";
+import { telemetryOf } from "./limits/telemetry.ts";
 import {
   checkLiveness,
   currentTurn,

@@ -11,7 +11,7 @@ import type { StreamMessage, TurnSummary } from "../../core/providers/transcript
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { findSessionId } from "../../core/wait/turn.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
-import { startingCost } from "../../operations/cost.ts";
+import { startingCost } from "../../operations/limits/cost.ts";
 import { runPrintTurn } from "../../operations/print/turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker.ts";
 import type { Begun } from "./begin.ts";

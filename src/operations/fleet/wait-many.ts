@@ -4,7 +4,7 @@ import type { Deps } from "../../core/ports.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import { type GuardProgress, waitGuarded } from "../guard/guard.ts";
-import { withTurnTelemetry } from "../telemetry.ts";
+import { withTurnTelemetry } from "../limits/telemetry.ts";
 import { loadWorker, readEvents } from "../worker.ts";
 import { drainQueue } from "./queue.ts";
 
@@ -81,7 +81,7 @@ function allOf(outcomes: Map<string, Outcome>, names: readonly string[]): WaitRe
 }
 
 /**
- * The outcome with the turn's own telemetry (operations/telemetry.ts), read before anything moves
+ * The outcome with the turn's own telemetry (operations/limits/telemetry.ts), read before anything moves
  * the worker on. A turn that ended (stop, provider-error) leaves the worker idle: its next queued
  * prompt (send --queue) is sent now, and the outcome names it with its baseline.
  */

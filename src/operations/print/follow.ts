@@ -9,7 +9,7 @@ import type {
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { findRecordSource } from "../../core/wait/turn.ts";
 import type { WaitBudget } from "../../core/wait/types.ts";
-import { readStatusLine } from "../cost.ts";
+import { readStatusLine } from "../limits/cost.ts";
 import type { WaitProgress } from "../wait/wait.ts";
 import { waitForTurn } from "../wait/wait.ts";
 import { readEvents, type Worker } from "../worker.ts";

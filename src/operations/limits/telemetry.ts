@@ -1,10 +1,10 @@
-import type { Telemetry, TelemetryRecords } from "../core/limits/telemetry.ts";
-import type { Deps } from "../core/ports.ts";
-import type { HookEvent } from "../core/providers/types.ts";
-import type { Outcome } from "../core/wait/outcome.ts";
-import { findRecordSource } from "../core/wait/turn.ts";
+import type { Telemetry, TelemetryRecords } from "../../core/limits/telemetry.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { HookEvent } from "../../core/providers/types.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { findRecordSource } from "../../core/wait/turn.ts";
+import { loadWorker, readEvents, type Worker } from "../worker.ts";
 import { readStatusLine } from "./cost.ts";
-import { loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /** The provider's own records of tokens, cost and windows; a worker with no transcript yet has none. */
 export async function telemetryOf(

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { STATUS_LINE_FILE } from "../core/limits/telemetry.ts";
-import type { Deps } from "../core/ports.ts";
-import type { Provider } from "../core/providers/types.ts";
+import { STATUS_LINE_FILE } from "../../core/limits/telemetry.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { Provider } from "../../core/providers/types.ts";
 
 /**
  * The session's cost as the provider records it (claude's statusline JSON, kept by
