@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { runDoctor } from "../../src/operations/doctor.ts";
+import { runDoctor } from "../../src/operations/doctor/doctor.ts";
 import { createFakeWorld } from "../helpers/fake-deps.ts";
 
 /** What doctor reads, in memory: no CLI is started when its npm package says its version. */

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { diagnose } from "../../src/core/doctor/diagnose.ts";
 import { check, cli, facts, TMUX } from "../helpers/doctor-facts.ts";
 
-/** doctor's judgement is pure: facts in (gathered by operations/doctor.ts), one line per check out. */
+/** doctor's judgement is pure: facts in (gathered by operations/doctor/doctor.ts), one line per check out. */
 
 describe("a healthy machine", () => {
   test("every check ok, in a fixed order", () => {

@@ -1,16 +1,16 @@
 import { dirname, join } from "node:path";
-import { parseJsonObject } from "../core/common/json.ts";
-import { diagnose, doctorResult } from "../core/doctor/diagnose.ts";
-import type { CliFacts, ConfigFacts, DoctorFacts } from "../core/doctor/facts.ts";
-import type { DoctorResult } from "../core/doctor/schema.ts";
-import { testedCli } from "../core/doctor/tested-versions.ts";
-import { UmbelError } from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
-import { listProviders } from "../core/providers/registry.ts";
-import type { Provider } from "../core/providers/types.ts";
-import type { StatusResult } from "../core/worker/status.ts";
-import { listWorkers } from "./status.ts";
-import { loadUserConfig } from "./user-config.ts";
+import { parseJsonObject } from "../../core/common/json.ts";
+import { diagnose, doctorResult } from "../../core/doctor/diagnose.ts";
+import type { CliFacts, ConfigFacts, DoctorFacts } from "../../core/doctor/facts.ts";
+import type { DoctorResult } from "../../core/doctor/schema.ts";
+import { testedCli } from "../../core/doctor/tested-versions.ts";
+import { UmbelError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
+import { listProviders } from "../../core/providers/registry.ts";
+import type { Provider } from "../../core/providers/types.ts";
+import type { StatusResult } from "../../core/worker/status.ts";
+import { listWorkers } from "../status.ts";
+import { loadUserConfig } from "../user-config.ts";
 
 /** tmux on PATH (a constant: test/unit/structure.test.ts reads a quoted tmux as an invocation). */
 const TMUX_BIN = "tmux";
