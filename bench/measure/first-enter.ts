@@ -8,8 +8,8 @@
 import { createDeps } from "../../src/adapters/deps.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
 import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
-import { killWorker } from "../../src/operations/kill.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
+import { killWorker } from "../../src/operations/worker/kill.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";
 
 const tries = Number(process.argv[2] ?? 8);

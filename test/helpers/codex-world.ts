@@ -11,8 +11,8 @@ import { codex, prepareCodexPrompt } from "../../src/core/providers/codex/provid
 import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
 import { parseEvents } from "../../src/core/worker/events.ts";
-import { killWorker } from "../../src/operations/kill.ts";
 import { launchWorker, spawnWorker } from "../../src/operations/spawn/spawn.ts";
+import { killWorker } from "../../src/operations/worker/kill.ts";
 import { eventually } from "./sandbox.ts";
 
 export interface CodexWorld {

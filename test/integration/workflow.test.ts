@@ -14,7 +14,7 @@ import { UsageError } from "../../src/core/errors.ts";
 import { WORKFLOW_LIMITS } from "../../src/core/workflow/bounds.ts";
 import type { WorkflowPlan } from "../../src/core/workflow/describe.ts";
 import type { RunState, RunSummary, StepEvent, WorkflowEvent } from "../../src/core/workflow/state.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 

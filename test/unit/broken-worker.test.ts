@@ -2,8 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { DoctorFacts } from "../../src/core/doctor/facts.ts";
 import { checkWorkers } from "../../src/core/doctor/machine.ts";
 import type { StatusResult } from "../../src/core/worker/status.ts";
-import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
-import { listWorkers, statusOf } from "../../src/operations/status.ts";
+import { killWorker, pruneWorkers } from "../../src/operations/worker/kill.ts";
+import { listWorkers, statusOf } from "../../src/operations/worker/status.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { getProvider } from "../../src/core/providers/registry.ts";
-import { killWorker } from "../../src/operations/kill.ts";
 import { runPrintTurn } from "../../src/operations/print/turn.ts";
-import { sendPrompt } from "../../src/operations/send.ts";
+import { killWorker } from "../../src/operations/worker/kill.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 import { runReady } from "../helpers/machine-world.ts";

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
 import { ENFORCE_TEXT } from "../../src/core/guard/decide.ts";
 import { waitGuarded } from "../../src/operations/guard/guard.ts";
-import { streamLogs } from "../../src/operations/logs.ts";
-import { readAnswer } from "../../src/operations/read.ts";
-import { sendPrompt } from "../../src/operations/send.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { streamLogs } from "../../src/operations/worker/logs.ts";
+import { readAnswer } from "../../src/operations/worker/read.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { guardWorld, LIMIT_TEXT } from "../helpers/guard-world.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { GuardRecord } from "../../src/core/guard/record.ts";
 import { waitGuarded } from "../../src/operations/guard/guard.ts";
-import { sendPrompt } from "../../src/operations/send.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
 import type { FakeWorld } from "../helpers/fake-deps.ts";
 import { guardWorld } from "../helpers/guard-world.ts";
 

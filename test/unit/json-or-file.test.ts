@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../src/core/errors.ts";
 import type { FilesPort } from "../../src/core/ports.ts";
-import { readJsonOrFile } from "../../src/operations/json-or-file.ts";
+import { readJsonOrFile } from "../../src/operations/worker/json-or-file.ts";
 
 /** The argv fuzz found `umbel -p hi --settings .` an internal error (EISDIR): a path is the user's. */
 function files(over: Partial<FilesPort>): FilesPort {

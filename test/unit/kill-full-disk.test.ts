@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { fsFaultError } from "../../src/core/common/fs-fault.ts";
-import { killWorker } from "../../src/operations/kill.ts";
+import { killWorker } from "../../src/operations/worker/kill.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

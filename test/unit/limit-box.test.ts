@@ -1,7 +1,7 @@
 // send closes the box a CLI opens after a usage limit (claude's /rate-limit-options, drawn ~1 s
 // after StopFailure) when wait did not see it: only once the turn is over, never during one.
 import { describe, expect, test } from "bun:test";
-import { sendPrompt } from "../../src/operations/send.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld } from "../helpers/fake-deps.ts";
 

@@ -2,11 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseRecord } from "../../src/core/providers/opencode/record.ts";
-import { readAnswer } from "../../src/operations/read.ts";
-import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
-import { statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait/wait.ts";
+import { readAnswer } from "../../src/operations/worker/read.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 
 /** The engine on an opencode worker, in memory: plugin records in the events log, the SQLite record as text. */

@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { PolicyFile } from "../../src/core/fleet/policy/rules.ts";
-import { captureScreen } from "../../src/operations/capture.ts";
-import { sendKeys } from "../../src/operations/keys.ts";
-import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
-import { streamLogs } from "../../src/operations/logs.ts";
-import { readAnswer } from "../../src/operations/read.ts";
-import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
-import { listWorkers, statusOf } from "../../src/operations/status.ts";
 import { waitForTurn } from "../../src/operations/wait/wait.ts";
+import { captureScreen } from "../../src/operations/worker/capture.ts";
+import { sendKeys } from "../../src/operations/worker/keys.ts";
+import { killWorker, pruneWorkers } from "../../src/operations/worker/kill.ts";
+import { streamLogs } from "../../src/operations/worker/logs.ts";
+import { readAnswer } from "../../src/operations/worker/read.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
+import { listWorkers, statusOf } from "../../src/operations/worker/status.ts";
 import { BUSY, IDLE, PERMISSION, TRUST } from "../fixtures/claude-screens.ts";
 
 const TRUSTED = TRUST.replace("❯ No, exit", "  No, exit").replace("   Yes, I trust", " ❯ Yes, I trust");

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import type { DoctorFacts } from "../../src/core/doctor/facts.ts";
 import { checkWorkers } from "../../src/core/doctor/machine.ts";
 import { AbortedError } from "../../src/core/errors.ts";
-import { pruneWorkers } from "../../src/operations/kill.ts";
-import { sendPrompt } from "../../src/operations/send.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
-import { listWorkers, statusOf } from "../../src/operations/status.ts";
+import { pruneWorkers } from "../../src/operations/worker/kill.ts";
+import { sendPrompt } from "../../src/operations/worker/send.ts";
+import { listWorkers, statusOf } from "../../src/operations/worker/status.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

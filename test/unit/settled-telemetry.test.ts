@@ -5,7 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { claudeTurnSettled } from "../../src/core/providers/claude/telemetry.ts";
 import { waitForTurns } from "../../src/operations/fleet/wait-many.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

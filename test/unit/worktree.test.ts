@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { killWorker, pruneWorkers } from "../../src/operations/worker/kill.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { IDLE } from "../fixtures/claude-screens.ts";
 import { createFakeWorld, type FakeWorld } from "../helpers/fake-deps.ts";
 

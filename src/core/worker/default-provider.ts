@@ -8,7 +8,7 @@ import { ProviderId } from "../schemas.ts";
  * running that CLI, and a machine with one CLI says so once. An explicit `--provider`, YAML
  * `provider:` or MCP argument always wins; then UMBEL_PROVIDER; then config.toml's top-level
  * `provider`; then the dialect's own CLI (claude for the verbs, MCP and workflows, which have none).
- * The faces resolve it (operations/user-config.ts reads the file) and pass it down; the schemas
+ * The faces resolve it (operations/worker/user-config.ts reads the file) and pass it down; the schemas
  * leave `provider` optional, so an absent one stays visible until then.
  */
 

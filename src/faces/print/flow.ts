@@ -13,7 +13,7 @@ import { findSessionId } from "../../core/wait/turn.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
 import { startingCost } from "../../operations/limits/cost.ts";
 import { runPrintTurn } from "../../operations/print/turn.ts";
-import { loadWorker, readEvents } from "../../operations/worker.ts";
+import { loadWorker, readEvents } from "../../operations/worker/worker.ts";
 import type { Begun } from "./begin.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
 

@@ -3,7 +3,7 @@ import { UsageError } from "../../core/errors.ts";
 import { checkPrintInput, PrintInput } from "../../core/print/input.ts";
 import { dialectProvider } from "../../core/worker/default-provider.ts";
 import { resolveSchema } from "../../operations/guard/plan.ts";
-import { withDefaultProvider } from "../../operations/user-config.ts";
+import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { formatIssues } from "../cli/args.ts";
 import type { PrintIo } from "./flow.ts";
 

@@ -5,7 +5,7 @@ import { EXIT, UsageError } from "../../core/errors.ts";
 import { type PrintInput, parseStreamInput } from "../../core/print/input.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
-import { readJsonOrFile } from "../../operations/json-or-file.ts";
+import { readJsonOrFile } from "../../operations/worker/json-or-file.ts";
 import { parsePrintArgs } from "./args.ts";
 import { beginPrint, isAnonymous } from "./begin.ts";
 import { runExec } from "./exec.ts";

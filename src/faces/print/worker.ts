@@ -7,12 +7,12 @@ import type { ExitRecord } from "../../core/wait/outcome.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
 import { screenTail } from "../../core/worker/screen.ts";
-import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
-import { killWorker } from "../../operations/kill.ts";
 import { claimSpare } from "../../operations/pool/claim.ts";
 import { spawnWorker } from "../../operations/spawn/spawn.ts";
-import { statusOf } from "../../operations/status.ts";
-import { lastScreen, loadWorker } from "../../operations/worker.ts";
+import { findRecentWorker, findWorkerBySession } from "../../operations/worker/find-worker.ts";
+import { killWorker } from "../../operations/worker/kill.ts";
+import { statusOf } from "../../operations/worker/status.ts";
+import { lastScreen, loadWorker } from "../../operations/worker/worker.ts";
 import { renderDialogNotes } from "../verbs/render-dialogs.ts";
 
 export type PrintWorker =

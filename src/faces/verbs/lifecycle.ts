@@ -8,11 +8,11 @@ import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/wor
 import { sendOrQueue } from "../../operations/fleet/queue.ts";
 import { waitForTurns } from "../../operations/fleet/wait-many.ts";
 import type { GuardProgress } from "../../operations/guard/guard.ts";
-import { killWorker, pruneWorkers } from "../../operations/kill.ts";
 import { spawnOrClaim } from "../../operations/pool/claim.ts";
-import { readAnswer } from "../../operations/read.ts";
-import { withDefaultProvider } from "../../operations/user-config.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";
+import { killWorker, pruneWorkers } from "../../operations/worker/kill.ts";
+import { readAnswer } from "../../operations/worker/read.ts";
+import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { waitProgress } from "../mcp/progress.ts";
 import { renderDialogNotes } from "./render-dialogs.ts";
 import { renderPrune, renderRead, renderSend, renderSpawn, renderSpawnTerminal } from "./render-mcp.ts";

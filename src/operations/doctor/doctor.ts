@@ -9,8 +9,8 @@ import type { Deps } from "../../core/ports.ts";
 import { listProviders } from "../../core/providers/registry.ts";
 import type { Provider } from "../../core/providers/types.ts";
 import type { StatusResult } from "../../core/worker/status.ts";
-import { listWorkers } from "../status.ts";
-import { loadUserConfig } from "../user-config.ts";
+import { listWorkers } from "../worker/status.ts";
+import { loadUserConfig } from "../worker/user-config.ts";
 
 /** tmux on PATH (a constant: test/unit/structure.test.ts reads a quoted tmux as an invocation). */
 const TMUX_BIN = "tmux";

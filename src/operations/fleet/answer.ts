@@ -11,8 +11,8 @@ import type { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.t
 import type { Deps, Lock } from "../../core/ports.ts";
 import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import { screenTail } from "../../core/worker/screen.ts";
-import { sendKeys } from "../keys.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "../worker.ts";
+import { sendKeys } from "../worker/keys.ts";
+import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "../worker/worker.ts";
 
 /**
  * Answers the prompt the worker shows by meaning (allow, always, deny, an option): the provider's

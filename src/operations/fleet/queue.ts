@@ -16,7 +16,7 @@ import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
 import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import { openGuard } from "../guard/open.ts";
-import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "../send.ts";
+import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "../worker/send.ts";
 import {
   checkLiveness,
   currentTurn,
@@ -24,7 +24,7 @@ import {
   loadWorker,
   readEvents,
   type Worker,
-} from "../worker.ts";
+} from "../worker/worker.ts";
 
 /**
  * `send --queue` and the drain (core/fleet/queue.ts says why there is no daemon). Every change to the queue
@@ -148,7 +148,7 @@ async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
 }
 
 /**
- * The hooks say the last turn is on, whatever the screen shows (operations/worker.ts isTurnOnByHooks):
+ * The hooks say the last turn is on, whatever the screen shows (operations/worker/worker.ts isTurnOnByHooks):
  * a TUI lagging its hooks shows the idle composer at a turn's start, and a prompt sent then lands in
  * the busy worker.
  */

@@ -5,7 +5,7 @@ import type { Outcome } from "../../core/wait/outcome.ts";
 import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import { type GuardProgress, waitGuarded } from "../guard/guard.ts";
 import { withTurnTelemetry } from "../limits/telemetry.ts";
-import { loadWorker, readEvents } from "../worker.ts";
+import { loadWorker, readEvents } from "../worker/worker.ts";
 import { drainQueue } from "./queue.ts";
 
 /**

@@ -8,8 +8,8 @@ import {
 } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
 import { countEvents } from "../../core/worker/events.ts";
-import { readAnswer } from "../read.ts";
-import type { Worker } from "../worker.ts";
+import { readAnswer } from "../worker/read.ts";
+import type { Worker } from "../worker/worker.ts";
 
 export type AttemptFindings = {
   structured?: StructuredCheck;

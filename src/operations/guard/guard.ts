@@ -14,10 +14,10 @@ import {
   type Outcome,
   type OutcomeEvidence,
 } from "../../core/wait/outcome.ts";
-import { readAnswer } from "../read.ts";
-import { deliverTurn } from "../send.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "../wait/wait.ts";
-import { loadWorker, readEvents, type Worker } from "../worker.ts";
+import { readAnswer } from "../worker/read.ts";
+import { deliverTurn } from "../worker/send.ts";
+import { loadWorker, readEvents, type Worker } from "../worker/worker.ts";
 import { checkStep } from "./check.ts";
 import { sendFeedback, type TurnRunner, watchTurn } from "./turn.ts";
 

@@ -2,7 +2,7 @@ import { WorkerBusyError } from "../../core/errors.ts";
 import { describeGuard, type GuardRecord, guardOfSubmit } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
 import { lastSubmitIndex } from "../../core/wait/turn.ts";
-import { currentTurn, readEvents, type Worker } from "../worker.ts";
+import { currentTurn, readEvents, type Worker } from "../worker/worker.ts";
 
 /**
  * The guard of the worker's last turn while it is still open: its checks or its feedback turn are

@@ -9,8 +9,8 @@ import {
 import { compileSchema } from "../../core/guard/json-schema.ts";
 import type { GuardRecord } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
-import { readJsonOrFile } from "../json-or-file.ts";
-import type { Worker } from "../worker.ts";
+import { readJsonOrFile } from "../worker/json-or-file.ts";
+import type { Worker } from "../worker/worker.ts";
 
 /** The guardrails of a turn, checked and resolved before anything is typed. */
 export type GuardPlan = Pick<GuardRecord, "jsonSchema" | "accept" | "maxAttempts" | "acceptTimeoutMs">;

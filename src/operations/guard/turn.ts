@@ -3,9 +3,9 @@ import { type GuardRecord, structuredOf } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import type { SendResult } from "../../core/worker/outputs.ts";
-import type { PrepareTurn } from "../send.ts";
 import { type WaitProgress, waitForTurn } from "../wait/wait.ts";
-import type { Worker } from "../worker.ts";
+import type { PrepareTurn } from "../worker/send.ts";
+import type { Worker } from "../worker/worker.ts";
 import { recordTurnSchema } from "./plan.ts";
 
 /** What the guard loop does with a worker's turns: follow one to its end, and send the next. */

@@ -1,6 +1,6 @@
 import type { Deps } from "../../core/ports.ts";
 import { lastSubmitIndex } from "../../core/wait/turn.ts";
-import { currentTurn, readEvents, type Worker } from "../worker.ts";
+import { currentTurn, readEvents, type Worker } from "../worker/worker.ts";
 
 /** How long the CLI may take to close a limit's box once its key is pressed. */
 const CLOSE_MS = 1500;

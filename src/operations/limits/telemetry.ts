@@ -3,7 +3,7 @@ import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { findRecordSource } from "../../core/wait/turn.ts";
-import { loadWorker, readEvents, type Worker } from "../worker.ts";
+import { loadWorker, readEvents, type Worker } from "../worker/worker.ts";
 import { readStatusLine } from "./cost.ts";
 
 /** The provider's own records of tokens, cost and windows; a worker with no transcript yet has none. */

@@ -13,9 +13,9 @@ import type { SpawnInput } from "../../core/schemas.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { OWNER_FILE, ownerLine } from "../../core/worker/owner.ts";
-import { thisProcess } from "../alive.ts";
 import { spawnWorker } from "../spawn/spawn.ts";
-import { checkLiveness } from "../worker.ts";
+import { thisProcess } from "../worker/alive.ts";
+import { checkLiveness } from "../worker/worker.ts";
 import { spawnKeyMaterial } from "./key.ts";
 import { takeOver } from "./takeover.ts";
 

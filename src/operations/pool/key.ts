@@ -5,7 +5,7 @@ import type { SpawnInput } from "../../core/schemas.ts";
 import { buildWorkerEnv } from "../../core/worker/env.ts";
 import { withConfiguredEnv } from "../../core/worker/user-config.ts";
 import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/spawn.ts";
-import { loadUserConfig } from "../user-config.ts";
+import { loadUserConfig } from "../worker/user-config.ts";
 
 /**
  * The spawn key of a spawn: the keyed hash (StorePort.keyedHash) of everything the worker's start

@@ -10,10 +10,10 @@ import { type PoolInput, type PoolResult, type SpareInfo, spawnOfPool } from "..
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import type { Meta } from "../../core/worker/meta.ts";
-import { killWorker } from "../kill.ts";
 import { holdSlot } from "../spawn/boot-slot.ts";
 import { DEFAULT_START_TIMEOUT_MS, spawnWorker } from "../spawn/spawn.ts";
-import { checkLiveness } from "../worker.ts";
+import { killWorker } from "../worker/kill.ts";
+import { checkLiveness } from "../worker/worker.ts";
 import { lockSpare } from "./claim.ts";
 import { spawnKey } from "./key.ts";
 import { settleTakeover } from "./takeover.ts";

@@ -2,7 +2,7 @@ import { WorkerIncompleteError } from "../../core/errors.ts";
 import { type PoolMeta, SPARE_MARKER } from "../../core/pool/pool.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { Meta } from "../../core/worker/meta.ts";
-import { isGone } from "../alive.ts";
+import { isGone } from "../worker/alive.ts";
 
 /**
  * `spawn NAME` taking a spare S over (docs/architecture.md#the-warm-pool), made crash-safe. The claim

@@ -12,7 +12,7 @@ import type { WaitBudget } from "../../core/wait/types.ts";
 import { readStatusLine } from "../limits/cost.ts";
 import type { WaitProgress } from "../wait/wait.ts";
 import { waitForTurn } from "../wait/wait.ts";
-import { readEvents, type Worker } from "../worker.ts";
+import { readEvents, type Worker } from "../worker/worker.ts";
 
 export type FollowInput = {
   maxTurns?: number | undefined;

@@ -5,10 +5,10 @@ import type { Outcome } from "../../core/wait/outcome.ts";
 import { runGuard } from "../guard/guard.ts";
 import type { TurnRunner } from "../guard/turn.ts";
 import { costOfStatusLine, readStatusLine, settledCost } from "../limits/cost.ts";
-import { readAnswer } from "../read.ts";
-import { deliverTurn, sendPrompt } from "../send.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../wait/wait.ts";
-import { loadWorker } from "../worker.ts";
+import { readAnswer } from "../worker/read.ts";
+import { deliverTurn, sendPrompt } from "../worker/send.ts";
+import { loadWorker } from "../worker/worker.ts";
 import {
   armEarly,
   type FollowInput,

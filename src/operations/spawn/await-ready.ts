@@ -9,7 +9,7 @@ import {
   stepReady,
 } from "../../core/spawn/ready.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
-import { DEAD_SCROLLBACK } from "../worker.ts";
+import { DEAD_SCROLLBACK } from "../worker/worker.ts";
 
 /**
  * Drives the readiness machine (core/spawn/ready.ts): polls the screen (tmux has no change notification)

@@ -22,8 +22,8 @@ import { withConfiguredEnv } from "../../core/worker/user-config.ts";
 import { checkFleetOptions, nativeAllowedTools, writeFleetFiles } from "../fleet/files.ts";
 import { makeWorktree, planWorktree, unmakeWorktree } from "../fleet/worktree.ts";
 import { awaitStructuredServer } from "../guard/structured-call.ts";
-import { readJsonOrFile } from "../json-or-file.ts";
-import { loadUserConfig } from "../user-config.ts";
+import { readJsonOrFile } from "../worker/json-or-file.ts";
+import { loadUserConfig } from "../worker/user-config.ts";
 import { waitReady } from "./await-ready.ts";
 import { holdBootSlot } from "./boot-slot.ts";
 

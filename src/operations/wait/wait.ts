@@ -14,9 +14,9 @@ import type {
   WaitProgress,
 } from "../../core/wait/types.ts";
 import { parseEvents } from "../../core/worker/events.ts";
-import { bounded, LATE } from "../bounded.ts";
-import { deliverTurn } from "../send.ts";
-import { lastScreen, loadWorker, type Worker } from "../worker.ts";
+import { bounded, LATE } from "../worker/bounded.ts";
+import { deliverTurn } from "../worker/send.ts";
+import { lastScreen, loadWorker, type Worker } from "../worker/worker.ts";
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
 

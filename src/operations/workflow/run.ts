@@ -28,8 +28,8 @@ import {
   loadWorkflow,
   throwIssues,
 } from "../../core/workflow/validate.ts";
-import { loadDefaultProvider } from "../user-config.ts";
-import { checkLiveness, loadWorker, readEvents } from "../worker.ts";
+import { loadDefaultProvider } from "../worker/user-config.ts";
+import { checkLiveness, loadWorker, readEvents } from "../worker/worker.ts";
 import { executeRun } from "./runner.ts";
 import { killQuietly } from "./workers.ts";
 

@@ -9,8 +9,8 @@ import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
 import { waitGuarded } from "../guard/guard.ts";
-import { readAnswer } from "../read.ts";
-import { sendPrompt } from "../send.ts";
+import { readAnswer } from "../worker/read.ts";
+import { sendPrompt } from "../worker/send.ts";
 import { readOutputFile } from "./output-file.ts";
 
 /**

@@ -1,7 +1,7 @@
-import { WorkerDeadError } from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
-import type { KeysInput } from "../core/schemas.ts";
-import type { KeysResult } from "../core/worker/outputs.ts";
+import { WorkerDeadError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { KeysInput } from "../../core/schemas.ts";
+import type { KeysResult } from "../../core/worker/outputs.ts";
 import { checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**

@@ -3,12 +3,12 @@ import {
   type StateError,
   WorkerIncompleteError,
   WorkerNotFoundError,
-} from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
-import type { KillInput } from "../core/schemas.ts";
-import type { KillResult, PruneResult } from "../core/worker/outputs.ts";
+} from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { KillInput } from "../../core/schemas.ts";
+import type { KillResult, PruneResult } from "../../core/worker/outputs.ts";
+import { releaseWorktree } from "../fleet/worktree.ts";
 import { brokenOf, isWorkerFault, purgeBroken } from "./broken.ts";
-import { releaseWorktree } from "./fleet/worktree.ts";
 import { checkLiveness, deadPaneScreen, type Liveness, loadWorker, type Worker } from "./worker.ts";
 
 /**
@@ -19,7 +19,7 @@ export async function killWorker(deps: Deps, input: KillInput): Promise<KillResu
   try {
     return await killLoaded(deps, input);
   } catch (error) {
-    // A worker umbel cannot read is removed as it is by --purge (operations/broken.ts); a plain kill
+    // A worker umbel cannot read is removed as it is by --purge (operations/worker/broken.ts); a plain kill
     // keeps its typed error, which says how to fix it.
     if (input.purge && isWorkerFault(error)) return purgeBroken(deps, input.name, error);
     throw error;
@@ -92,7 +92,7 @@ const ORPHAN_AGE_MS = 10 * 60_000;
 
 /**
  * Removes dead and killed workers; never a live one. Every worker is read, and its liveness settled,
- * before anything is removed. A broken worker (its state unreadable: operations/broken.ts) is removed
+ * before anything is removed. A broken worker (its state unreadable: operations/worker/broken.ts) is removed
  * only when no live tmux session has its name — a meta.json that does not parse, or an exit record
  * a live pane contradicts, never makes prune kill a working CLI on its word.
  */

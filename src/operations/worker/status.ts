@@ -1,18 +1,18 @@
-import { WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
-import { inputIdOf } from "../core/fleet/answer.ts";
-import { countDecisions } from "../core/fleet/policy/compile.ts";
-import { publicEntries } from "../core/fleet/queue.ts";
-import { guardOfSubmit } from "../core/guard/record.ts";
-import { billingEnvOf, billingFromEnv } from "../core/limits/billing.ts";
-import type { Deps } from "../core/ports.ts";
-import type { HookEvent } from "../core/providers/types.ts";
-import type { WorkerState } from "../core/schemas.ts";
-import { findSessionId, lastSubmitIndex } from "../core/wait/turn.ts";
-import type { StatusResult } from "../core/worker/status.ts";
+import { WorkerIncompleteError, WorkerNotFoundError } from "../../core/errors.ts";
+import { inputIdOf } from "../../core/fleet/answer.ts";
+import { countDecisions } from "../../core/fleet/policy/compile.ts";
+import { publicEntries } from "../../core/fleet/queue.ts";
+import { guardOfSubmit } from "../../core/guard/record.ts";
+import { billingEnvOf, billingFromEnv } from "../../core/limits/billing.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { HookEvent } from "../../core/providers/types.ts";
+import type { WorkerState } from "../../core/schemas.ts";
+import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
+import type { StatusResult } from "../../core/worker/status.ts";
+import { drainQueue, readQueue } from "../fleet/queue.ts";
+import { worktreeStatus } from "../fleet/worktree.ts";
+import { telemetryOf } from "../limits/telemetry.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
-import { drainQueue, readQueue } from "./fleet/queue.ts";
-import { worktreeStatus } from "./fleet/worktree.ts";
-import { telemetryOf } from "./limits/telemetry.ts";
 import {
   checkLiveness,
   currentTurn,

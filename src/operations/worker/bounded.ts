@@ -1,4 +1,4 @@
-import type { Clock } from "../core/ports.ts";
+import type { Clock } from "../../core/ports.ts";
 
 /** What a call came back with when it did not answer by its bound. */
 export const LATE: unique symbol = Symbol("late");

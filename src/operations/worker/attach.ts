@@ -1,5 +1,5 @@
-import { UsageError, WorkerDeadError } from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
+import { UsageError, WorkerDeadError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
 import { checkLiveness, loadWorker } from "./worker.ts";
 
 /** Hands the caller's terminal to the worker's pane (detach with the tmux prefix, C-b d). */

@@ -1,5 +1,5 @@
-import type { Deps } from "../core/ports.ts";
-import type { StatusResult } from "../core/worker/status.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { StatusResult } from "../../core/worker/status.ts";
 import { listWorkers } from "./status.ts";
 
 /** A live worker that holds this provider session id (`umbel -p --resume <session id>`). */

@@ -1,7 +1,11 @@
-import type { Deps } from "../core/ports.ts";
-import type { ProviderId, WithProvider } from "../core/schemas.ts";
-import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../core/worker/default-provider.ts";
-import { parseUserConfig, type UserConfig, userConfigPaths } from "../core/worker/user-config.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { ProviderId, WithProvider } from "../../core/schemas.ts";
+import {
+  FALLBACK_PROVIDER,
+  PROVIDER_ENV,
+  resolveDefaultProvider,
+} from "../../core/worker/default-provider.ts";
+import { parseUserConfig, type UserConfig, userConfigPaths } from "../../core/worker/user-config.ts";
 
 export type LoadedConfig = {
   /** The file in use, or null when there is none. */

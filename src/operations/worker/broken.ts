@@ -1,8 +1,8 @@
-import { StateError, StateRootError, WorkerIncompleteError } from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
-import type { BrokenWorker } from "../core/worker/broken.ts";
-import type { KillResult } from "../core/worker/outputs.ts";
-import type { StatusResult } from "../core/worker/status.ts";
+import { StateError, StateRootError, WorkerIncompleteError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { BrokenWorker } from "../../core/worker/broken.ts";
+import type { KillResult } from "../../core/worker/outputs.ts";
+import type { StatusResult } from "../../core/worker/status.ts";
 
 /**
  * A worker whose own state umbel cannot read (an inconsistent or unreadable meta.json, a corrupt

@@ -1,5 +1,5 @@
-import type { Deps } from "../core/ports.ts";
-import type { Owner } from "../core/worker/owner.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { Owner } from "../../core/worker/owner.ts";
 
 /** The process ended, or its pid now names another one (pids are reused). */
 export async function isGone(deps: Deps, owner: Owner): Promise<boolean> {

@@ -1,9 +1,9 @@
-import { findGuard, guardOfSubmit, structuredOf } from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import type { ReadInput } from "../core/schemas.ts";
-import { findRecordSource, findSessionId, lastSubmitIndex } from "../core/wait/turn.ts";
-import { parseEvents } from "../core/worker/events.ts";
-import type { ReadResult } from "../core/worker/outputs.ts";
+import { findGuard, guardOfSubmit, structuredOf } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { ReadInput } from "../../core/schemas.ts";
+import { findRecordSource, findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
+import { parseEvents } from "../../core/worker/events.ts";
+import type { ReadResult } from "../../core/worker/outputs.ts";
 import { currentTurn, loadWorker } from "./worker.ts";
 
 /** The transcript may land after the Stop hook (a late flush); re-read it for this long. */

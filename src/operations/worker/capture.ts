@@ -1,7 +1,7 @@
-import type { Deps } from "../core/ports.ts";
-import type { CaptureInput } from "../core/schemas.ts";
-import type { CaptureResult } from "../core/worker/outputs.ts";
-import { dropTrailingBlankLines } from "../core/worker/screen.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { CaptureInput } from "../../core/schemas.ts";
+import type { CaptureResult } from "../../core/worker/outputs.ts";
+import { dropTrailingBlankLines } from "../../core/worker/screen.ts";
 import { loadWorker } from "./worker.ts";
 
 /**

@@ -1,19 +1,19 @@
-import { StateError } from "../core/errors.ts";
-import type { Deps } from "../core/ports.ts";
-import { getProvider } from "../core/providers/registry.ts";
-import type { HookEvent, Provider } from "../core/providers/types.ts";
-import { composerEndsTurn, type ExitRecord } from "../core/wait/outcome.ts";
+import { StateError } from "../../core/errors.ts";
+import type { Deps } from "../../core/ports.ts";
+import { getProvider } from "../../core/providers/registry.ts";
+import type { HookEvent, Provider } from "../../core/providers/types.ts";
+import { composerEndsTurn, type ExitRecord } from "../../core/wait/outcome.ts";
 import {
   assessTurn,
   correctTurn,
   findRecordSource,
   findTranscriptPath,
   type TurnState,
-} from "../core/wait/turn.ts";
-import { parseEvents } from "../core/worker/events.ts";
-import type { Meta } from "../core/worker/meta.ts";
+} from "../../core/wait/turn.ts";
+import { parseEvents } from "../../core/worker/events.ts";
+import type { Meta } from "../../core/worker/meta.ts";
+import { settleTakeover } from "../pool/takeover.ts";
 import { isGone } from "./alive.ts";
-import { settleTakeover } from "./pool/takeover.ts";
 
 export type Worker = { readonly meta: Meta; readonly provider: Provider };
 

@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
-import { quoteArg } from "../core/common/quote.ts";
-import { UsageError } from "../core/errors.ts";
-import type { FilesPort } from "../core/ports.ts";
-import { isJsonObjectText } from "../core/schemas.ts";
+import { quoteArg } from "../../core/common/quote.ts";
+import { UsageError } from "../../core/errors.ts";
+import type { FilesPort } from "../../core/ports.ts";
+import { isJsonObjectText } from "../../core/schemas.ts";
 
 /**
  * A flag that takes JSON object text or a file path (claude's --settings, --mcp-config): inline

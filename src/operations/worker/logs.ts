@@ -1,8 +1,8 @@
-import { guardLogEntries } from "../core/guard/record.ts";
-import type { Deps } from "../core/ports.ts";
-import type { HookEvent } from "../core/providers/types.ts";
-import type { LogsInput } from "../core/schemas.ts";
-import { parseEvents } from "../core/worker/events.ts";
+import { guardLogEntries } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { HookEvent } from "../../core/providers/types.ts";
+import type { LogsInput } from "../../core/schemas.ts";
+import { parseEvents } from "../../core/worker/events.ts";
 import { checkLiveness, loadWorker } from "./worker.ts";
 
 /**

@@ -1,16 +1,16 @@
-import { withArticle } from "../core/common/suggest.ts";
-import { AbortedError, DeliveryError, WorkerBusyError, WorkerDeadError } from "../core/errors.ts";
-import type { GuardedSendInput } from "../core/guard/fields.ts";
-import { withSchemaNote } from "../core/guard/prompt.ts";
-import type { Deps, Lock, Waker } from "../core/ports.ts";
-import type { Delivery } from "../core/providers/types.ts";
-import { lastSubmitIndex } from "../core/wait/turn.ts";
-import { countEvents, parseEvents } from "../core/worker/events.ts";
-import type { SendResult } from "../core/worker/outputs.ts";
-import { screenTail } from "../core/worker/screen.ts";
-import { refuseOpenGuard } from "./guard/open.ts";
-import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "./guard/plan.ts";
-import { closeLimitBox } from "./limits/limit-box.ts";
+import { withArticle } from "../../core/common/suggest.ts";
+import { AbortedError, DeliveryError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
+import type { GuardedSendInput } from "../../core/guard/fields.ts";
+import { withSchemaNote } from "../../core/guard/prompt.ts";
+import type { Deps, Lock, Waker } from "../../core/ports.ts";
+import type { Delivery } from "../../core/providers/types.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import { countEvents, parseEvents } from "../../core/worker/events.ts";
+import type { SendResult } from "../../core/worker/outputs.ts";
+import { screenTail } from "../../core/worker/screen.ts";
+import { refuseOpenGuard } from "../guard/open.ts";
+import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "../guard/plan.ts";
+import { closeLimitBox } from "../limits/limit-box.ts";
 import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
 
 /**
