@@ -302,6 +302,7 @@ export type StallInput = {
   /** When umbel last saw progress: the turn's start, a new non-marker event, or a transcript change. */
   readonly lastProgressAt: number;
   readonly now: number;
+  /** The screen is the provider's busy screen (gemini: the spinner with "esc to cancel"). */
   readonly busy: boolean;
   readonly stallMs?: number;
 };
