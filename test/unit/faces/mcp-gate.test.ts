@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { screenLine } from "../../src/faces/mcp/jsonrpc-guard.ts";
+import { screenLine } from "../../../src/faces/mcp/jsonrpc-gate.ts";
 
 /**
  * The line guard in front of the SDK (issue 11, item 14): 22 of 37 malformed lines got no reply,
