@@ -2,7 +2,7 @@
  * SHA-256 of a string's UTF-8 bytes, as hex (FIPS 180-4), in plain code. Why not node:crypto: its
  * module init builds Bun's node:stream machinery, 3.4 ms of every verb's ~35 ms start (profiled on
  * the compiled binary), for a handful of short ids. The output is the standard digest
- * (test/unit/sha256.test.ts checks it against node:crypto), so ids and codex's trust keys are unchanged.
+ * (test/unit/common/sha256.test.ts checks it against node:crypto), so ids and codex's trust keys are unchanged.
  */
 export function sha256Hex(text: string): string {
   const bytes = new TextEncoder().encode(text);

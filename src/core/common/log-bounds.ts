@@ -2,7 +2,7 @@
  * Every log and output umbel keeps is bounded, and says what it cut (issue 22: an accept check's
  * log grew to 4.1 GB in 5 s; a notify command printing 30 MB a turn grew notify.log by as much).
  * The sh scripts carry their own copies of the numbers (hooks/hook.sh, hooks/launch.sh:
- * `test/unit/log-bounds.test.ts` checks they agree); docs/architecture.md lists every bound.
+ * `test/unit/common/log-bounds.test.ts` checks they agree); docs/architecture.md lists every bound.
  */
 
 /** An accept check's log keeps its first and its last this many bytes (a test's summary is at its end). */
