@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { sha256Hex } from "../../src/core/common/sha256.ts";
 import {
   NameTakenError,
   StateError,
@@ -16,7 +17,6 @@ import type {
   StorePort,
   Waker,
 } from "../../src/core/ports.ts";
-import { sha256Hex } from "../../src/core/sha256.ts";
 import type { ExitRecord } from "../../src/core/wait/outcome.ts";
 import type { Meta } from "../../src/core/worker/meta.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../sha256.ts";
+import { sha256Hex } from "../common/sha256.ts";
 import type { TurnState } from "../wait/turn.ts";
 
 /**

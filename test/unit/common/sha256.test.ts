@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { sha256Hex } from "../../../src/core/sha256.ts";
+import { sha256Hex } from "../../../src/core/common/sha256.ts";
 import { seeded } from "../../helpers/seeded.ts";
 
 /** core's SHA-256 (no node:crypto at start-up) is the standard digest: ids and codex trust keys stay put. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { OUTPUT_INLINE_BYTES } from "../../../src/core/common/log-bounds.ts";
-import { sha256Hex } from "../../../src/core/sha256.ts";
+import { sha256Hex } from "../../../src/core/common/sha256.ts";
 import { boundOutput } from "../../../src/core/workflow/output-cut.ts";
 
 /** A workflow's answer or structured output over OUTPUT_INLINE_BYTES: its head, and what was cut. */

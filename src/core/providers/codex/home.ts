@@ -1,5 +1,5 @@
+import { sha256Hex } from "../../common/sha256.ts";
 import type { StructuredServer } from "../../guard/tool.ts";
-import { sha256Hex } from "../../sha256.ts";
 import { planCodexMcpServers, renderStructuredServer } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
