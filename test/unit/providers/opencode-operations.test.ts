@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseRecord } from "../../../src/core/providers/opencode/record.ts";
+import { parseRecord } from "../../../src/core/providers/opencode/transcript.ts";
 import { spawnWorker } from "../../../src/operations/spawn/spawn.ts";
 import { waitForTurn } from "../../../src/operations/wait/wait.ts";
 import { readAnswer } from "../../../src/operations/worker/read.ts";

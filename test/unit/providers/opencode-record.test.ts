@@ -7,7 +7,7 @@ import {
   opencodeTurnEnd,
   parseOpencodeAnswer,
   parseRecord,
-} from "../../../src/core/providers/opencode/record.ts";
+} from "../../../src/core/providers/opencode/transcript.ts";
 
 /** Records of the real opencode 1.18.33 against the stub model, as umbel's query renders them. */
 const record = (name: string) =>

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseRecord } from "../../../src/core/providers/opencode/record.ts";
 import { trackOpencodeTurn } from "../../../src/core/providers/opencode/stream.ts";
+import { parseRecord } from "../../../src/core/providers/opencode/transcript.ts";
 
 const record = (name: string) =>
   readFileSync(join(import.meta.dir, "..", "..", "fixtures", "opencode", `${name}.jsonl`), "utf8");

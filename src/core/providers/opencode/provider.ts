@@ -7,9 +7,9 @@ import { interpretOpencodeEvent, OPENCODE_HOOK_WIRE, OPENCODE_SUBMIT_EVENT } fro
 import { planOpencodeHome } from "./home.ts";
 import { OPENCODE_PERMISSION_MODES, planOpencodeLaunch } from "./launch.ts";
 import { refuseOpencodeMcp } from "./mcp.ts";
-import { opencodeRecordSource, opencodeTurnEnd, parseOpencodeAnswer } from "./record.ts";
 import { classifyOpencodeScreen, stillOpencodeScreen } from "./screen.ts";
 import { trackOpencodeTurn } from "./stream.ts";
+import { opencodeRecordSource, opencodeTurnEnd, parseOpencodeAnswer } from "./transcript.ts";
 
 /**
  * opencode (`opencode`, npm opencode-ai), measured on 1.18.33 (docs/providers.md,
