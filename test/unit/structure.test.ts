@@ -139,6 +139,88 @@ describe("structure", () => {
   });
 
   /**
+   * The floor plan (docs/architecture.md opens with it): a feature is one folder of the same name in
+   * each layer, beside a handful of shared files. A new top-level entry is a decision: add it here
+   * and to the map in the same change.
+   */
+  const FEATURES = [
+    "common",
+    "dialects",
+    "doctor",
+    "fleet",
+    "guard",
+    "limits",
+    "pool",
+    "print",
+    "providers",
+    "spawn",
+    "wait",
+    "worker",
+    "workflow",
+  ];
+  const CORE_SHARED = ["errors.ts", "ports.ts", "schemas.ts"];
+  /** operations/<x> exists only where core/<x> does, or is listed here with its reason. */
+  const OPERATIONS_ONLY: string[] = [];
+  const FACES = ["cli", "mcp", "policy", "print", "route.ts", "structured", "verbs", "workflow"];
+  /** test/unit groups like src: a feature's folder, the faces', the adapters', shipping's (scripts, images). */
+  const TEST_GROUPS = [...FEATURES, "faces", "adapters", "shipping"];
+  const entries = (dir: string) => readdirSync(join(ROOT, dir)).sort();
+  const isDir = (path: string) => statSync(join(ROOT, path)).isDirectory();
+
+  test("core's top level is the feature folders and the shared files", () => {
+    expect(entries("src/core")).toEqual([...FEATURES, ...CORE_SHARED].sort());
+    expect(FEATURES.filter((f) => !isDir(`src/core/${f}`))).toEqual([]);
+  });
+
+  test("operations holds feature folders only, each one core has (or a listed exception)", () => {
+    const top = entries("src/operations");
+    expect(top.filter((e) => !isDir(`src/operations/${e}`))).toEqual([]);
+    expect(top.filter((e) => !FEATURES.includes(e) && !OPERATIONS_ONLY.includes(e))).toEqual([]);
+  });
+
+  test("adapters' folders, when it has any, are core's features; faces are the listed ones", () => {
+    const adapterDirs = entries("src/adapters").filter((e) => isDir(`src/adapters/${e}`));
+    expect(adapterDirs.filter((e) => !FEATURES.includes(e))).toEqual([]);
+    expect(entries("src/faces")).toEqual([...FACES].sort());
+  });
+
+  /** Every provider folder has the same layout: the same core files, and others only from one list. */
+  const PROVIDER_CORE = ["events.ts", "provider.ts", "screen.ts", "stream.ts", "transcript.ts"];
+  const PROVIDER_CONCERNS = [
+    "answer.ts",
+    "billing.ts",
+    "home.ts",
+    "launch.ts",
+    "limits.ts",
+    "mcp.ts",
+    "non-interactive.ts",
+    "policy.ts",
+    "sign-in.ts",
+    "telemetry.ts",
+    "toml.ts",
+  ];
+  test.each(ProviderId.options)("providers/%s has the provider layout", (id) => {
+    const held = entries(`src/core/providers/${id}`);
+    expect(PROVIDER_CORE.filter((f) => !held.includes(f))).toEqual([]);
+    expect(held.filter((f) => !PROVIDER_CORE.includes(f) && !PROVIDER_CONCERNS.includes(f))).toEqual([]);
+  });
+
+  test("no file name repeats its folder as a prefix (guard/guard-plan.ts is guard/plan.ts)", () => {
+    const repeating = [...files("src", [".ts", ".md"]), ...files("test/unit", [".ts"])].filter((file) => {
+      const parts = file.split("/");
+      const folder = parts.at(-2) ?? "";
+      return (parts.at(-1) ?? "").startsWith(`${folder}-`);
+    });
+    expect(repeating).toEqual([]);
+  });
+
+  test("unit tests are grouped like src: test/unit/<feature>/, and the structure test at the top", () => {
+    const top = entries("test/unit");
+    expect(top.filter((e) => !isDir(`test/unit/${e}`))).toEqual(["structure.test.ts"]);
+    expect(top.filter((e) => isDir(`test/unit/${e}`) && !TEST_GROUPS.includes(e))).toEqual([]);
+  });
+
+  /**
    * bun's default is 5 s, and bun 1.4.5 gives a preload's setDefaultTimeout to the first file of a
    * run only; an e2e test that took 4.25 s alone timed out under load. A file of these tiers starts
    * processes, tmux or real CLIs, so it declares its own default at its top (per-test values still
