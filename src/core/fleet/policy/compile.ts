@@ -9,7 +9,7 @@ import type { ArgPattern, PolicyFile, PolicyRule } from "./rules.ts";
  * the worker's own hooks with no umbel process alive. umbel compiles them here into the worker's
  * `policy.json` (the rules) and `policy.tsv` (what hooks/hook.sh needs without a JSON parser); the
  * hook hands each tool call a rule may answer to umbel's hidden `__policy` face
- * (faces/policy-hook.ts), which decides from the parsed payload (core/fleet/policy/decide.ts). Fail
+ * (faces/policy/hook.ts), which decides from the parsed payload (core/fleet/policy/decide.ts). Fail
  * closed: whatever matches no rule, or cannot be read with certainty, still reaches the caller as
  * input (126), and under a deny rule is denied; a non-interactive worker's (umbel -p) is denied.
  */
