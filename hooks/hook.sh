@@ -166,7 +166,7 @@ if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd"
   done < "$session/notify.tsv"
 fi
 # queue.json (send --queue): a prompt waits for this worker. At an event that ends a turn (drain.tsv,
-# the same columns as notify.tsv) drain.cmd, the queuing umbel's own `status NAME`, runs detached and
+# the same columns as notify.tsv) drain.cmd, the queuing umbel's own hidden `__drain NAME`, runs detached and
 # sends it once the worker is idle, under the worker's send lock.
 if [ -n "$event" ] && [ -f "$session/drain.cmd" ] && [ -f "$session/drain.tsv" ] &&
   grep -q '"state": "queued"' "$session/queue.json" 2>/dev/null; then

@@ -161,7 +161,7 @@ describe("structure", () => {
   const CORE_SHARED = ["errors.ts", "ports.ts", "schemas.ts"];
   /** operations/<x> exists only where core/<x> does, or is listed here with its reason. */
   const OPERATIONS_ONLY: string[] = [];
-  const FACES = ["cli", "mcp", "policy", "print", "route.ts", "structured", "verbs", "workflow"];
+  const FACES = ["cli", "hooks", "mcp", "print", "route.ts", "structured", "verbs", "workflow"];
   /** test/unit groups like src: a feature's folder, the faces', the adapters', shipping's (scripts, images). */
   const TEST_GROUPS = [...FEATURES, "faces", "adapters", "shipping"];
   const entries = (dir: string) => readdirSync(join(ROOT, dir)).sort();

@@ -2,6 +2,7 @@ import { shellQuote } from "../../core/common/shell.ts";
 import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
 import { compileNotify } from "../../core/fleet/notify.ts";
 import {
+  DRAIN_HOOK_COMMAND,
   nextQueued,
   parseQueue,
   pendingCount,
@@ -97,6 +98,11 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
   }
 }
 
+/** The worker's end-of-turn hook (`umbel __drain NAME`): its next queued prompt, sent if it is idle. */
+export async function drainOnTurnEnd(deps: Deps, name: string): Promise<SentFromQueue | null> {
+  return drainQueue(deps, await loadWorker(deps, name));
+}
+
 /**
  * Sends the next queued prompt when the worker is idle and no one else holds its composer: its id and
  * baseline, else null. A prompt the worker did not take is marked failed (never sent twice). While
@@ -175,7 +181,7 @@ export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {
 /**
  * The worker's own end-of-turn hook drains too (hooks/hook.sh): at the events that end a turn
  * (drain.tsv, the provider's stop and provider-error rules) it runs drain.cmd, this very umbel's
- * `status NAME`, in the background. Only a compiled umbel can be run again that way.
+ * hidden `__drain NAME`, in the background. Only a compiled umbel can be run again that way.
  */
 async function armHookDrain(deps: Deps, worker: Worker): Promise<void> {
   const self = deps.system.selfCommand();
@@ -184,7 +190,7 @@ async function armHookDrain(deps: Deps, worker: Worker): Promise<void> {
   // The socket's folder too: the hook runs in the CLI's env, which has no TMUX_TMPDIR (empty: tmux's default).
   const socket = `UMBEL_TMUX_SOCKET=${shellQuote(deps.tmux.socket)} TMUX_TMPDIR=${shellQuote(deps.env.TMUX_TMPDIR ?? "")}`;
   const env = `UMBEL_HOME=${shellQuote(deps.store.root)} ${socket}`;
-  const command = [...self, "status", worker.meta.name].map(shellQuote).join(" ");
+  const command = [...self, DRAIN_HOOK_COMMAND, worker.meta.name].map(shellQuote).join(" ");
   await deps.store.writeWorkerFile(worker.meta.name, "drain.cmd", `${env} ${command}`);
   await deps.store.writeWorkerFile(worker.meta.name, "drain.tsv", compileNotify(rules));
 }

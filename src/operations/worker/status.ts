@@ -9,7 +9,7 @@ import type { HookEvent } from "../../core/providers/types.ts";
 import type { WorkerState } from "../../core/schemas.ts";
 import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
 import type { StatusResult } from "../../core/worker/status.ts";
-import { drainQueue, readQueue } from "../fleet/queue.ts";
+import { readQueue } from "../fleet/queue.ts";
 import { worktreeStatus } from "../fleet/worktree.ts";
 import { telemetryOf } from "../limits/telemetry.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
@@ -92,8 +92,6 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
       state = "idle";
     else if (kind === "input") state = "needs-input";
   }
-  // A worker seen idle is sent its next queued prompt (send --queue).
-  if (state === "idle" && (await drainQueue(deps, worker))) state = "busy";
   const queue = publicEntries(await readQueue(deps, meta.name));
   return {
     ...base,

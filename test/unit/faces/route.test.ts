@@ -81,6 +81,11 @@ describe("routeArgv", () => {
     expect(COMMANDS).not.toContain("__structured-output");
   });
 
+  test("the hidden queue drain (a worker's end-of-turn hook runs it) takes its argv as is", () => {
+    expect(routeArgv(["__drain", "w1"])).toEqual({ face: "drain", rest: ["w1"] });
+    expect(COMMANDS).not.toContain("__drain");
+  });
+
   test("the command list is the verb table's plus the faces that are not verbs", () => {
     const verbs = VERBS.filter((v) => v.cli).map((v) => v.name);
     expect([...COMMANDS].sort()).toEqual(

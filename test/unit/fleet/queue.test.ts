@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { sendOrQueue } from "../../../src/operations/fleet/queue.ts";
+import { DRAIN_HOOK_COMMAND } from "../../../src/core/fleet/queue.ts";
+import { drainOnTurnEnd, sendOrQueue } from "../../../src/operations/fleet/queue.ts";
 import { waitForTurns } from "../../../src/operations/fleet/wait-many.ts";
-import { statusOf } from "../../../src/operations/worker/status.ts";
+import { listWorkers, statusOf } from "../../../src/operations/worker/status.ts";
 import { BUSY, IDLE } from "../../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../../helpers/fake-deps.ts";
 
@@ -74,14 +75,29 @@ describe("send --queue", () => {
     ]);
   });
 
-  test("status that finds the worker idle with a queued prompt sends it (state busy)", async () => {
+  test("status and ls never send: the idle worker keeps its prompt queued; the end-of-turn hook's drain sends it", async () => {
     const world = idleWorker();
     const turns = tui(world);
     await sendOrQueue(world.deps, { name: "w1", prompt: "one" });
-    await sendOrQueue(world.deps, { name: "w1", prompt: "two", queue: true });
+    const two = await sendOrQueue(world.deps, { name: "w1", prompt: "two", queue: true });
     turns.finish();
-    expect((await statusOf(world.deps, "w1")).state).toBe("busy");
+    expect(await statusOf(world.deps, "w1")).toMatchObject({ state: "idle", queue: [{ state: "queued" }] });
+    expect((await listWorkers(world.deps)).map((w) => w.state)).toEqual(["idle"]);
+    expect(world.tmux.pasted.map((p) => p.text)).toEqual(["one"]);
+    expect(await drainOnTurnEnd(world.deps, "w1")).toEqual({ id: two.queued?.id ?? "", baseline: 3 });
     expect(world.tmux.pasted.map((p) => p.text)).toEqual(["one", "two"]);
+    expect((await statusOf(world.deps, "w1")).state).toBe("busy");
+  });
+
+  test("the hook's drain command is this umbel's hidden __drain NAME, never a verb that reads", async () => {
+    const world = idleWorker();
+    Object.assign(world.deps.system, { selfCommand: () => ["/opt/umbel"] });
+    tui(world);
+    await sendOrQueue(world.deps, { name: "w1", prompt: "one" });
+    await sendOrQueue(world.deps, { name: "w1", prompt: "two", queue: true });
+    const command = world.sessions.get("w1")?.files?.get("drain.cmd") ?? "";
+    expect(command).toEndWith(`'/opt/umbel' '${DRAIN_HOOK_COMMAND}' 'w1'`);
+    expect(command).not.toContain("status");
   });
 
   test("a plain send to an idle worker with a queue: the queued prompt goes first; this one is busy (4)", async () => {
@@ -105,9 +121,10 @@ describe("send --queue", () => {
     await sendOrQueue(world.deps, { name: "w1", prompt: "two", queue: true });
     turns.finish();
     world.tmux.onKeys = () => undefined; // Enter is swallowed: no UserPromptSubmit
+    expect(await drainOnTurnEnd(world.deps, "w1")).toBeNull();
     expect((await statusOf(world.deps, "w1")).queue?.map((e) => e.state)).toEqual(["failed"]);
     const pasted = world.tmux.pasted.length;
-    await statusOf(world.deps, "w1");
+    await drainOnTurnEnd(world.deps, "w1");
     expect(world.tmux.pasted).toHaveLength(pasted);
   });
 

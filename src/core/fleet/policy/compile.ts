@@ -9,7 +9,7 @@ import type { ArgPattern, PolicyFile, PolicyRule } from "./rules.ts";
  * the worker's own hooks with no umbel process alive. umbel compiles them here into the worker's
  * `policy.json` (the rules) and `policy.tsv` (what hooks/hook.sh needs without a JSON parser); the
  * hook hands each tool call a rule may answer to umbel's hidden `__policy` face
- * (faces/policy/hook.ts), which decides from the parsed payload (core/fleet/policy/decide.ts). Fail
+ * (faces/hooks/policy.ts), which decides from the parsed payload (core/fleet/policy/decide.ts). Fail
  * closed: whatever matches no rule, or cannot be read with certainty, still reaches the caller as
  * input (126), and under a deny rule is denied; a non-interactive worker's (umbel -p) is denied.
  */
@@ -62,7 +62,7 @@ export function checkPolicy(rules: PolicyRules): string | null {
 /** What spawn writes into the worker's session dir for its rules (nothing when there are none). */
 export type CompiledPolicy = { readonly file: PolicyFile; readonly tsv: string };
 
-/** The hidden face hooks/hook.sh runs for a tool call a rule may answer (faces/policy/hook.ts). */
+/** The hidden face hooks/hook.sh runs for a tool call a rule may answer (faces/hooks/policy.ts). */
 export const POLICY_HOOK_COMMAND = "__policy";
 
 /** policy.cmd: the sh command line the hook runs, this very umbel deciding for the worker's session dir. */
