@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { Deps, FileTail } from "../../core/ports.ts";
+import { drainDone, maxTurnsHit as hitMaxTurns, initialHalt, stepHalt } from "../../core/print/follow.ts";
 import type {
   RecordSource,
   StreamMessage,
@@ -65,18 +66,8 @@ export async function markTranscript(deps: Deps, worker: Worker): Promise<Transc
  * Waits for a sent turn's outcome while following its transcript (each new message goes to
  * `onMessage` as it lands, in claude's stream-json shape).
  *
- * --max-turns: claude -p lets the model run N API turns, runs the tools of the Nth, and stops
- * before asking again. The interactive TUIs ignore the flag, so umbel stops the turn itself, with
- * the provider's halt hooks (events/halt-<Event>.json, printed by hooks/hook.sh):
- * - "hook" (claude, gemini): armed once the Nth assistant message appears, the hook after the next
- *   tool answers `{"continue":false}` and the CLI stops right after that tool (claude: no Stop
- *   hook, the transcript ends the turn with turn_duration; gemini: no AfterAgent, "Agent execution
- *   stopped"). If the halt came too late (an N+1th message appears), Escape interrupts instead.
- * - "interrupt" (codex): once the Nth message's tool results have all landed, umbel arms the halt
- *   hooks (codex: PreToolUse denies every call, so a next response already on its way runs no
- *   tool) and presses the interrupt keys; the wait sees an interrupted stop. A message that still
- *   lands is interrupted again.
- * A turn that ends on its own first keeps its answer (the Nth message was the final one).
+ * --max-turns: umbel stops the turn itself with the provider's halt hooks or interrupt keys; what
+ * to do when is the pure machine of core/print/follow.ts (stepHalt, drainDone, maxTurnsHit).
  */
 export async function followTurn(
   deps: Deps,
@@ -98,53 +89,34 @@ export async function followTurn(
   const before = mark.source;
   const known = before !== null && source !== null && JSON.stringify(before) === JSON.stringify(source);
   const tail = source && tracker ? deps.records.tail(source, known ? mark.offset : 0, [events]) : null;
-  const halt = new AbortController();
+  const stopWait = new AbortController();
   const signal = AbortSignal.any([
     ...(deps.signal ? [deps.signal] : []),
-    halt.signal,
+    stopWait.signal,
     ...(guard ? [guard.halt] : []),
   ]);
-  const follow = {
-    armed: input.preArmed === true,
-    halted: false,
-    drainUntil: null as null | (() => boolean),
-    /** The text of the last assistant line followed (the drain's end: see below). */
-    lastText: "",
-  };
-
+  // What the pump loop and the wait share: the machine's state, the last answer text, and once the
+  // wait is over, when the drain ends (core/print/follow.ts decides; this only carries it out).
+  let halt = initialHalt(input.preArmed === true);
+  let lastText = "";
+  const drain: { done: (() => boolean) | null } = { done: null };
   const mode = worker.provider.maxTurnsHalt ?? "interrupt";
   const interruptKeys = [...(worker.provider.interruptKeys ?? ["Escape"])];
-  let interruptedAt = 0;
 
   async function pump(t: FileTail, tr: TurnTracker): Promise<void> {
     for (const line of await t.read())
       for (const message of tr.push(line)) {
         onMessage(message);
-        if (message.type === "assistant") follow.lastText = assistantText(message) ?? follow.lastText;
+        if (message.type === "assistant") lastText = assistantText(message) ?? lastText;
       }
-    const max = input.maxTurns;
-    if (max === undefined) return;
-    const s = tr.summary();
-    if (mode === "hook") {
-      if (follow.halted) return;
-      if (!follow.armed && s.assistantMessages >= max) {
-        follow.armed = true;
-        await arm();
-      }
-      if (follow.armed && (s.complete || s.assistantMessages > max)) {
-        follow.halted = true;
-        if (!s.complete) await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
-        halt.abort();
-      }
-      return;
-    }
-    if (s.complete || s.assistantMessages < max || s.assistantMessages <= interruptedAt) return;
-    const toolsDone = s.stopReason === "tool_use" && s.toolsPending === 0;
-    if (toolsDone || s.assistantMessages > max) {
-      follow.halted = true;
-      interruptedAt = s.assistantMessages;
-      await arm();
-      for (const key of interruptKeys) await deps.tmux.sendKeys(name, [key]).catch(() => undefined);
+    const step = stepHalt(mode, input.maxTurns, halt, tr.summary());
+    halt = step.state;
+    for (const action of step.actions) {
+      if (action === "arm") await arm();
+      else if (action === "escape") await deps.tmux.sendKeys(name, ["Escape"]).catch(() => undefined);
+      else if (action === "interrupt")
+        for (const key of interruptKeys) await deps.tmux.sendKeys(name, [key]).catch(() => undefined);
+      else stopWait.abort();
     }
   }
 
@@ -152,7 +124,7 @@ export async function followTurn(
     if (!tail || !tracker) return;
     for (;;) {
       await pump(tail, tracker);
-      if (follow.drainUntil?.()) return;
+      if (drain.done?.()) return;
       await tail.next(SAFETY_POLL_MS);
     }
   })();
@@ -175,35 +147,24 @@ export async function followTurn(
     // The statusline as the turn ended: claude rewrites it ~0.4 s after its Stop (measured).
     if (input.wantCost) statusLine = { text: await readStatusLine(deps, name), at: deps.clock.now() };
   } finally {
-    // Drain what the turn wrote: up to the end marker after a stop, what is there otherwise. A
-    // stop whose hook gave the answer is drained once the transcript holds that answer: claude
-    // 2.1.332 writes the answer before Stop, then runs its stop hooks and writes its bookkeeping
-    // lines and turn_duration 150-370 ms later (measured on the stub), which no -p output uses.
-    // (A provider whose transcript ends the turn, codex, is only "stop" once its end marker is in.)
+    // Drain what the turn wrote (core/print/follow.ts drainDone says until when).
+    const ended = outcome;
     const until = deps.clock.now() + DRAIN_MS;
-    const hookAnswer = outcome?.reason === "stop" ? (outcome.evidence.message ?? null) : null;
-    follow.drainUntil = () => {
-      const s = tracker?.summary();
-      const done = s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined);
-      // …and once every answer's request time is in: claude can write an api-request line after
-      // its answer (eight lines later, seen under load in CI), and duration_api_ms needs it.
-      const answered =
-        hookAnswer !== null &&
-        hookAnswer.trim() !== "" &&
-        follow.lastText.trimEnd().endsWith(hookAnswer.trimEnd()) &&
-        (s?.timingsPending ?? 0) === 0;
-      return done || answered || deps.clock.now() >= until || !(waitedForEnd(outcome) || guard?.halt.aborted);
-    };
+    drain.done = () =>
+      drainDone({
+        outcome: ended,
+        guardHalted: guard?.halt.aborted === true,
+        summary: tracker?.summary() ?? null,
+        lastText,
+        now: deps.clock.now(),
+        until,
+      });
     tail?.poke();
     await following.catch(() => undefined);
     tail?.close();
     await disarm().catch(() => undefined);
   }
-  // A stop that came first wins: the Nth message was the final answer (claude -p: success).
-  const stoppedByUs =
-    (outcome.reason === "aborted" && !deps.signal?.aborted) ||
-    (outcome.reason === "stop" && outcome.evidence.interrupted === true);
-  const maxTurnsHit = follow.halted && stoppedByUs ? (input.maxTurns ?? null) : null;
+  const maxTurnsHit = hitMaxTurns(halt, outcome, deps.signal?.aborted === true, input.maxTurns);
   return { outcome, maxTurnsHit, summary: tracker?.summary() ?? null, statusLine };
 }
 
@@ -250,9 +211,4 @@ function assistantText(message: StreamMessage): string | null {
     block?.type === "text" && typeof block.text === "string" ? [block.text] : [],
   );
   return texts.length > 0 ? texts.join("\n\n") : null;
-}
-
-/** Outcomes after which the transcript still gets the turn's last lines. */
-function waitedForEnd(outcome: Outcome | undefined): boolean {
-  return outcome?.reason === "stop" || outcome?.reason === "provider-error";
 }
