@@ -6,6 +6,7 @@ import {
   guardOfSubmit,
   structuredOf,
 } from "../../core/guard/record.ts";
+import { guardMove, lockedMove } from "../../core/guard/step.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { OutcomeReason, WaitInput } from "../../core/schemas.ts";
 import {
@@ -103,8 +104,6 @@ export async function runGuard(
   let waited: number | null = null;
   for (;;) {
     let record = await read();
-    if (record.phase === "done") return end(...(await finalOf(deps, worker, record)));
-    const turn = record.turns.at(-1) ?? record.baseline;
     const report = (p: WaitProgress) =>
       onProgress?.({
         ...p,
@@ -115,10 +114,12 @@ export async function runGuard(
       });
     // The turn has stopped; the phase says what umbel does now (elapsed is set by report).
     const note = () => report({ elapsedMs: 0, turn: "stop" });
-    if (record.phase === "turn" && waited !== turn) {
+    const move = guardMove(record, waited);
+    if (move.kind === "finish") return end(...(await finalOf(deps, worker, record)));
+    if (move.kind === "watch") {
       const outcome = await watchTurn(deps, worker, record, runner, deadline, report);
       if (outcome) return end(outcome.reason, record, outcome.evidence);
-      waited = turn;
+      waited = move.turn;
     }
     const lock = await deps.store.lock(name, `guard-${guardBaseline}`);
     if (!lock) {
@@ -130,9 +131,9 @@ export async function runGuard(
     }
     try {
       record = await read();
-      // Another waiter finished it, or has moved on to a later attempt: follow from the top.
-      if (record.phase === "done" || (record.phase === "turn" && record.turns.at(-1) !== waited)) continue;
-      if (record.phase !== "feedback") {
+      const locked = lockedMove(record, waited);
+      if (locked.kind === "again") continue;
+      if (locked.kind === "check") {
         // A waiter that died mid-check (kill -9) left its check running: end it before this attempt's
         // check runs again (two at once wrote one log, and the verdict was whichever came last).
         if (record.running) await deps.checks.end(record.running);
