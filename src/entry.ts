@@ -57,7 +57,7 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
   }
   if (route.face === "version") {
     const [{ readBuildInfo }, { renderVersion }] = await Promise.all([
-      import("./adapters/build-info.ts"),
+      import("./adapters/doctor/build-info.ts"),
       import("./faces/cli/version.ts"),
     ]);
     io.out(renderVersion(readBuildInfo(io.version), argv.includes("--json")));

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installAssets } from "../../src/adapters/assets.ts";
 import { createDeps } from "../../src/adapters/deps.ts";
-import { layOutHome, readHomeSources } from "../../src/adapters/provider-home.ts";
+import { layOutHome, readHomeSources } from "../../src/adapters/spawn/home.ts";
 import { shellQuote } from "../../src/core/common/shell.ts";
 import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";

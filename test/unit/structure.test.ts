@@ -181,9 +181,34 @@ describe("structure", () => {
     expect(top.filter((e) => !FEATURES.includes(e) && !OPERATIONS_ONLY.includes(e))).toEqual([]);
   });
 
-  test("adapters' folders, when it has any, are core's features; faces are the listed ones", () => {
-    const adapterDirs = entries("src/adapters").filter((e) => isDir(`src/adapters/${e}`));
+  /** The adapters every feature shares (one kind of I/O each); a feature's own I/O is in its folder. */
+  const ADAPTERS_SHARED = [
+    "assets.ts",
+    "bounded-log.ts",
+    "deps.ts",
+    "files.ts",
+    "git.ts",
+    "host.ts",
+    "lock-file.ts",
+    "lock-scan.ts",
+    "process-start.ts",
+    "process.ts",
+    "records.ts",
+    "state-root.ts",
+    "state.ts",
+    "stdio.ts",
+    "tail.ts",
+    "tmux.ts",
+    "trace-ports.ts",
+    "trace.ts",
+    "watch.ts",
+  ];
+
+  test("adapters: the shared ones, then feature folders named as core's; faces are the listed ones", () => {
+    const top = entries("src/adapters");
+    const adapterDirs = top.filter((e) => isDir(`src/adapters/${e}`));
     expect(adapterDirs.filter((e) => !FEATURES.includes(e))).toEqual([]);
+    expect(top.filter((e) => !isDir(`src/adapters/${e}`))).toEqual([...ADAPTERS_SHARED].sort());
     expect(entries("src/faces")).toEqual([...FACES].sort());
   });
 

@@ -35,7 +35,7 @@ export async function runPolicyHook(
   const call = toolCallOf(payload, provider.hookWire);
   // Loaded only for a shell call a rule reads: web-tree-sitter and its WebAssembly cost ~60 ms.
   const parse = needsShell(policy.data, spec, call)
-    ? await (await import("../../adapters/shell-parser.ts")).loadShellParser()
+    ? await (await import("../../adapters/fleet/shell-parser.ts")).loadShellParser()
     : null;
   const decision = decideCall(policy.data, spec, call, parse);
   if (decision === null || call.event === null) return 0;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { loadShellParser } from "../../../src/adapters/shell-parser.ts";
+import { loadShellParser } from "../../../src/adapters/fleet/shell-parser.ts";
 import { compilePolicy } from "../../../src/core/fleet/policy/compile.ts";
 import { decideCall } from "../../../src/core/fleet/policy/decide.ts";
 import type { ShellParse } from "../../../src/core/fleet/policy/shell-tree.ts";

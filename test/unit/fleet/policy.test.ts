@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { loadShellParser } from "../../../src/adapters/shell-parser.ts";
+import { loadShellParser } from "../../../src/adapters/fleet/shell-parser.ts";
 import { compileNotify } from "../../../src/core/fleet/notify.ts";
 import {
   checkPolicy,

@@ -1,6 +1,6 @@
 /**
  * A shell script's syntax tree as umbel reads it: the shape of tree-sitter-bash's concrete tree
- * (adapters/shell-parser.ts converts it), so the policy's rules stay pure and the parser can be
+ * (adapters/fleet/shell-parser.ts converts it), so the policy's rules stay pure and the parser can be
  * swapped. Node types are tree-sitter-bash 0.25.1's (`command`, `command_name`, `word`, `string`,
  * `raw_string`, `concatenation`, `command_substitution`, …); anonymous tokens (`;`, `&`, `"`) are
  * nodes too.

@@ -1,11 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
-import { CHECK_LOG_KEEP_BYTES } from "../core/common/log-bounds.ts";
-import { OUTPUT_TAIL_BYTES } from "../core/guard/decide.ts";
-import type { CheckRun } from "../core/guard/record.ts";
-import type { CheckOptions, CheckProcess } from "../core/ports.ts";
-import { type BoundedLog, openBoundedLog } from "./bounded-log.ts";
-import { holdChild, killGroup, startProgram } from "./process.ts";
-import { processStart } from "./process-start.ts";
+import { CHECK_LOG_KEEP_BYTES } from "../../core/common/log-bounds.ts";
+import { OUTPUT_TAIL_BYTES } from "../../core/guard/decide.ts";
+import type { CheckRun } from "../../core/guard/record.ts";
+import type { CheckOptions, CheckProcess } from "../../core/ports.ts";
+import { type BoundedLog, openBoundedLog } from "../bounded-log.ts";
+import { holdChild, killGroup, startProgram } from "../process.ts";
+import { processStart } from "../process-start.ts";
 
 /**
  * An accept check: `sh -c COMMAND` with stdin closed and stdout and stderr on one pipe (`exec 2>&1`

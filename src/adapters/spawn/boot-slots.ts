@@ -1,8 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { StorePort } from "../core/ports.ts";
-import { onPath } from "./files.ts";
-import { takeLock } from "./lock-file.ts";
+import type { StorePort } from "../../core/ports.ts";
+import { onPath } from "../files.ts";
+import { takeLock } from "../lock-file.ts";
 
 /**
  * The state root's boot slots (UMBEL_MAX_STARTING): `starting/<provider>-<i>.lock`, each an O_EXCL

@@ -1,12 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { parseJson } from "../core/common/json.ts";
-import { StateError } from "../core/errors.ts";
-import type { Lock, RunStore, RunsPort } from "../core/ports.ts";
-import { RunBusyError, RunNotFoundError } from "../core/workflow/errors.ts";
-import type { RunState } from "../core/workflow/state.ts";
-import { onPath, ownDirectory, readTextOrNull, writeFileAtomic } from "./files.ts";
-import { lockHolder, readLock, takeLock } from "./lock-file.ts";
+import { parseJson } from "../../core/common/json.ts";
+import { StateError } from "../../core/errors.ts";
+import type { Lock, RunStore, RunsPort } from "../../core/ports.ts";
+import { RunBusyError, RunNotFoundError } from "../../core/workflow/errors.ts";
+import type { RunState } from "../../core/workflow/state.ts";
+import { onPath, ownDirectory, readTextOrNull, writeFileAtomic } from "../files.ts";
+import { lockHolder, readLock, takeLock } from "../lock-file.ts";
 
 /** The workflow runs of a state root (see RunsPort); `ready` is the state root check (state-root.ts). */
 export function createRuns(root: string, ready: () => Promise<void>): RunsPort {
@@ -57,7 +57,7 @@ async function openRunStore(
     throw new RunNotFoundError(`no workflow run ${runId} (looked in ${dir})`, { runId, dir });
   // Loaded here, not at the top: its schema brings the whole workflow schema, and every verb builds
   // the runs port (deps.ts) while only a resume reads a state file.
-  const { RunState } = await import("../core/workflow/state.ts");
+  const { RunState } = await import("../../core/workflow/state.ts");
   const parsed = RunState.safeParse(parseJson(stateText));
   if (!parsed.success) throw new StateError(`state.json of run ${runId} is unreadable`, { runId, dir });
   return { store, state: parsed.data, text };

@@ -1,12 +1,12 @@
 import { constants } from "node:fs";
 import { appendFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { parseJson, parseJsonObject } from "../core/common/json.ts";
-import { StateError } from "../core/errors.ts";
-import { GuardRecord, StructuredEntry, TurnSchema } from "../core/guard/record.ts";
-import type { GuardStore, StorePort } from "../core/ports.ts";
-import { asFileFault, isNotFound, onPath, readTextOrNull } from "./files.ts";
-import { writeOwnFile } from "./state.ts";
+import { parseJson, parseJsonObject } from "../../core/common/json.ts";
+import { StateError } from "../../core/errors.ts";
+import { GuardRecord, StructuredEntry, TurnSchema } from "../../core/guard/record.ts";
+import type { GuardStore, StorePort } from "../../core/ports.ts";
+import { asFileFault, isNotFound, onPath, readTextOrNull } from "../files.ts";
+import { writeOwnFile } from "../state.ts";
 
 const APPEND_NOFOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 

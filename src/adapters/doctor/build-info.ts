@@ -1,4 +1,4 @@
-import type { BuildInfo } from "../core/doctor/build-info.ts";
+import type { BuildInfo } from "../../core/doctor/build-info.ts";
 
 /**
  * The build's identity. The commit is a compile-time constant (`bun build --define

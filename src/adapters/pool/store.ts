@@ -1,9 +1,9 @@
 import { constants } from "node:fs";
 import { mkdir, open, rename, rmdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { FileAccessError, StateError } from "../core/errors.ts";
-import type { StorePort } from "../core/ports.ts";
-import { asFileFault, isExists, isNotFound, onPath } from "./files.ts";
+import { FileAccessError, StateError } from "../../core/errors.ts";
+import type { StorePort } from "../../core/ports.ts";
+import { asFileFault, isExists, isNotFound, onPath } from "../files.ts";
 import {
   fileIdentity,
   isHeld,
@@ -11,7 +11,7 @@ import {
   removeStale,
   type SeenLock,
   UNREADABLE_LOCK_MS,
-} from "./lock-file.ts";
+} from "../lock-file.ts";
 
 /**
  * The warm pool's part of the state store (createStore spreads it in): the keyed hash that matches

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { chmod, lstat, mkdir, rm, rmdir, stat, symlink } from "node:fs/promises";
-import type { HomeEntry } from "../core/providers/home-types.ts";
-import { asFileFault, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "./files.ts";
+import type { HomeEntry } from "../../core/providers/home-types.ts";
+import { asFileFault, isNotFound, onPath, readTextOrNull, writeFileAtomic } from "../files.ts";
 
 /**
  * The text of each path (null when missing), for a provider's home.plan. Any other fault is a

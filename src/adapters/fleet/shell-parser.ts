@@ -1,7 +1,7 @@
 import bashWasm from "tree-sitter-bash/tree-sitter-bash.wasm" with { type: "file" };
 import { Language, type Node, Parser } from "web-tree-sitter";
 import coreWasm from "web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
-import type { ShellNode, ShellParse } from "../core/fleet/policy/shell-tree.ts";
+import type { ShellNode, ShellParse } from "../../core/fleet/policy/shell-tree.ts";
 
 /**
  * The shell parser of spawn --allow/--deny: tree-sitter-bash 0.25.1 on web-tree-sitter 0.27.2, both
