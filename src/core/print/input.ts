@@ -112,17 +112,6 @@ export function checkPrintInput(input: PrintInput): void {
     );
 }
 
-/**
- * A provider session id (claude, codex, gemini: a UUID; opencode: `ses_` and 26 letters or digits),
- * as opposed to a umbel worker name (which never holds `_`).
- */
-export function isSessionId(value: string): boolean {
-  return (
-    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value) ||
-    /^ses_[0-9A-Za-z]{20,40}$/.test(value)
-  );
-}
-
 /** `--input-format stream-json`: each line `{"type":"user","message":{"role":"user","content":…}}`. */
 export function parseStreamInput(text: string): string[] {
   const prompts: string[] = [];

@@ -95,6 +95,8 @@ export type ScreenState =
 export type ProviderCommon = {
   readonly id: ProviderId;
   readonly displayName: string;
+  /** The shape of the CLI's own session ids (`-p --resume` tells one from a umbel worker name). */
+  readonly sessionIdPattern: RegExp;
   /** Environment variable that overrides the binary (tests, CLIs not on PATH). */
   readonly binEnv: string;
   readonly defaultBin: string;

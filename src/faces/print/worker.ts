@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { isSessionId, LAUNCH_FLAGS, type PrintInput } from "../../core/print/input.ts";
+import { LAUNCH_FLAGS, type PrintInput } from "../../core/print/input.ts";
+import { isSessionId } from "../../core/providers/registry.ts";
 import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
 import type { ExitRecord } from "../../core/wait/outcome.ts";
 import type { Meta } from "../../core/worker/meta.ts";

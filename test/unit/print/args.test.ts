@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../../src/core/errors.ts";
-import { checkPrintInput, isSessionId, PrintInput, parseStreamInput } from "../../../src/core/print/input.ts";
+import { checkPrintInput, PrintInput, parseStreamInput } from "../../../src/core/print/input.ts";
+import { isSessionId } from "../../../src/core/providers/registry.ts";
 import { parsePrintArgs } from "../../../src/faces/print/args.ts";
 
 describe("parsePrintArgs (claude's commander spelling)", () => {

@@ -26,6 +26,8 @@ import { parseClaudeAnswer } from "./transcript.ts";
 export const claude: PlainProvider = {
   id: "claude",
   displayName: "Claude Code",
+  // A UUID.
+  sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   binEnv: "UMBEL_CLAUDE_BIN",
   defaultBin: "claude",
   // Named one by one: a host Claude Code exports CLAUDECODE and CLAUDE_CODE_CHILD_SESSION, and the

@@ -59,6 +59,8 @@ const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
 export const codex: HomedProvider = {
   id: "codex",
   displayName: "Codex",
+  // A UUID.
+  sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   binEnv: "UMBEL_CODEX_BIN",
   defaultBin: "codex",
   // CODEX_HOME is umbel's (planLaunch sets it); the user's never reaches a worker.

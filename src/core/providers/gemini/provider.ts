@@ -64,6 +64,8 @@ export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [
 export const gemini: HomedProvider = {
   id: "gemini",
   displayName: "Gemini CLI",
+  // A UUID.
+  sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   binEnv: "UMBEL_GEMINI_BIN",
   defaultBin: "gemini",
   // One by one: the auth methods' variables (API key, Vertex AI, Code Assist, ADC) and the endpoint.
