@@ -233,6 +233,57 @@ describe("structure", () => {
     expect(held.filter((f) => !PROVIDER_CORE.includes(f) && !PROVIDER_CONCERNS.includes(f))).toEqual([]);
   });
 
+  /**
+   * A CLI's facts live behind the provider contract: core's shared files quote no provider's id or
+   * tool name (its `tools` vocabulary) in code, but where the word is that file's own concept.
+   */
+  const NAMES_A_PROVIDER: Record<string, { words: string[]; why: string }> = {
+    "src/core/schemas.ts": { words: ProviderId.options, why: "the ProviderId enum itself" },
+    "src/core/dialects/dialect.ts": {
+      words: ["claude", "gemini", "codex"],
+      why: "the -p dialects are named for the CLIs they copy",
+    },
+    "src/core/worker/default-provider.ts": { words: ["claude"], why: "the fallback provider" },
+    "src/core/worker/user-config.ts": { words: ["codex"], why: "config.toml's example in an error" },
+    "src/core/dialects/codex.ts": {
+      words: ["web_search"],
+      why: "codex exec's own item type, the dialect's output",
+    },
+    "src/core/providers/hook-policy.ts": {
+      words: ["Bash"],
+      why: "the tool name on claude's hook wire, which codex's hooks share",
+    },
+    "src/core/common/fs-fault.ts": { words: ["write"], why: "a filesystem action" },
+    "src/core/fleet/policy/file-options.ts": {
+      words: ["shell", "write"],
+      why: "option words of a command line",
+    },
+    "src/core/fleet/policy/wrappers.ts": { words: ["bash"], why: "the shell" },
+  };
+  test("core's shared files name no provider: its id and tool names stay in its folder and the registry", async () => {
+    const { listProviders } = await import("../../src/core/providers/registry.ts");
+    const words = new Set(
+      listProviders().flatMap((p) => {
+        const t = p.tools;
+        return [p.id, ...t.command, ...t.write, ...t.edit, ...t.web, ...(t.patch ?? [])];
+      }),
+    );
+    const own = /^src\/core\/providers\/([^/]+)\//;
+    const named = files("src/core", [".ts"]).flatMap((file) => {
+      const folder = own.exec(file)?.[1];
+      if ((folder !== undefined && words.has(folder)) || file === "src/core/providers/registry.ts") return [];
+      const code = readFileSync(join(ROOT, file), "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+      const allowed = NAMES_A_PROVIDER[file]?.words ?? [];
+      const hits = [...code.matchAll(/"([A-Za-z_]+)"/g)]
+        .map((m) => m[1] ?? "")
+        .filter((w) => words.has(w) && !allowed.includes(w));
+      return hits.length > 0 ? [{ file, names: [...new Set(hits)] }] : [];
+    });
+    expect(named).toEqual([]);
+  });
+
   test("no file name repeats its folder as a prefix (guard/guard-plan.ts is guard/plan.ts)", () => {
     const repeating = [...files("src", [".ts", ".md"]), ...files("test/unit", [".ts"])].filter((file) => {
       const parts = file.split("/");

@@ -91,6 +91,24 @@ export type ScreenState =
   | { kind: "exited"; text: string }
   | { kind: "unknown" };
 
+/**
+ * What a CLI calls its tools, so a dialect can tell what a call did whichever CLI made it: a shell
+ * command, a file write or edit, a web search, a patch, an MCP tool; and how its shell tool reports a
+ * command's output and exit code.
+ */
+export type ToolVocabulary = {
+  readonly command: readonly string[];
+  readonly write: readonly string[];
+  readonly edit: readonly string[];
+  readonly web: readonly string[];
+  /** A tool that takes a whole patch (codex apply_patch: `*** Add File: p` …). */
+  readonly patch?: readonly string[];
+  /** An MCP tool's name: the server and the tool as its two groups. */
+  readonly mcpName?: RegExp;
+  /** The output and exit code of a shell call, from the text the model saw; null: not this CLI's shape. */
+  commandResult?(text: string, isError: boolean): { output: string; exitCode: number } | null;
+};
+
 /** What every provider declares; a provider is a PlainProvider or a HomedProvider. */
 export type ProviderCommon = {
   readonly id: ProviderId;
@@ -171,6 +189,8 @@ export type ProviderCommon = {
    */
   assessStall?(input: StallInput): Stall;
   readonly interruptKeys?: readonly string[];
+  /** The CLI's tool vocabulary, as the dialects read a transcript's calls (core/dialects/tool-kind.ts). */
+  readonly tools: ToolVocabulary;
   /**
    * How `umbel -p --max-turns` stops a turn after the Nth API message's tools: "hook" (the CLI
    * stops itself when a hook answers `{"continue":false}` after a tool: claude PostToolUse, gemini

@@ -28,6 +28,18 @@ export const claude: PlainProvider = {
   displayName: "Claude Code",
   // A UUID.
   sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  tools: {
+    command: ["Bash"],
+    write: ["Write"],
+    edit: ["Edit", "MultiEdit", "NotebookEdit"],
+    web: ["WebSearch"],
+    mcpName: /^mcp__(.+?)__(.+)$/,
+    // A failed Bash: `Exit code N` first, then the output.
+    commandResult(text) {
+      const head = /^Exit code (-?\d+)\n?/.exec(text);
+      return head ? { output: text.slice(head[0].length), exitCode: Number(head[1]) } : null;
+    },
+  },
   binEnv: "UMBEL_CLAUDE_BIN",
   defaultBin: "claude",
   // Named one by one: a host Claude Code exports CLAUDECODE and CLAUDE_CODE_CHILD_SESSION, and the

@@ -61,6 +61,22 @@ export const codex: HomedProvider = {
   displayName: "Codex",
   // A UUID.
   sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  tools: {
+    command: ["exec_command", "shell", "shell_command", "local_shell"],
+    write: [],
+    edit: [],
+    web: ["web_search"],
+    patch: ["apply_patch"],
+    // exec_command's header: `Process exited with code N` … then `Output:` on a line of its own.
+    commandResult(text) {
+      const code = /^Process exited with code (-?\d+)$/m.exec(text.split("\nOutput:\n")[0] ?? "");
+      if (!code || !text.includes("\nOutput:\n")) return null;
+      return {
+        output: text.slice(text.indexOf("\nOutput:\n") + "\nOutput:\n".length),
+        exitCode: Number(code[1]),
+      };
+    },
+  },
   binEnv: "UMBEL_CODEX_BIN",
   defaultBin: "codex",
   // CODEX_HOME is umbel's (planLaunch sets it); the user's never reaches a worker.
