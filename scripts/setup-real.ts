@@ -8,7 +8,7 @@ import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
 import { installRealOpencode } from "./setup-real-opencode.ts";
 
-/** The pinned release (bump it in src/core/doctor/tested-versions.ts: `umbel doctor` compares against it). */
+/** The pinned release (bump it in the provider's `tested`, src/core/providers/<name>/provider.ts: `umbel doctor` compares against it). */
 export const REAL_CLAUDE_VERSION = TESTED_CLIS.claude.version;
 
 const PACKAGE = TESTED_CLIS.claude.npm;

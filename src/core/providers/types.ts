@@ -113,6 +113,11 @@ export type ToolVocabulary = {
 export type ProviderCommon = {
   readonly id: ProviderId;
   readonly displayName: string;
+  /**
+   * The release umbel is tested with and its npm package: `npm run setup:real` installs it for the
+   * real tier and `umbel doctor` compares the installed one against it (core/doctor/tested-versions.ts).
+   */
+  readonly tested: { readonly version: string; readonly npm: string };
   /** The shape of the CLI's own session ids (`-p --resume` tells one from a umbel worker name). */
   readonly sessionIdPattern: RegExp;
   /** Environment variable that overrides the binary (tests, CLIs not on PATH). */

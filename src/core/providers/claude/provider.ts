@@ -26,6 +26,7 @@ import { parseClaudeAnswer } from "./transcript.ts";
 export const claude: PlainProvider = {
   id: "claude",
   displayName: "Claude Code",
+  tested: { version: "2.1.332", npm: "@anthropic-ai/claude-code" },
   // A UUID.
   sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   tools: {

@@ -59,6 +59,7 @@ const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
 export const codex: HomedProvider = {
   id: "codex",
   displayName: "Codex",
+  tested: { version: "0.171.0", npm: "@openai/codex" },
   // A UUID.
   sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   tools: {

@@ -64,6 +64,7 @@ export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [
 export const gemini: HomedProvider = {
   id: "gemini",
   displayName: "Gemini CLI",
+  tested: { version: "0.61.0", npm: "@google/gemini-cli" },
   // A UUID.
   sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
   tools: {

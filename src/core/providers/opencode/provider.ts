@@ -43,6 +43,7 @@ const OPENCODE_INTERRUPT_KEYS = ["Escape", "Escape"] as const;
 export const opencode: HomedProvider = {
   id: "opencode",
   displayName: "opencode",
+  tested: { version: "1.18.33", npm: "opencode-ai" },
   // `ses_` and 26 letters or digits (1.18.33; 20-40 accepted).
   sessionIdPattern: /^ses_[0-9A-Za-z]{20,40}$/,
   tools: { command: ["bash"], write: ["write"], edit: ["edit"], web: ["websearch"] },
