@@ -11,8 +11,8 @@ import type { Outcome } from "../wait/outcome.ts";
  * again. The interactive TUIs ignore the flag, so umbel stops the turn itself with the provider's
  * halt hooks (events/halt-<Event>.json, printed by hooks/hook.sh):
  * - "hook" (claude, gemini): armed once the Nth assistant message appears, the hook after the next
- *   tool answers `{"continue":false}` and the CLI stops right after that tool. If the halt came too
- *   late (an N+1th message appears), Escape interrupts instead.
+ *   tool answers `{"continue":false}` and the CLI stops right after that tool (its transcript ends on
+ *   a tool_use message). If the halt came too late (an N+1th message appears), Escape interrupts instead.
  * - "interrupt" (codex): once the Nth message's tool results have all landed, umbel arms the halt
  *   hooks (PreToolUse denies every call, so a next response already on its way runs no tool) and
  *   presses the interrupt keys. A message that still lands is interrupted again.
@@ -59,7 +59,11 @@ export function stepHalt(
     const arming = !state.armed && s.assistantMessages >= maxTurns;
     const armed = state.armed || arming;
     const actions: HaltAction[] = arming ? ["arm"] : [];
-    if (armed && (s.complete || s.assistantMessages > maxTurns)) {
+    // The CLI stopped after the Nth message's tools (its last message asked for them), or went on
+    // past the Nth. A turn that ended with an answer (end_turn) is not ours to stop: its end marker
+    // can land before the wait has seen its Stop hook (gemini writes the answer before AfterAgent).
+    const stoppedAfterTools = s.complete && s.stopReason === "tool_use";
+    if (armed && (stoppedAfterTools || s.assistantMessages > maxTurns)) {
       if (!s.complete) actions.push("escape");
       actions.push("stop-wait");
       return { state: { ...state, armed, halted: true }, actions };

@@ -46,7 +46,7 @@ describe("--max-turns, hook mode (claude, gemini)", () => {
     [
       "armed at the Nth message; the CLI stops after its tool (complete): the wait stops",
       2,
-      [at(1), at(2), at(2, { complete: true })],
+      [at(1), at(2, { stopReason: "tool_use" }), at(2, { complete: true, stopReason: "tool_use" })],
       [[], ["arm"], ["stop-wait"]],
     ],
     [
@@ -55,11 +55,13 @@ describe("--max-turns, hook mode (claude, gemini)", () => {
       [at(1), at(2)],
       [["arm"], ["escape", "stop-wait"]],
     ],
+    // Its end marker can land before the wait has seen the Stop hook (gemini writes the answer before
+    // AfterAgent): stopping the wait then read the answered turn as --max-turns' halt.
     [
-      "the Nth message was the final answer: armed, and stops at its end",
+      "the Nth message was the final answer: armed, and the wait returns its stop",
       1,
-      [at(1, { complete: true })],
-      [["arm", "stop-wait"]],
+      [at(1, { complete: true, stopReason: "end_turn" })],
+      [["arm"]],
     ],
     [
       "once halted, nothing more",
@@ -72,7 +74,12 @@ describe("--max-turns, hook mode (claude, gemini)", () => {
   });
 
   test("armed before the prompt (--max-turns 1): never armed again", () => {
-    const { actions, state } = run("hook", 1, [at(1), at(1, { complete: true })], initialHalt(true));
+    const { actions, state } = run(
+      "hook",
+      1,
+      [at(1, { stopReason: "tool_use" }), at(1, { complete: true, stopReason: "tool_use" })],
+      initialHalt(true),
+    );
     expect(actions).toEqual([[], ["stop-wait"]]);
     expect(state).toMatchObject({ armed: true, halted: true });
   });
