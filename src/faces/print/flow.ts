@@ -95,7 +95,8 @@ export async function runTurns(
   try {
     worker ??= await acquireWorker(io.deps, input, io.err);
     if (worker.kind === "dead") return reportDead(io, input, render, worker, started);
-    const { meta, provider } = await loadWorker(io.deps, worker.name);
+    const loaded = await loadWorker(io.deps, worker.name);
+    const { meta, provider } = loaded;
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;
     // total_cost_usd and --max-budget-usd count from here (a warm worker has spent before).
@@ -133,6 +134,7 @@ export async function runTurns(
           maxBudgetUsd: input.maxBudgetUsd,
           costBaseUsd: costBase,
           wantCost,
+          worker: loaded,
         },
         // A tracker fed from the middle of a transcript may not have seen the session id yet.
         (message) =>

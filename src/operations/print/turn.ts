@@ -8,7 +8,7 @@ import { costOfStatusLine, readStatusLine, settledCost } from "../limits/cost.ts
 import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../wait/wait.ts";
 import { readAnswer } from "../worker/read.ts";
 import { deliverTurn, sendPrompt } from "../worker/send.ts";
-import { loadWorker } from "../worker/worker.ts";
+import { loadWorker, type Worker } from "../worker/worker.ts";
 import {
   armEarly,
   type FollowInput,
@@ -32,6 +32,8 @@ export type PrintTurnInput = FollowInput & {
   costBaseUsd?: number | null | undefined;
   /** Read the cost after the turn (json output, a budget): the statusline may need a moment. */
   wantCost?: boolean | undefined;
+  /** The worker as the face loaded it for the run (read once), else loaded here. */
+  worker?: Worker | undefined;
 };
 
 export type PrintTurn = {
@@ -74,9 +76,10 @@ export async function runPrintTurn(
     maxBudgetUsd,
     costBaseUsd,
     wantCost: wantCostInput,
+    worker: _loaded,
     ...follow
   } = input;
-  const worker = await loadWorker(deps, name);
+  const worker = input.worker ?? (await loadWorker(deps, name));
   let mark: TranscriptMark = await markTranscript(deps, worker);
   const base =
     maxBudgetUsd === undefined
@@ -91,12 +94,14 @@ export async function runPrintTurn(
     wantCost,
   };
   const early = await armEarly(deps, worker, follow.maxTurns);
-  const sent = await sendPrompt(deps, { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout }).catch(
-    async (error: unknown) => {
-      await early.undo().catch(() => undefined);
-      throw error;
-    },
-  );
+  const sent = await sendPrompt(
+    deps,
+    { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout },
+    worker,
+  ).catch(async (error: unknown) => {
+    await early.undo().catch(() => undefined);
+    throw error;
+  });
   let preArmed = early.armed;
   await onSent();
   const summaries: TurnSummary[] = [];
@@ -143,7 +148,7 @@ export async function runPrintTurn(
   // A guarded prompt's baseline reads its latest attempt.
   const answer =
     maxTurnsHit === null && ["stop", "provider-error", "rejected"].includes(outcome.reason)
-      ? await readAnswer(deps, { name, after: sent.baseline })
+      ? await readAnswer(deps, { name, after: sent.baseline }, worker)
       : null;
   return {
     outcome,

@@ -4,7 +4,7 @@ import type { ReadInput } from "../../core/schemas.ts";
 import { findRecordSource, findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
 import { parseEvents } from "../../core/worker/events.ts";
 import type { ReadResult } from "../../core/worker/outputs.ts";
-import { currentTurn, loadWorker } from "./worker.ts";
+import { currentTurn, loadWorker, type Worker } from "./worker.ts";
 
 /** The transcript may land after the Stop hook (a late flush); re-read it for this long. */
 const SETTLE_MS = 3000;
@@ -16,8 +16,13 @@ const SETTLE_MS = 3000;
  * turn's baseline reads its latest attempt (the answer its checks passed), and a structured worker's
  * turn brings the object it returned through StructuredOutput.
  */
-export async function readAnswer(deps: Deps, input: ReadInput): Promise<ReadResult> {
-  const worker = await loadWorker(deps, input.name);
+export async function readAnswer(
+  deps: Deps,
+  input: ReadInput,
+  /** The worker as the caller loaded it for this verb (read once), else loaded here. */
+  loaded?: Worker,
+): Promise<ReadResult> {
+  const worker = loaded ?? (await loadWorker(deps, input.name));
   const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name));
   const asked = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
   const records = await deps.guards.list(input.name);

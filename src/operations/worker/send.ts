@@ -37,8 +37,13 @@ export type PrepareTurn = (baseline: number) => Promise<() => Promise<void>>;
  * is left alive) when it cannot prove delivery. Guardrails (--json-schema, --accept) are checked
  * first and recorded with the turn, so whichever process waits for it enforces them.
  */
-export async function sendPrompt(deps: Deps, input: GuardedSendInput): Promise<SendResult> {
-  const worker = await loadWorker(deps, input.name);
+export async function sendPrompt(
+  deps: Deps,
+  input: GuardedSendInput,
+  /** The worker as the caller loaded it for this verb (read once), else loaded here. */
+  loaded?: Worker,
+): Promise<SendResult> {
+  const worker = loaded ?? (await loadWorker(deps, input.name));
   const { text, plan } = await planTurn(deps, worker, input);
   return deliverTurn(deps, worker, text, prepareTurn(deps, worker, plan));
 }
