@@ -89,6 +89,34 @@ export function decideEnding(
   return { kind: "failure", reason: outcome.reason, message: describeFailure(outcome, text) };
 }
 
+/**
+ * The run's cost after a turn (`total_cost_usd`, what --max-budget-usd counts): the session's cost
+ * as the provider recorded it at the turn's end less the cost when the run began. A turn that used
+ * no tokens (an API error, a limit) cost nothing, whatever else the CLI spent: the run's cost stays.
+ */
+export function runCostAfter(
+  previous: number | null,
+  turnCostUsd: number | null,
+  baseUsd: number | null,
+  usedTokens: boolean,
+): number | null {
+  return turnCostUsd !== null && usedTokens ? Math.max(0, turnCostUsd - (baseUsd ?? 0)) : previous;
+}
+
+/**
+ * --max-budget-usd spent by the run's cost once the turn is over: claude -p ends such a run as
+ * error_max_budget_usd even when the turn ended by itself first. (The wait stops a turn that is still
+ * running once the cost crosses the budget; this is the settled cost after one that ended.)
+ */
+export function budgetSpentBy(
+  maxBudgetUsd: number | undefined,
+  costUsd: number | null,
+): { unit: "usd"; limit: number } | null {
+  return maxBudgetUsd !== undefined && costUsd !== null && costUsd >= maxBudgetUsd
+    ? { unit: "usd", limit: maxBudgetUsd }
+    : null;
+}
+
 /** claude -p exits 1 for an API error and for max turns; umbel's own outcomes keep their codes. */
 export function endingExitCode(ending: PrintEnding, outcome: Outcome): number {
   if (ending.kind === "success") return 0;

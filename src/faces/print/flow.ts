@@ -5,7 +5,13 @@ import { tokensOfUsage } from "../../core/limits/telemetry.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { PrintInput } from "../../core/print/input.ts";
 import { describeInputEnding } from "../../core/print/print.ts";
-import { addModelUsage, decideEnding, type PrintEnding } from "../../core/print/result.ts";
+import {
+  addModelUsage,
+  budgetSpentBy,
+  decideEnding,
+  type PrintEnding,
+  runCostAfter,
+} from "../../core/print/result.ts";
 import { combineSummaries } from "../../core/print/summary.ts";
 import type { StreamMessage, TurnSummary } from "../../core/providers/transcript-types.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
@@ -143,16 +149,10 @@ export async function runTurns(
         (text) => render.feedback(text, sessionId),
       );
       const summary = combineSummaries(turn.summaries);
-      // A turn that used no tokens (an API error, a limit) cost nothing, whatever else claude spent.
-      const used = tokensOfUsage(summary?.usage).total > 0;
-      if (turn.costUsd !== null && used) runCost = Math.max(0, turn.costUsd - (costBase ?? 0));
+      runCost = runCostAfter(runCost, turn.costUsd, costBase, tokensOfUsage(summary?.usage).total > 0);
       const costUsd = runCost;
-      const spent =
-        input.maxBudgetUsd !== undefined && costUsd !== null && costUsd >= input.maxBudgetUsd
-          ? { unit: "usd" as const, limit: input.maxBudgetUsd }
-          : null;
       const ending = forPrint(
-        decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, spent),
+        decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, budgetSpentBy(input.maxBudgetUsd, costUsd)),
         turn.outcome,
         worker,
       );
