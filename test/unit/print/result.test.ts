@@ -1,10 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import {
   addModelUsage,
+  budgetSpentBy,
   buildResult,
   decideEnding,
   endingExitCode,
   type PrintEnding,
+  runCostAfter,
 } from "../../../src/core/print/result.ts";
 import { combineSummaries } from "../../../src/core/print/summary.ts";
 import type { TurnSummary } from "../../../src/core/providers/transcript-types.ts";
@@ -365,4 +367,22 @@ test("umbel's StructuredOutput is never a permission denial: its tool use reject
   };
   expect(combineSummaries([interrupted])?.permissionDenials).toEqual([denial("Write")]);
   expect(combineSummaries([summary, interrupted])?.permissionDenials).toEqual([denial("Write")]);
+});
+
+describe("-p's run cost and its settled budget", () => {
+  test.each([
+    ["the session's cost less the run's start", 0.4, 1.5, 1.0, true, 0.5],
+    ["a turn that used no tokens keeps the run's cost", 0.4, 9.0, 1.0, false, 0.4],
+    ["no cost recorded: the run's cost stays", 0.4, null, 1.0, true, 0.4],
+    ["never below zero", null, 0.5, 1.0, true, 0],
+  ] as const)("%s", (_, previous, turn, base, used, expected) => {
+    expect(runCostAfter(previous, turn, base, used)).toBe(expected);
+  });
+
+  test("spent once the run's cost reaches the budget; none without a budget or a cost", () => {
+    expect(budgetSpentBy(0.5, 0.5)).toEqual({ unit: "usd", limit: 0.5 });
+    expect(budgetSpentBy(0.5, 0.49)).toBeNull();
+    expect(budgetSpentBy(undefined, 9)).toBeNull();
+    expect(budgetSpentBy(0.5, null)).toBeNull();
+  });
 });
