@@ -6,7 +6,7 @@
 # (test/e2e/image.test.ts), so this file holds no step of its own.
 FROM node:22-bookworm-slim
 
-# The vendor CLIs, pinned to the versions umbel is tested with (src/core/tested-versions.ts);
+# The vendor CLIs, pinned to the versions umbel is tested with (src/core/doctor/tested-versions.ts);
 # an empty value leaves that CLI out: --build-arg CODEX_VERSION=
 ARG CLAUDE_CODE_VERSION=2.1.332
 ARG CODEX_VERSION=0.171.0

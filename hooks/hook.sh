@@ -30,7 +30,7 @@ event=${3-}
 case $event in *[!A-Za-z]*) event= ;; esac
 events=${log%/*}
 session=${events%/*}
-# $2: the worker's incarnation (operations/spawn.ts), also in <session>/incarnation while that worker
+# $2: the worker's incarnation (operations/spawn/spawn.ts), also in <session>/incarnation while that worker
 # has the folder. A hook of a worker killed since (kill --purge, then spawn NAME: the same paths) runs
 # nothing and appends nothing. A hook command without one is an earlier umbel's worker's.
 incarnation=${2-}
@@ -47,7 +47,7 @@ tmp="$log.$$.tmp"
 # A temp file left by a killed hook of the same pid (or a planted link) is removed, then made anew.
 { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null || { rm -f "$tmp"; { tr -d '\r\n'; printf '\n'; } > "$tmp" 2>/dev/null; }
 
-# Appends stdin to the log $1, bounded (core/log-bounds.ts): one run adds at most 65536 bytes (then a
+# Appends stdin to the log $1, bounded (core/common/log-bounds.ts): one run adds at most 65536 bytes (then a
 # line saying it was cut; the rest is read and dropped, so the writer never dies of SIGPIPE), and a
 # log past 1048576 bytes is first moved to $1.1, replacing the older one. A link where the log goes
 # is refused: nothing is written through it. The same function is in hooks/launch.sh.
@@ -74,7 +74,7 @@ answer=
 tab='	'
 nl='
 '
-# policy.tsv (core/policy.ts, spawn --allow/--deny): one line per hook event a rule answers — the
+# policy.tsv (core/fleet/policy/compile.ts, spawn --allow/--deny): one line per hook event a rule answers — the
 # event, a regex of the rules' tool names as JSON strings, what to print when umbel cannot decide
 # (- for nothing: a person is asked; a deny rule's event has the CLI's deny answer), and the marker
 # for that line. A payload that holds such an event's name and one of those tools anywhere
@@ -136,7 +136,7 @@ elif [ -n "$answer" ]; then
   printf '%s\n' "$answer"
 fi
 
-# notify.tsv (core/notify.ts): event, outcome, exit code, a pattern the line must hold, one it must
+# notify.tsv (core/fleet/notify.ts): event, outcome, exit code, a pattern the line must hold, one it must
 # not (- for none): anchored at the line's start (the marker above, or the CLI's own top-level
 # fields), so text inside a tool call's arguments never matches them. The command runs detached, in the worker's env plus UMBEL_WORKER and UMBEL_OUTCOME.
 if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd" ]; then
@@ -166,7 +166,7 @@ if [ -n "$event" ] && [ -f "$session/notify.tsv" ] && [ -f "$session/notify.cmd"
   done < "$session/notify.tsv"
 fi
 # queue.json (send --queue): a prompt waits for this worker. At an event that ends a turn (drain.tsv,
-# the same columns as notify.tsv) drain.cmd, the queuing umbel's own `status NAME`, runs detached and
+# the same columns as notify.tsv) drain.cmd, the queuing umbel's own hidden `__drain NAME`, runs detached and
 # sends it once the worker is idle, under the worker's send lock.
 if [ -n "$event" ] && [ -f "$session/drain.cmd" ] && [ -f "$session/drain.tsv" ] &&
   grep -q '"state": "queued"' "$session/queue.json" 2>/dev/null; then

@@ -4,8 +4,8 @@
 # The worker's environment arrives in a tmux buffer (loaded from umbel's stdin), never on a command
 # line: read it, delete it, drop everything the pane inherited, run the CLI, and record how it ended
 # in <events-dir>/exit.json ({"exitCode":N} or {"exitCode":N,"signal":"KILL"}), written atomically.
-# --retire-after: a spare of the warm pool (core/pool.ts), retired below once idle that long.
-# --owned: the worker is one process's (an anonymous umbel -p's, core/owner.ts), watched below.
+# --retire-after: a spare of the warm pool (core/pool/pool.ts), retired below once idle that long.
+# --owned: the worker is one process's (an anonymous umbel -p's, core/worker/owner.ts), watched below.
 retire_after=
 owned=
 if [ "$1" = --retire-after ]; then
@@ -29,7 +29,7 @@ record_exit() {
   (umask 077 && set -C && printf '%s\n' "$1" > "$events/exit.json.tmp") && mv "$events/exit.json.tmp" "$events/exit.json"
 }
 
-# Appends stdin to the log $1, bounded (core/log-bounds.ts): one run adds at most 65536 bytes (then a
+# Appends stdin to the log $1, bounded (core/common/log-bounds.ts): one run adds at most 65536 bytes (then a
 # line saying it was cut; the rest is read and dropped, so the writer never dies of SIGPIPE), and a
 # log past 1048576 bytes is first moved to $1.1, replacing the older one. A link where the log goes
 # is refused: nothing is written through it. The same function is in hooks/hook.sh.

@@ -46,7 +46,7 @@ function databasePath() {
 
 /**
  * `umbel -p --max-turns` arms `halt-tool.json` and `halt-model.json` beside the events log once the
- * Nth model call has settled (src/operations/print-turn.ts). opencode has no hook that stops it
+ * Nth model call has settled (src/operations/print/turn.ts). opencode has no hook that stops it
  * after a tool, and at the stub's speed the next call was done before Escape Escape landed; so
  * while armed, a tool call is refused and the next model call aborts the session (its turn ends
  * with MessageAbortedError, as an interrupt does).

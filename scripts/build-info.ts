@@ -17,7 +17,7 @@ export function readBuildCommit(repo: string, env: Readonly<Record<string, strin
   return changes ? `${sha}-dirty` : sha;
 }
 
-/** The `bun build` arguments that embed it (src/adapters/build-info.ts reads the constant). */
+/** The `bun build` arguments that embed it (src/adapters/doctor/build-info.ts reads the constant). */
 export function buildDefines(commit: string): string[] {
   return ["--define", `UMBEL_BUILD_COMMIT=${JSON.stringify(commit)}`];
 }

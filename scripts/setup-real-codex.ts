@@ -3,10 +3,10 @@
 // `npm run setup:real` runs it too (scripts/setup-real.ts).
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { TESTED_CLIS } from "../src/core/tested-versions.ts";
+import { TESTED_CLIS } from "../src/core/doctor/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 
-/** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
+/** The pinned release (bump it in the provider's `tested`, src/core/providers/<name>/provider.ts: `umbel doctor` compares against it). */
 export const REAL_CODEX_VERSION = TESTED_CLIS.codex.version;
 
 const PACKAGE = TESTED_CLIS.codex.npm;

@@ -4,10 +4,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { TESTED_CLIS } from "../src/core/tested-versions.ts";
+import { TESTED_CLIS } from "../src/core/doctor/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 
-/** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
+/** The pinned release (bump it in the provider's `tested`, src/core/providers/<name>/provider.ts: `umbel doctor` compares against it). */
 export const REAL_GEMINI_VERSION = TESTED_CLIS.gemini.version;
 
 const PACKAGE = TESTED_CLIS.gemini.npm;

@@ -2,13 +2,13 @@
 // Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of the `claude` executable)
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
-import { TESTED_CLIS } from "../src/core/tested-versions.ts";
+import { TESTED_CLIS } from "../src/core/doctor/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
 import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
 import { installRealOpencode } from "./setup-real-opencode.ts";
 
-/** The pinned release (bump it in src/core/tested-versions.ts: `umbel doctor` compares against it). */
+/** The pinned release (bump it in the provider's `tested`, src/core/providers/<name>/provider.ts: `umbel doctor` compares against it). */
 export const REAL_CLAUDE_VERSION = TESTED_CLIS.claude.version;
 
 const PACKAGE = TESTED_CLIS.claude.npm;

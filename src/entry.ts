@@ -57,7 +57,7 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
   }
   if (route.face === "version") {
     const [{ readBuildInfo }, { renderVersion }] = await Promise.all([
-      import("./adapters/build-info.ts"),
+      import("./adapters/doctor/build-info.ts"),
       import("./faces/cli/version.ts"),
     ]);
     io.out(renderVersion(readBuildInfo(io.version), argv.includes("--json")));
@@ -69,7 +69,7 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
   config({ jitless: true });
   if (route.face === "policy") {
     // A tool call from a worker's hook: decided from its files alone, with no ports to build.
-    const { runPolicyHook } = await import("./faces/policy/hook.ts");
+    const { runPolicyHook } = await import("./faces/hooks/policy.ts");
     trace.mark("face policy loaded");
     return runPolicyHook(route.rest, { readStdin: io.readStdin, out: io.out });
   }
@@ -84,6 +84,11 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
     });
   }
   const deps = createDeps(io.env, { cwd: io.cwd, signal: io.signal, trace });
+  if (route.face === "drain") {
+    const { runDrainHook } = await import("./faces/hooks/drain.ts");
+    trace.mark("face drain loaded");
+    return runDrainHook(route.rest, { deps, out: io.out });
+  }
   if (route.face === "print" || route.face === "exec") {
     const { runPrint } = await import("./faces/print/run.ts");
     trace.mark(`face ${route.face} loaded`);

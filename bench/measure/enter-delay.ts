@@ -7,10 +7,10 @@
  *   bun run bench/measure/enter-delay.ts [tries=6] [delays=0,15,30,60,120]
  */
 import { createDeps } from "../../src/adapters/deps.ts";
-import { countEvents, parseEvents } from "../../src/core/events.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
-import { waitForTurn } from "../../src/operations/wait.ts";
+import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
+import { waitForTurn } from "../../src/operations/wait/wait.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";
 
 const tries = Number(process.argv[2] ?? 6);

@@ -6,10 +6,10 @@
  *   bun run bench/measure/first-enter.ts [tries=8] [delays=0,10,120]
  */
 import { createDeps } from "../../src/adapters/deps.ts";
-import { countEvents, parseEvents } from "../../src/core/events.ts";
 import { getProvider } from "../../src/core/providers/registry.ts";
-import { killWorker } from "../../src/operations/kill.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
+import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
+import { killWorker } from "../../src/operations/worker/kill.ts";
 import { setUpClaude } from "../lib/claude-stub.ts";
 
 const tries = Number(process.argv[2] ?? 8);

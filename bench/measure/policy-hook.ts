@@ -16,7 +16,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compilePolicy, policyCommand } from "../../src/core/policy.ts";
+import { compilePolicy, policyCommand } from "../../src/core/fleet/policy/compile.ts";
 import { CLAUDE_POLICY, HOOK_POLICY } from "../../src/core/providers/hook-policy.ts";
 import { UMBEL } from "../../test/helpers/sandbox.ts";
 import { machine, ms, percentile } from "../lib/stats.ts";
@@ -54,7 +54,7 @@ writeFileSync(
     .join("\n"),
 );
 
-// A -p worker with no --allow/--deny: only the non-interactive rule (core/policy.ts denyAsks).
+// A -p worker with no --allow/--deny: only the non-interactive rule (core/fleet/policy/compile.ts denyAsks).
 const print = session("print");
 const printPolicy = compilePolicy({ allow: [], deny: [] }, CLAUDE_POLICY, "claude", { denyAsks: true });
 if (!printPolicy) throw new Error("no -p policy");

@@ -1,23 +1,23 @@
 import { join } from "node:path";
-import { clampTimerMs, parseDuration } from "../core/duration.ts";
+import { clampTimerMs, parseDuration } from "../core/common/duration.ts";
 import type { Clock, Deps, TracePort } from "../core/ports.ts";
 import { installAssets } from "./assets.ts";
 import { fileSystem } from "./files.ts";
 import { createGit } from "./git.ts";
-import { createGuardStore } from "./guard-store.ts";
+import { endCheck, runCheck } from "./guard/check.ts";
+import { createGuardStore } from "./guard/store.ts";
 import { createHost } from "./host.ts";
 import { startDetached } from "./process.ts";
 import { processStart } from "./process-start.ts";
-import { layOutHome, readHomeSources, removeHomePaths } from "./provider-home.ts";
 import { createRecords } from "./records.ts";
-import { endCheck, runCheck } from "./run-check.ts";
-import { createRuns } from "./run-store.ts";
+import { layOutHome, readHomeSources, removeHomePaths } from "./spawn/home.ts";
 import { createStore, resolveStateRoot } from "./state.ts";
 import { createRootCheck } from "./state-root.ts";
 import { createTmux, deriveSocket } from "./tmux.ts";
 import { NO_TRACE } from "./trace.ts";
 import { traceRecords, traceStore, traceWatch } from "./trace-ports.ts";
 import { watchDir } from "./watch.ts";
+import { createRuns } from "./workflow/store.ts";
 
 /** Every tmux call is bounded; a healthy one answers in milliseconds. UMBEL_TMUX_TIMEOUT overrides. */
 const DEFAULT_TMUX_TIMEOUT_MS = 10_000;

@@ -11,8 +11,8 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { dirname } from "node:path";
+import { type FsAction, fsFaultError, isFsFault, plantedLinkError } from "../core/common/fs-fault.ts";
 import { FileAccessError } from "../core/errors.ts";
-import { type FsAction, fsFaultError, isFsFault, plantedLinkError } from "../core/fs-fault.ts";
 import type { FilesPort } from "../core/ports.ts";
 
 /**

@@ -1,8 +1,8 @@
 import { closeSync, constants, lstatSync, openSync, renameSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { clampTimerMs } from "../core/duration.ts";
-import { ROTATE_LOG_BYTES } from "../core/log-bounds.ts";
-import { missingProgram } from "../core/programs.ts";
+import { clampTimerMs } from "../core/common/duration.ts";
+import { ROTATE_LOG_BYTES } from "../core/common/log-bounds.ts";
+import { missingProgram } from "../core/doctor/programs.ts";
 
 export type RunResult = {
   readonly exitCode: number | null;

@@ -1,10 +1,14 @@
 import type { Stats } from "node:fs";
 import { chmod, lstat, mkdir, readlink, stat } from "node:fs/promises";
-import { assessStateRoot, type StateRootObservation, type StateRootVerdict } from "../core/state-root.ts";
+import {
+  assessStateRoot,
+  type StateRootObservation,
+  type StateRootVerdict,
+} from "../core/worker/state-root.ts";
 import { asFileFault, isNotFound, onPath } from "./files.ts";
 
 /**
- * The state root check (core/state-root.ts decides): the store and the workflow runs call it before
+ * The state root check (core/worker/state-root.ts decides): the store and the workflow runs call it before
  * their first access, once per process (a failure is retried at the next access: an MCP server
  * outlives a fix). It costs one lstat when all is well (two through a link, a chmod to tighten).
  */

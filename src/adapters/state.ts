@@ -1,13 +1,12 @@
 import { lstat, mkdir, readdir, readlink, rename, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { fsFaultError, plantedLinkError } from "../core/common/fs-fault.ts";
+import { parseJson, parseJsonObject } from "../core/common/json.ts";
 import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError } from "../core/errors.ts";
-import { fsFaultError, plantedLinkError } from "../core/fs-fault.ts";
-import { parseJson, parseJsonObject } from "../core/json.ts";
-import { Meta } from "../core/meta.ts";
-import type { ExitRecord } from "../core/outcome.ts";
 import type { Lock, StorePort } from "../core/ports.ts";
-import { createBootSlots } from "./boot-slots.ts";
+import type { ExitRecord } from "../core/wait/outcome.ts";
+import { Meta } from "../core/worker/meta.ts";
 import {
   asFileFault,
   isExists,
@@ -19,8 +18,9 @@ import {
 } from "./files.ts";
 import { takeLock } from "./lock-file.ts";
 import { findLocks } from "./lock-scan.ts";
-import { createPoolStore } from "./pool-store.ts";
+import { createPoolStore } from "./pool/store.ts";
 import { killTree } from "./process.ts";
+import { createBootSlots } from "./spawn/boot-slots.ts";
 
 /**
  * The filesystem is the state store: $UMBEL_HOME (default ~/.umbel, 0700) holds
@@ -102,7 +102,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     async listNames(): Promise<string[]> {
       await ready();
       try {
-        // A link is a taken-over spare's old name (pool-store.ts linkAlias), not a worker of its own.
+        // A link is a taken-over spare's old name (adapters/pool/store.ts linkAlias), not a worker of its own.
         return (await readdir(sessions, { withFileTypes: true }))
           .filter((e) => !e.name.startsWith(".") && !e.isSymbolicLink())
           .map((e) => e.name)
@@ -182,7 +182,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
       for (const entry of entries) {
         if (!entry.isSymbolicLink()) continue;
         const link = join(sessions, entry.name);
-        // adopt links the old name to the new one by its bare name (pool-store.ts).
+        // adopt links the old name to the new one by its bare name (adapters/pool/store.ts).
         if ((await readlink(link).catch(() => null)) !== name) continue;
         await onPath(link, "remove", () => rm(link, { force: true }));
         removed.push(entry.name);

@@ -1,6 +1,6 @@
+import { tmuxTooOld } from "../core/doctor/programs.ts";
 import { NameTakenError, type ProgramTooOldError, TmuxError, TmuxTimeoutError } from "../core/errors.ts";
 import type { NewSession, PaneInfo, TmuxPort, TracePort } from "../core/ports.ts";
-import { tmuxTooOld } from "../core/programs.ts";
 import { type RunResult, runProcess, startProgram } from "./process.ts";
 
 /**
@@ -66,7 +66,7 @@ export function createTmux(options: TmuxOptions): TmuxPort {
   }
 
   /**
-   * A tmux older than 3.3 is refused where it would make a worker (core/programs.ts), once per
+   * A tmux older than 3.3 is refused where it would make a worker (core/doctor/programs.ts), once per
    * process. `-V` asks no server, and it runs beside the session's start, so it adds no latency.
    */
   let versionCheck: Promise<ProgramTooOldError | null> | undefined;

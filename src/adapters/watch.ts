@@ -1,5 +1,5 @@
 import { type FSWatcher, watch } from "node:fs";
-import { clampTimerMs } from "../core/duration.ts";
+import { clampTimerMs } from "../core/common/duration.ts";
 import type { Waker } from "../core/ports.ts";
 
 /** A one-slot wake-up: `notify` wakes the pending `next`, or the next one to come (never lost). */

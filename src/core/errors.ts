@@ -75,7 +75,7 @@ export class BinaryNotFoundError extends UmbelError {
 
 /**
  * A program umbel itself runs (tmux, git for --worktree, sh for accept checks) is not on PATH, or
- * cannot be run: `data` names it and the fix for the platform (`core/programs.ts`). Exit 127, as
+ * cannot be run: `data` names it and the fix for the platform (`core/doctor/programs.ts`). Exit 127, as
  * a shell's "command not found" and as a missing agent CLI: something must be installed.
  */
 export class ProgramMissingError extends UmbelError {
@@ -120,13 +120,13 @@ export class StateError extends UmbelError {
 
 /**
  * A file or folder umbel cannot use (a directory where a file should be, permissions, a read-only
- * disk): `data` names the path, the errno and what to do (`core/fs-fault.ts` builds every one).
+ * disk): `data` names the path, the errno and what to do (`core/common/fs-fault.ts` builds every one).
  */
 export class FileAccessError extends StateError {
   override readonly code: string = "file-access";
 }
 
-/** The state root is not a usable directory of the caller's (`core/state-root.ts`). */
+/** The state root is not a usable directory of the caller's (`core/worker/state-root.ts`). */
 export class StateRootError extends StateError {
   override readonly code: string = "state-root";
 }

@@ -1,8 +1,8 @@
 import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "./guard/record.ts";
-import type { Meta } from "./meta.ts";
-import type { ExitRecord } from "./outcome.ts";
 import type { HomeEntry } from "./providers/home-types.ts";
 import type { RecordSource } from "./providers/transcript-types.ts";
+import type { ExitRecord } from "./wait/outcome.ts";
+import type { Meta } from "./worker/meta.ts";
 import type { RunState } from "./workflow/state.ts";
 
 /**

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { MAX_DURATION_MS, parseDuration } from "./duration.ts";
-import { FleetSpawnOptions } from "./fleet-options.ts";
-import { parseJsonObject } from "./json.ts";
-import { isKeyName, KEY_NAMES } from "./key-names.ts";
-import { OnLimit } from "./limits.ts";
-import { isBlankPrompt } from "./prompt.ts";
-import { choiceError } from "./suggest.ts";
+import { MAX_DURATION_MS, parseDuration } from "./common/duration.ts";
+import { parseJsonObject } from "./common/json.ts";
+import { choiceError } from "./common/suggest.ts";
+import { FleetSpawnOptions } from "./fleet/options.ts";
+import { OnLimit } from "./limits/limits.ts";
+import { isKeyName, KEY_NAMES } from "./worker/key-names.ts";
+import { isBlankPrompt } from "./worker/prompt.ts";
 
 /**
  * One zod schema per concept. The CLI's argv parser, the MCP tool schemas and the workflow YAML
@@ -25,7 +25,7 @@ export type ProviderId = z.infer<typeof ProviderId>;
 
 /**
  * A request with its provider resolved. Every input that names a provider leaves it optional, so a
- * face can tell "none given" from "claude" and fill the default (core/default-provider.ts); what
+ * face can tell "none given" from "claude" and fill the default (core/worker/default-provider.ts); what
  * spawn, the pool and -p then run is this.
  */
 export type WithProvider<T extends { provider?: ProviderId | undefined }> = Omit<T, "provider"> & {

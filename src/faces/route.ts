@@ -1,8 +1,9 @@
+import { quoteArg } from "../core/common/quote.ts";
+import { didYouMean } from "../core/common/suggest.ts";
 import { UsageError } from "../core/errors.ts";
+import { POLICY_HOOK_COMMAND } from "../core/fleet/policy/compile.ts";
+import { DRAIN_HOOK_COMMAND } from "../core/fleet/queue.ts";
 import { STRUCTURED_SERVER_COMMAND } from "../core/guard/tool.ts";
-import { POLICY_HOOK_COMMAND } from "../core/policy.ts";
-import { quoteArg } from "../core/quote.ts";
-import { didYouMean } from "../core/suggest.ts";
 
 /**
  * Which face an argv selects, before any face is loaded. A first word that is a command selects it,
@@ -20,6 +21,7 @@ export type Route =
   | { readonly face: "mcp"; readonly rest: readonly string[] }
   | { readonly face: "structured"; readonly rest: readonly string[] }
   | { readonly face: "policy"; readonly rest: readonly string[] }
+  | { readonly face: "drain"; readonly rest: readonly string[] }
   | { readonly face: "verb"; readonly verb: string; readonly rest: readonly string[] };
 
 /**
@@ -90,6 +92,8 @@ export function routeArgv(argv: readonly string[]): Route {
   if (first === STRUCTURED_SERVER_COMMAND) return { face: "structured", rest };
   // Hidden: a --allow/--deny worker's hook asking umbel to decide a tool call (never typed).
   if (first === POLICY_HOOK_COMMAND) return { face: "policy", rest };
+  // Hidden: a worker's end-of-turn hook sending its next queued prompt (never typed).
+  if (first === DRAIN_HOOK_COMMAND) return { face: "drain", rest };
   if ((VERB_NAMES as readonly string[]).includes(first) || (CLI_ONLY as readonly string[]).includes(first))
     return { face: "verb", verb: first, rest };
   const options = argv.indexOf("--") === -1 ? argv : argv.slice(0, argv.indexOf("--"));

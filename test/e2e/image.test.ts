@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TESTED_CLIS } from "../../src/core/tested-versions.ts";
-import { parseUserConfig } from "../../src/core/user-config.ts";
+import { TESTED_CLIS } from "../../src/core/doctor/tested-versions.ts";
+import { parseUserConfig } from "../../src/core/worker/user-config.ts";
 import { hostRelease, syntheticRelease, thisTarget } from "../helpers/release.ts";
 import { REPO } from "../helpers/sandbox.ts";
 

@@ -3,7 +3,7 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { installFix } from "../../src/core/programs.ts";
+import { installFix } from "../../src/core/doctor/programs.ts";
 import { spawnOk } from "../helpers/cli.ts";
 import type { ToolResult } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";

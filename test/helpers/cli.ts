@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import type { SpawnResult } from "../../src/core/outputs.ts";
+import type { SpawnResult } from "../../src/core/worker/outputs.ts";
 import { renderDialogNotes } from "../../src/faces/verbs/render-dialogs.ts";
 import type { Sandbox } from "./sandbox.ts";
 

@@ -5,14 +5,14 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
-import { parseEvents } from "../../src/core/events.ts";
+import { shellQuote } from "../../src/core/common/shell.ts";
 import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
 import { codex, prepareCodexPrompt } from "../../src/core/providers/codex/provider.ts";
 import { classifyCodexScreen } from "../../src/core/providers/codex/screen.ts";
 import type { HookEvent, ScreenState } from "../../src/core/providers/types.ts";
-import { shellQuote } from "../../src/core/shell.ts";
-import { killWorker } from "../../src/operations/kill.ts";
-import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
+import { parseEvents } from "../../src/core/worker/events.ts";
+import { launchWorker, spawnWorker } from "../../src/operations/spawn/spawn.ts";
+import { killWorker } from "../../src/operations/worker/kill.ts";
 import { eventually } from "./sandbox.ts";
 
 export interface CodexWorld {

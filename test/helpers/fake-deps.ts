@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { sha256Hex } from "../../src/core/common/sha256.ts";
 import {
   NameTakenError,
   StateError,
@@ -6,8 +7,6 @@ import {
   WorkerNotFoundError,
 } from "../../src/core/errors.ts";
 import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "../../src/core/guard/record.ts";
-import type { Meta } from "../../src/core/meta.ts";
-import type { ExitRecord } from "../../src/core/outcome.ts";
 import type {
   CheckOptions,
   Deps,
@@ -18,7 +17,8 @@ import type {
   StorePort,
   Waker,
 } from "../../src/core/ports.ts";
-import { sha256Hex } from "../../src/core/sha256.ts";
+import type { ExitRecord } from "../../src/core/wait/outcome.ts";
+import type { Meta } from "../../src/core/worker/meta.ts";
 import { createFakeClock, type FakeClock } from "./fake-clock.ts";
 import { createFakeGit, type FakeGit } from "./fake-git.ts";
 import { createFakeTmux, type FakeTmux } from "./fake-tmux.ts";

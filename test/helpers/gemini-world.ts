@@ -8,12 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { installAssets } from "../../src/adapters/assets.ts";
 import { createDeps } from "../../src/adapters/deps.ts";
-import { layOutHome, readHomeSources } from "../../src/adapters/provider-home.ts";
-import { countEvents, parseEvents } from "../../src/core/events.ts";
+import { layOutHome, readHomeSources } from "../../src/adapters/spawn/home.ts";
+import { shellQuote } from "../../src/core/common/shell.ts";
 import type { Deps, TmuxPort as Tmux } from "../../src/core/ports.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";
-import { shellQuote } from "../../src/core/shell.ts";
-import { launchWorker, spawnWorker } from "../../src/operations/spawn.ts";
+import { countEvents, parseEvents } from "../../src/core/worker/events.ts";
+import { launchWorker, spawnWorker } from "../../src/operations/spawn/spawn.ts";
 
 export const STUB_KEY = "stub-gemini-key-0123456789";
 

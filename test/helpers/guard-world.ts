@@ -1,4 +1,4 @@
-import { recordStructuredCall } from "../../src/operations/structured-call.ts";
+import { recordStructuredCall } from "../../src/operations/guard/structured-call.ts";
 import { BUSY, IDLE } from "../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "./fake-deps.ts";
 

@@ -1,5 +1,3 @@
-import type { ExitRecord } from "../../src/core/outcome.ts";
-import type { DialogAnswer } from "../../src/core/outputs.ts";
 import type { PaneInfo } from "../../src/core/ports.ts";
 import {
   type ReadyCommand,
@@ -7,9 +5,11 @@ import {
   type ReadyObservation,
   startReady,
   stepReady,
-} from "../../src/core/ready.ts";
+} from "../../src/core/spawn/ready.ts";
 import { startWait, stepWait } from "../../src/core/wait/machine.ts";
+import type { ExitRecord } from "../../src/core/wait/outcome.ts";
 import type { PaneSeen, WaitCommand, WaitConfig, WaitObservation } from "../../src/core/wait/types.ts";
+import type { DialogAnswer } from "../../src/core/worker/outputs.ts";
 
 /**
  * A scripted world for the pure state machines (wait, spawn readiness) on a virtual clock: what the

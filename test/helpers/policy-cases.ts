@@ -1,6 +1,6 @@
 /**
  * The policy probes (issue 22): one set of rules and a table of shell commands with the verdict
- * each must get, run at the pure decision (test/unit/policy-cases.test.ts), through hooks/hook.sh and
+ * each must get, run at the pure decision (test/unit/fleet/policy-cases.test.ts), through hooks/hook.sh and
  * umbel's `__policy` face (test/integration/hook-policy.test.ts) and end to end on the fake claude
  * and codex (test/e2e/policy-cases.test.ts). Denied commands act on a file `v` the e2e test checks
  * is still there; allowed ones are harmless in a scratch folder.

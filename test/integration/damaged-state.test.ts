@@ -6,14 +6,14 @@ import { createDeps } from "../../src/adapters/deps.ts";
 import { takeLock } from "../../src/adapters/lock-file.ts";
 import { inspectStateRoot } from "../../src/adapters/state-root.ts";
 import { FileAccessError, StateError, StateRootError } from "../../src/core/errors.ts";
-import type { Meta } from "../../src/core/meta.ts";
 import type { Deps } from "../../src/core/ports.ts";
-import { captureScreen } from "../../src/operations/capture.ts";
-import { killWorker, pruneWorkers } from "../../src/operations/kill.ts";
-import { streamLogs } from "../../src/operations/logs.ts";
-import { readAnswer } from "../../src/operations/read.ts";
-import { spawnWorker } from "../../src/operations/spawn.ts";
-import { listWorkers, statusOf } from "../../src/operations/status.ts";
+import type { Meta } from "../../src/core/worker/meta.ts";
+import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
+import { captureScreen } from "../../src/operations/worker/capture.ts";
+import { killWorker, pruneWorkers } from "../../src/operations/worker/kill.ts";
+import { streamLogs } from "../../src/operations/worker/logs.ts";
+import { readAnswer } from "../../src/operations/worker/read.ts";
+import { listWorkers, statusOf } from "../../src/operations/worker/status.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDetached } from "../../src/adapters/process.ts";
-import { ROTATE_LOG_BYTES } from "../../src/core/log-bounds.ts";
+import { ROTATE_LOG_BYTES } from "../../src/core/common/log-bounds.ts";
 import { eventually } from "../helpers/sandbox.ts";
 
 // Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).

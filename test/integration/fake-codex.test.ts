@@ -13,7 +13,7 @@ import {
   readCodexComposer,
 } from "../../src/core/providers/codex/screen.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "../../src/core/providers/codex/transcript.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { type CodexDriver, seedCodexWorld, startCodex } from "../helpers/codex-world.ts";
 import { eventually } from "../helpers/sandbox.ts";
 

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assessRetryStall } from "../../src/core/providers/gemini/events.ts";
 import { gemini } from "../../src/core/providers/gemini/provider.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { driveGemini } from "../helpers/gemini-driver.ts";
 import { createGeminiWorld, type GeminiWorld } from "../helpers/gemini-world.ts";
 import { eventually } from "../helpers/sandbox.ts";

@@ -3,12 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGuardStore } from "../../src/adapters/guard-store.ts";
+import { endCheck, runCheck } from "../../src/adapters/guard/check.ts";
+import { createGuardStore } from "../../src/adapters/guard/store.ts";
 import { processStart } from "../../src/adapters/process-start.ts";
-import { endCheck, runCheck } from "../../src/adapters/run-check.ts";
 import { createStore } from "../../src/adapters/state.ts";
+import { CHECK_LOG_KEEP_BYTES } from "../../src/core/common/log-bounds.ts";
 import { FileAccessError, StateError } from "../../src/core/errors.ts";
-import { CHECK_LOG_KEEP_BYTES } from "../../src/core/log-bounds.ts";
 import type { CheckProcess } from "../../src/core/ports.ts";
 import { eventually } from "../helpers/sandbox.ts";
 

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HOOK_RUN_LOG_BYTES, ROTATE_LOG_BYTES } from "../../src/core/log-bounds.ts";
+import { HOOK_RUN_LOG_BYTES, ROTATE_LOG_BYTES } from "../../src/core/common/log-bounds.ts";
 import { eventually } from "../helpers/sandbox.ts";
 
 // Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).

@@ -2,8 +2,13 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { compileNotify } from "../../src/core/notify.ts";
-import { compilePolicy, FAILED_CHECK_RULE, type PolicyRules, policyCommand } from "../../src/core/policy.ts";
+import { compileNotify } from "../../src/core/fleet/notify.ts";
+import {
+  compilePolicy,
+  FAILED_CHECK_RULE,
+  type PolicyRules,
+  policyCommand,
+} from "../../src/core/fleet/policy/compile.ts";
 import { CLAUDE_NOTIFY_RULES } from "../../src/core/providers/claude/events.ts";
 import { GEMINI_NOTIFY_RULES } from "../../src/core/providers/gemini/events.ts";
 import { GEMINI_POLICY } from "../../src/core/providers/gemini/policy.ts";

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGit } from "../../src/adapters/git.ts";
-import { runCheck } from "../../src/adapters/run-check.ts";
+import { runCheck } from "../../src/adapters/guard/check.ts";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import { ProgramMissingError, ProgramTooOldError } from "../../src/core/errors.ts";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
 import { FileAccessError } from "../../src/core/errors.ts";
 import type { Deps } from "../../src/core/ports.ts";
-import { planWorktree } from "../../src/operations/worktree.ts";
+import { planWorktree } from "../../src/operations/fleet/worktree.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).

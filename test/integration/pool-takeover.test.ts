@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
-import { SPARE_MARKER } from "../../src/core/pool.ts";
-import type { PoolInput } from "../../src/core/pool-schema.ts";
+import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
+import type { PoolInput } from "../../src/core/pool/schema.ts";
 import type { Deps, Lock, StorePort, TmuxPort } from "../../src/core/ports.ts";
-import { pruneWorkers } from "../../src/operations/kill.ts";
-import { runPool } from "../../src/operations/pool.ts";
-import { claimSpare } from "../../src/operations/pool-claim.ts";
-import { listWorkers } from "../../src/operations/status.ts";
+import { claimSpare } from "../../src/operations/pool/claim.ts";
+import { runPool } from "../../src/operations/pool/pool.ts";
+import { pruneWorkers } from "../../src/operations/worker/kill.ts";
+import { listWorkers } from "../../src/operations/worker/status.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 setDefaultTimeout(60_000);

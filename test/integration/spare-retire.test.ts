@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { readLock, reapMarker } from "../../src/adapters/lock-file.ts";
 import { processStart } from "../../src/adapters/process-start.ts";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
-import { SPARE_MARKER } from "../../src/core/pool.ts";
-import type { PoolInput } from "../../src/core/pool-schema.ts";
+import { SPARE_MARKER } from "../../src/core/pool/pool.ts";
+import type { PoolInput } from "../../src/core/pool/schema.ts";
 import type { Deps, StorePort } from "../../src/core/ports.ts";
-import { runPool } from "../../src/operations/pool.ts";
+import { runPool } from "../../src/operations/pool/pool.ts";
 import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
 
 setDefaultTimeout(90_000);

@@ -3,10 +3,10 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createGuardStore } from "../../src/adapters/guard-store.ts";
+import { createGuardStore } from "../../src/adapters/guard/store.ts";
 import { createStore } from "../../src/adapters/state.ts";
 import { WorkerNotFoundError } from "../../src/core/errors.ts";
-import type { Meta } from "../../src/core/meta.ts";
+import type { Meta } from "../../src/core/worker/meta.ts";
 
 setDefaultTimeout(30_000);
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OUTPUT_INLINE_BYTES } from "../../src/core/log-bounds.ts";
+import { OUTPUT_INLINE_BYTES } from "../../src/core/common/log-bounds.ts";
 import type { RunSummary, StepEvent, WorkflowEvent } from "../../src/core/workflow/state.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";

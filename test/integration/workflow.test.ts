@@ -11,10 +11,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../../src/core/errors.ts";
+import { WORKFLOW_LIMITS } from "../../src/core/workflow/bounds.ts";
 import type { WorkflowPlan } from "../../src/core/workflow/describe.ts";
-import { WORKFLOW_LIMITS } from "../../src/core/workflow/limits.ts";
 import type { RunState, RunSummary, StepEvent, WorkflowEvent } from "../../src/core/workflow/state.ts";
-import { statusOf } from "../../src/operations/status.ts";
+import { statusOf } from "../../src/operations/worker/status.ts";
 import { runWorkflow } from "../../src/operations/workflow/run.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 

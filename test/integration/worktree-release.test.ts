@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
 import type { Deps } from "../../src/core/ports.ts";
-import { makeWorktree, planWorktree, releaseWorktree } from "../../src/operations/worktree.ts";
+import { makeWorktree, planWorktree, releaseWorktree } from "../../src/operations/fleet/worktree.ts";
 
 // Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
 setDefaultTimeout(60_000);

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { quoteArg } from "../common/quote.ts";
+import { didYouMean } from "../common/suggest.ts";
 import { UsageError } from "../errors.ts";
-import { quoteArg } from "../quote.ts";
-import { didYouMean } from "../suggest.ts";
 
 /**
  * Whose non-interactive mode `umbel -p` mirrors: its flags (spelling and meaning), its output and its

@@ -1,4 +1,4 @@
-import { parseJsonObject } from "../json.ts";
+import { parseJsonObject } from "../common/json.ts";
 import type { TurnSummary } from "../providers/transcript-types.ts";
 import { commandResult, toolKind } from "./tool-kind.ts";
 import type { TallyStep, ToolCall } from "./turn-tally.ts";

@@ -1,5 +1,7 @@
+import { isRecord } from "../common/json.ts";
 import { STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../guard/tool.ts";
-import { isRecord } from "../json.ts";
+import { listProviders } from "../providers/registry.ts";
+import type { ToolVocabulary } from "../providers/types.ts";
 
 /**
  * What a tool call is, in the terms codex exec's items use, whichever CLI made it: a shell command,
@@ -16,20 +18,19 @@ export type ToolKind =
 
 export type FileChange = { readonly path: string; readonly kind: "add" | "update" | "delete" };
 
-/** Shell tools: claude Bash, codex exec_command / shell / local_shell, gemini run_shell_command, opencode bash. */
-const COMMAND_TOOLS = new Set([
-  "Bash",
-  "exec_command",
-  "shell",
-  "shell_command",
-  "local_shell",
-  "run_shell_command",
-  "bash",
-]);
+/**
+ * Every registered CLI's tool vocabulary (its provider's `tools`): a dialect reads a transcript of any
+ * of them, and their names do not collide.
+ */
+const VOCABULARIES = listProviders().map((p) => p.tools);
+const namesOf = (pick: (t: ToolVocabulary) => readonly string[] | undefined) =>
+  new Set(VOCABULARIES.flatMap((t) => pick(t) ?? []));
+const COMMAND_TOOLS = namesOf((t) => t.command);
+const PATCH_TOOLS = namesOf((t) => t.patch);
 /** Tools that write a whole file (a new one, as far as a transcript tells) and tools that edit one. */
-const WRITE_TOOLS = new Set(["Write", "write_file", "write"]);
-const EDIT_TOOLS = new Set(["Edit", "MultiEdit", "NotebookEdit", "replace", "edit"]);
-const WEB_TOOLS = new Set(["WebSearch", "google_web_search", "web_search", "websearch"]);
+const WRITE_TOOLS = namesOf((t) => t.write);
+const EDIT_TOOLS = namesOf((t) => t.edit);
+const WEB_TOOLS = namesOf((t) => t.web);
 
 export function toolKind(name: string, input: unknown): ToolKind {
   const args = isRecord(input) ? input : {};
@@ -37,20 +38,21 @@ export function toolKind(name: string, input: unknown): ToolKind {
   if (COMMAND_TOOLS.has(name)) {
     const command = commandOf(args);
     // codex's TUI writes files with exec_command `apply_patch <<'EOF' …`; codex exec calls that a file change.
-    if (/^apply_patch\b/.test(command)) return { kind: "file", changes: patchChanges(command) };
+    const patch = /^(\S+)/.exec(command)?.[1];
+    if (patch !== undefined && PATCH_TOOLS.has(patch))
+      return { kind: "file", changes: patchChanges(command) };
     return { kind: "command", command };
   }
-  if (name === "apply_patch")
+  if (PATCH_TOOLS.has(name))
     return { kind: "file", changes: patchChanges(String(args.input ?? args.patch ?? "")) };
   const path = str(args.file_path) ?? str(args.filePath) ?? str(args.notebook_path) ?? str(args.path);
   if (WRITE_TOOLS.has(name) && path !== null) return { kind: "file", changes: [{ path, kind: "add" }] };
   if (EDIT_TOOLS.has(name) && path !== null) return { kind: "file", changes: [{ path, kind: "update" }] };
   if (WEB_TOOLS.has(name)) return { kind: "web", query: str(args.query) ?? "" };
-  // claude: mcp__<server>__<tool>; gemini: mcp_<server>_<tool> (a server name with `_` splits early).
-  const claudeMcp = /^mcp__(.+?)__(.+)$/.exec(name);
-  if (claudeMcp) return { kind: "mcp", server: claudeMcp[1] ?? "", tool: claudeMcp[2] ?? "" };
-  const geminiMcp = /^mcp_([^_]+)_(.+)$/.exec(name);
-  if (geminiMcp) return { kind: "mcp", server: geminiMcp[1] ?? "", tool: geminiMcp[2] ?? "" };
+  for (const t of VOCABULARIES) {
+    const mcp = t.mcpName?.exec(name);
+    if (mcp) return { kind: "mcp", server: mcp[1] ?? "", tool: mcp[2] ?? "" };
+  }
   return { kind: "other" };
 }
 
@@ -68,28 +70,15 @@ export function resultText(content: unknown): string {
 }
 
 /**
- * A shell tool's output and exit code from the text the model saw: codex's exec_command header
- * (`Process exited with code N` … `Output:`), gemini's (`Output: …`, `Exit Code: N`), claude's
- * failed Bash (`Exit code N` first); else the whole text, and 1 or 0 from whether it failed.
+ * A shell tool's output and exit code from the text the model saw, in the shape of the CLI that ran
+ * it (its provider's tools.commandResult: codex's exec_command header, gemini's `Output: …`, claude's
+ * failed Bash); else the whole text, and 1 or 0 from whether it failed.
  */
 export function commandResult(text: string, isError: boolean): { output: string; exitCode: number } {
-  const codex = /^Process exited with code (-?\d+)$/m.exec(text.split("\nOutput:\n")[0] ?? "");
-  if (codex && text.includes("\nOutput:\n"))
-    return {
-      output: text.slice(text.indexOf("\nOutput:\n") + "\nOutput:\n".length),
-      exitCode: Number(codex[1]),
-    };
-  const gemini =
-    /(?:^|\n)Output: ([\s\S]*?)(?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID):|$)/.exec(
-      text,
-    );
-  if (gemini) {
-    const code = /\nExit Code: (-?\d+)/.exec(text);
-    const output = gemini[1] === "(empty)" ? "" : (gemini[1] ?? "");
-    return { output, exitCode: code ? Number(code[1]) : isError ? 1 : 0 };
+  for (const t of VOCABULARIES) {
+    const found = t.commandResult?.(text, isError);
+    if (found) return found;
   }
-  const claude = /^Exit code (-?\d+)\n?/.exec(text);
-  if (claude) return { output: text.slice(claude[0].length), exitCode: Number(claude[1]) };
   return { output: text, exitCode: isError ? 1 : 0 };
 }
 

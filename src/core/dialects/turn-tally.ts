@@ -1,4 +1,4 @@
-import { isRecord } from "../json.ts";
+import { isRecord } from "../common/json.ts";
 import { timeOfIso } from "../providers/stream-shape.ts";
 import type { StreamMessage } from "../providers/transcript-types.ts";
 import { isStructuredTool, resultText } from "./tool-kind.ts";

@@ -1,13 +1,13 @@
-import { installFix, TMUX_MIN } from "../programs.ts";
-import { testedCli } from "../tested-versions.ts";
 import type { CliFacts, DoctorFacts } from "./facts.ts";
+import { installFix, TMUX_MIN } from "./programs.ts";
 import type { DoctorCheck } from "./schema.ts";
+import { testedCli } from "./tested-versions.ts";
 import { compareVersions, readVersion } from "./version.ts";
 
 /** The check's id (a constant: test/unit/structure.test.ts reads a quoted tmux as an invocation). */
 const TMUX = "tmux";
 
-/** tmux on PATH and at least TMUX_MIN (core/programs.ts: the verbs refuse the same, with the same fix). */
+/** tmux on PATH and at least TMUX_MIN (core/doctor/programs.ts: the verbs refuse the same, with the same fix). */
 export function checkTmux(f: DoctorFacts): DoctorCheck {
   const { path, version } = f.tmux;
   const fix = installFix(TMUX, f.platform);

@@ -1,9 +1,9 @@
 import type { LockInfo, PathStat } from "../ports.ts";
 import type { Provider } from "../providers/types.ts";
-import type { UserConfig } from "../user-config.ts";
-import type { StatusResult } from "../worker-status.ts";
+import type { StatusResult } from "../worker/status.ts";
+import type { UserConfig } from "../worker/user-config.ts";
 
-/** What doctor gathers (src/operations/doctor.ts) and judges (diagnose.ts), without starting a TUI. */
+/** What doctor gathers (src/operations/doctor/doctor.ts) and judges (diagnose.ts), without starting a TUI. */
 
 export type CliFacts = {
   readonly provider: Provider;

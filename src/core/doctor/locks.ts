@@ -1,4 +1,4 @@
-import { formatDuration } from "../duration.ts";
+import { formatDuration } from "../common/duration.ts";
 import type { LockInfo } from "../ports.ts";
 import type { DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";

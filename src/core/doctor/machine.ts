@@ -1,6 +1,6 @@
-import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../default-provider.ts";
-import { formatDuration } from "../duration.ts";
+import { formatDuration } from "../common/duration.ts";
 import { ProviderId } from "../schemas.ts";
+import { FALLBACK_PROVIDER, PROVIDER_ENV, resolveDefaultProvider } from "../worker/default-provider.ts";
 import type { DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";
 

@@ -1,5 +1,5 @@
-import { signInAdvice } from "../sign-in.ts";
-import type { UserConfig } from "../user-config.ts";
+import { signInAdvice } from "../worker/sign-in.ts";
+import type { UserConfig } from "../worker/user-config.ts";
 import type { CliFacts, DoctorFacts } from "./facts.ts";
 import type { DoctorCheck } from "./schema.ts";
 

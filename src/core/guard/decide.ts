@@ -1,4 +1,4 @@
-import { formatDuration } from "../duration.ts";
+import { formatDuration } from "../common/duration.ts";
 import FEEDBACK from "./feedback.md" with { type: "text" };
 import { schemaMismatchText } from "./json-schema.ts";
 import type { CheckRun, GuardRecord, StructuredCheck } from "./record.ts";

@@ -1,5 +1,5 @@
-import type { BillingRoute } from "../billing.ts";
 import type { StructuredServer } from "../guard/tool.ts";
+import type { BillingRoute } from "../limits/billing.ts";
 import type { PermissionMode } from "../schemas.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { TOOL_PLACEHOLDER } from "../policy/rules.ts";
+import { TOOL_PLACEHOLDER } from "../fleet/policy/rules.ts";
 import type { PolicySpec } from "./types.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { StructuredServer } from "../guard/tool.ts";
-import type { OnLimit } from "../limits.ts";
+import type { OnLimit } from "../limits/limits.ts";
 import type { PermissionMode } from "../schemas.ts";
 
 /** What the engine asks of a provider's launch: its input, its plan, and the options it refuses. */

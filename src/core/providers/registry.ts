@@ -16,6 +16,14 @@ export function listProviders(): Provider[] {
 }
 
 /**
+ * A provider session id, of any registered CLI, as opposed to a umbel worker name (which never holds
+ * `_` and is never a UUID's shape).
+ */
+export function isSessionId(value: string): boolean {
+  return listProviders().some((p) => p.sessionIdPattern.test(value));
+}
+
+/**
  * Every registered CLI as prose says it: "Claude Code (claude), Codex (codex), Gemini CLI (gemini)
  * and opencode (opencode)", for the help texts and the MCP server's instructions.
  */

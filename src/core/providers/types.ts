@@ -1,8 +1,8 @@
-import type { AnswerMeanings, PromptOption } from "../answer.ts";
-import type { BillingEnv } from "../billing.ts";
-import type { ProviderLimits } from "../limits.ts";
+import type { AnswerMeanings, PromptOption } from "../fleet/answer.ts";
+import type { BillingEnv } from "../limits/billing.ts";
+import type { ProviderLimits } from "../limits/limits.ts";
+import type { Telemetry, TelemetryRecords } from "../limits/telemetry.ts";
 import type { ProviderId } from "../schemas.ts";
-import type { Telemetry, TelemetryRecords } from "../telemetry.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
 import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
@@ -30,7 +30,7 @@ export type HookWire = {
   eventName(payload: Readonly<Record<string, unknown>>): string | null;
   sessionId(payload: Readonly<Record<string, unknown>>): string | null;
   transcriptPath(payload: Readonly<Record<string, unknown>>): string | null;
-  /** A tool call's tool and its input, for spawn --allow/--deny (core/policy/decide.ts): top-level fields only. */
+  /** A tool call's tool and its input, for spawn --allow/--deny (core/fleet/policy/decide.ts): top-level fields only. */
   toolName?(payload: Readonly<Record<string, unknown>>): string | null;
   toolInput?(payload: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | null;
 };
@@ -91,10 +91,35 @@ export type ScreenState =
   | { kind: "exited"; text: string }
   | { kind: "unknown" };
 
+/**
+ * What a CLI calls its tools, so a dialect can tell what a call did whichever CLI made it: a shell
+ * command, a file write or edit, a web search, a patch, an MCP tool; and how its shell tool reports a
+ * command's output and exit code.
+ */
+export type ToolVocabulary = {
+  readonly command: readonly string[];
+  readonly write: readonly string[];
+  readonly edit: readonly string[];
+  readonly web: readonly string[];
+  /** A tool that takes a whole patch (codex apply_patch: `*** Add File: p` …). */
+  readonly patch?: readonly string[];
+  /** An MCP tool's name: the server and the tool as its two groups. */
+  readonly mcpName?: RegExp;
+  /** The output and exit code of a shell call, from the text the model saw; null: not this CLI's shape. */
+  commandResult?(text: string, isError: boolean): { output: string; exitCode: number } | null;
+};
+
 /** What every provider declares; a provider is a PlainProvider or a HomedProvider. */
 export type ProviderCommon = {
   readonly id: ProviderId;
   readonly displayName: string;
+  /**
+   * The release umbel is tested with and its npm package: `npm run setup:real` installs it for the
+   * real tier and `umbel doctor` compares the installed one against it (core/doctor/tested-versions.ts).
+   */
+  readonly tested: { readonly version: string; readonly npm: string };
+  /** The shape of the CLI's own session ids (`-p --resume` tells one from a umbel worker name). */
+  readonly sessionIdPattern: RegExp;
   /** Environment variable that overrides the binary (tests, CLIs not on PATH). */
   readonly binEnv: string;
   readonly defaultBin: string;
@@ -169,6 +194,8 @@ export type ProviderCommon = {
    */
   assessStall?(input: StallInput): Stall;
   readonly interruptKeys?: readonly string[];
+  /** The CLI's tool vocabulary, as the dialects read a transcript's calls (core/dialects/tool-kind.ts). */
+  readonly tools: ToolVocabulary;
   /**
    * How `umbel -p --max-turns` stops a turn after the Nth API message's tools: "hook" (the CLI
    * stops itself when a hook answers `{"continue":false}` after a tool: claude PostToolUse, gemini
@@ -188,7 +215,7 @@ export type ProviderCommon = {
    * cannot resume another's (`run --resume` starts such a worker fresh and says why).
    */
   readonly conversationsPerWorker?: boolean;
-  /** How `umbel answer` reads this CLI's prompts (optional: numbered menus and core/answer.ts's meanings). */
+  /** How `umbel answer` reads this CLI's prompts (optional: numbered menus and core/fleet/answer.ts's meanings). */
   readonly answer?: AnswerSpec;
   /** How `spawn --allow/--deny` rules are answered (optional: without it they are refused). */
   readonly policy?: PolicySpec;
@@ -217,7 +244,7 @@ export type ProviderCommon = {
 };
 
 /**
- * A hook event that ends a turn with `reason` (core/notify.ts), when its payload line matches `must`
+ * A hook event that ends a turn with `reason` (core/fleet/notify.ts), when its payload line matches `must`
  * and not `never` (extended regexes: claude's first Stop of a turn with a background agent running
  * is not its end, nor a permission request umbel's policy answered).
  */
@@ -229,14 +256,14 @@ export type NotifyRule = {
 };
 
 /**
- * Where a CLI lets a hook decide a tool call (core/policy.ts), as measured per CLI: an allow rule
+ * Where a CLI lets a hook decide a tool call (core/fleet/policy/compile.ts), as measured per CLI: an allow rule
  * answers its permission request (null: the CLI's own allowlist takes allow rules, unlogged); a
  * deny rule refuses the call before it runs.
  */
 export type PolicySpec = {
   readonly allowEvent: string | null;
   readonly denyEvent: string;
-  /** Tools whose argument (`command`) is a shell command, read by core/policy/shell-scan.ts. */
+  /** Tools whose argument (`command`) is a shell command, read by core/fleet/policy/shell-scan.ts. */
   readonly shellTools: readonly string[];
   /** `Tool(text)` means "starts with text" (gemini's own rules) rather than "exactly text". */
   readonly exactIsPrefix?: boolean;
@@ -250,8 +277,8 @@ export type PolicySpec = {
   answer(verdict: "allow" | "deny" | "ask", event: string, reason: string): Readonly<Record<string, unknown>>;
   /**
    * A non-interactive worker (spawn --non-interactive, umbel -p): the hook event that fires only when
-   * the CLI would ask a person, and what the model is told when umbel denies it there (core/policy.ts
-   * TOOL_PLACEHOLDER stands for the call's tool name, put in by core/policy/decide.ts). None: the CLI
+   * the CLI would ask a person, and what the model is told when umbel denies it there (core/fleet/policy/compile.ts
+   * TOOL_PLACEHOLDER stands for the call's tool name, put in by core/fleet/policy/decide.ts). None: the CLI
    * is made non-interactive by its launch flags instead.
    */
   readonly askDenial?: { readonly event: string; readonly message: string };
@@ -262,7 +289,7 @@ export type AnswerSpec = {
   readonly meanings?: AnswerMeanings;
   /** Its menus mark the highlighted option by colour only: readMenu gets the screen with its escapes. */
   readonly escapes?: boolean;
-  /** The options of the prompt on screen (default: core/answer.ts readMenu, `N. Label (key)` lines). */
+  /** The options of the prompt on screen (default: core/fleet/answer.ts readMenu, `N. Label (key)` lines). */
   readMenu?(screen: string): PromptOption[];
 };
 
@@ -302,6 +329,7 @@ export type StallInput = {
   /** When umbel last saw progress: the turn's start, a new non-marker event, or a transcript change. */
   readonly lastProgressAt: number;
   readonly now: number;
+  /** The screen is the provider's busy screen (gemini: the spinner with "esc to cancel"). */
   readonly busy: boolean;
   readonly stallMs?: number;
 };

@@ -1,4 +1,4 @@
-import { isRecord as isObject } from "../json.ts";
+import { isRecord as isObject } from "../common/json.ts";
 
 /**
  * claude -p's `usage` and `modelUsage`, rebuilt from the usage records on the transcript's assistant

@@ -1,6 +1,6 @@
-import { parseEvents } from "../events.ts";
-import type { BudgetSpent } from "../limits.ts";
-import { screenTail } from "../screen.ts";
+import type { BudgetSpent } from "../limits/limits.ts";
+import { parseEvents } from "../worker/events.ts";
+import { screenTail } from "../worker/screen.ts";
 import type { Step, WaitObservation, WaitState } from "./types.ts";
 
 /**

@@ -1,7 +1,7 @@
-import { parseEvents } from "../events.ts";
-import type { OutcomeEvidence } from "../outcome.ts";
 import type { ScreenState, Stall } from "../providers/types.ts";
-import { screenTail } from "../screen.ts";
+import { parseEvents } from "../worker/events.ts";
+import { screenTail } from "../worker/screen.ts";
+import type { OutcomeEvidence } from "./outcome.ts";
 import type { Decided, Step, WaitObservation, WaitState } from "./types.ts";
 
 /**

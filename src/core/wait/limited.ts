@@ -1,8 +1,8 @@
-import { CONTINUATION_PROMPT, msOfIso, type UsageLimit } from "../limits.ts";
-import type { OutcomeEvidence } from "../outcome.ts";
-import type { TurnState } from "../turn.ts";
+import { CONTINUATION_PROMPT, msOfIso, type UsageLimit } from "../limits/limits.ts";
 import { beginEvidence } from "./finish.ts";
+import type { OutcomeEvidence } from "./outcome.ts";
 import { gaveUpContinuing } from "./transcript.ts";
+import type { TurnState } from "./turn.ts";
 import type { LimitMemory, Step, WaitState, Watch } from "./types.ts";
 
 /**

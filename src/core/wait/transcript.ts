@@ -1,6 +1,6 @@
+import { tokensOfUsage } from "../limits/telemetry.ts";
 import type { HookEvent, Provider } from "../providers/types.ts";
-import { tokensOfUsage } from "../telemetry.ts";
-import type { TurnState } from "../turn.ts";
+import type { TurnState } from "./turn.ts";
 import type { WaitConfig, Watch } from "./types.ts";
 
 /**

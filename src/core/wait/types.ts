@@ -1,13 +1,13 @@
-import type { BudgetSpent, OnLimit, UsageLimit } from "../limits.ts";
-import type { ExitRecord, OutcomeEvidence } from "../outcome.ts";
+import type { BudgetSpent, OnLimit, UsageLimit } from "../limits/limits.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
 import type { OutcomeReason } from "../schemas.ts";
-import type { TurnState } from "../turn.ts";
+import type { ExitRecord, OutcomeEvidence } from "./outcome.ts";
+import type { TurnState } from "./turn.ts";
 
 /**
  * `wait` as a pure state machine: `step(state, observation) → { state, next }`. The driver
- * (`src/operations/wait.ts`) performs `next` (read the events, the transcript, probe tmux, capture
+ * (`src/operations/wait/wait.ts`) performs `next` (read the events, the transcript, probe tmux, capture
  * the screen, press keys, sleep until a file event or a poll) and feeds back what it saw, stamped
  * with the clock. Every rule about time — holding for the transcript, prompt-draw polling, the
  * idle composer, retry stalls, the idle timeout, the deadline, tmux hangs — lives here.

@@ -1,11 +1,11 @@
-import { parseEvents } from "../events.ts";
-import { decideOutcome } from "../outcome.ts";
 import type { ScreenState } from "../providers/types.ts";
-import { applyTranscriptEnd, assessTurn, findRecordSource, withLimit } from "../turn.ts";
+import { parseEvents } from "../worker/events.ts";
 import { beginBudget, spentBudget } from "./budget.ts";
 import { beginEvidence, beginStall } from "./finish.ts";
 import { afterContinuation, continued, isLimited, waitThroughLimit } from "./limited.ts";
+import { decideOutcome } from "./outcome.ts";
 import { costOf, readTranscriptFacts, wantsTranscriptText } from "./transcript.ts";
+import { applyTranscriptEnd, assessTurn, findRecordSource, withLimit } from "./turn.ts";
 import type { Step, WaitObservation, WaitState, Watch } from "./types.ts";
 
 /** Safety-net poll: tmux liveness (an external kill writes no file), the screen, the idle fingerprint. */

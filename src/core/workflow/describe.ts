@@ -59,7 +59,7 @@ export function describePlan(args: {
   file: string;
   baseDir: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** The provider of a worker that names none (resolved by the caller: core/default-provider.ts). */
+  /** The provider of a worker that names none (resolved by the caller: core/worker/default-provider.ts). */
   defaultProvider: ProviderId;
   reused?: Readonly<Record<string, Record<string, string>>>;
   resumeOf?: string;

@@ -1,4 +1,4 @@
-import { WORKFLOW_LIMITS } from "./limits.ts";
+import { WORKFLOW_LIMITS } from "./bounds.ts";
 
 /**
  * Text from the file inside an error is always a short excerpt: a workflow error once echoed every

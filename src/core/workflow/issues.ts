@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { distance } from "../suggest.ts";
+import { distance } from "../common/suggest.ts";
 import { quote } from "./excerpt.ts";
 import type { IssuePath, WorkflowIssue } from "./positions.ts";
 import { Workflow, WorkflowStep, WorkflowWorker } from "./schema.ts";

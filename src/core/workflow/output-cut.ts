@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { OUTPUT_INLINE_BYTES } from "../log-bounds.ts";
-import { sha256Hex } from "../sha256.ts";
+import { OUTPUT_INLINE_BYTES } from "../common/log-bounds.ts";
+import { sha256Hex } from "../common/sha256.ts";
 
 /**
  * A step's output is kept (in state.json, the --json events and later prompts) up to

@@ -7,7 +7,7 @@ import { MinHeap } from "./min-heap.ts";
  * never close a cycle.
  *
  * Every function here is O((steps + needs) · log steps) and counts its work in a WorkMeter, so a
- * unit test can show the growth without timing (test/unit/workflow-plan-work.test.ts): the first
+ * unit test can show the growth without timing (test/unit/workflow/plan-work.test.ts): the first
  * version searched the whole file per step and took 10 s for 8,000 steps.
  */
 

@@ -1,8 +1,8 @@
 import { isMap, isPair, isScalar, isSeq, type Pair, type YAMLMap } from "yaml";
 import { UsageError } from "../errors.ts";
+import { WORKFLOW_LIMITS } from "./bounds.ts";
 import { clip } from "./excerpt.ts";
 import { notAWorkflow } from "./file-kind.ts";
-import { WORKFLOW_LIMITS } from "./limits.ts";
 import { type OffsetIssue, readYaml } from "./yaml-read.ts";
 import { checkTree } from "./yaml-tree.ts";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { DialogAnswer } from "../outputs.ts";
+import type { DialogAnswer } from "../worker/outputs.ts";
 import type { FinalOutput } from "./final.ts";
 import { OutputCut } from "./output-cut.ts";
 import type { WorkerResume } from "./resume.ts";

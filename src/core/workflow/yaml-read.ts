@@ -1,6 +1,6 @@
 import { Composer, type Document, Lexer, LineCounter, Parser } from "yaml";
+import { LIMITS_DOC, TOO_BIG, WORKFLOW_LIMITS } from "./bounds.ts";
 import { clip } from "./excerpt.ts";
-import { LIMITS_DOC, TOO_BIG, WORKFLOW_LIMITS } from "./limits.ts";
 
 /** A problem found while reading the YAML, at a character offset. */
 export type OffsetIssue = { offset: number; message: string };

@@ -1,6 +1,6 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node } from "yaml";
+import { LIMITS_DOC, WORKFLOW_LIMITS } from "./bounds.ts";
 import { clip, quote } from "./excerpt.ts";
-import { LIMITS_DOC, WORKFLOW_LIMITS } from "./limits.ts";
 import type { IssuePath } from "./positions.ts";
 import { TOO_DEEP } from "./yaml-read.ts";
 

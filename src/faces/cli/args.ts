@@ -1,9 +1,9 @@
 import type { ArgsDef } from "citty";
 import type { z } from "zod";
+import { quoteArg } from "../../core/common/quote.ts";
+import { didYouMean } from "../../core/common/suggest.ts";
 import { UsageError } from "../../core/errors.ts";
-import { quoteArg } from "../../core/quote.ts";
-import { didYouMean } from "../../core/suggest.ts";
-import { parseEnvFlags } from "../../core/worker-env.ts";
+import { parseEnvFlags } from "../../core/worker/env.ts";
 
 /**
  * citty reads the flags; the concept's zod schema decides what they mean. Flags are derived from the

@@ -1,4 +1,4 @@
-import type { BuildInfo } from "../../core/build-info.ts";
+import type { BuildInfo } from "../../core/doctor/build-info.ts";
 
 /** `umbel --version`: the version first, so `umbel --version | cut -d' ' -f1` is the version. */
 export function renderVersion(info: BuildInfo, json: boolean): string {

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { findSection } from "../../core/common/markdown.ts";
 import { InternalError } from "../../core/errors.ts";
-import { findSection } from "../../core/markdown.ts";
 import { describeProviders } from "../../core/providers/registry.ts";
 import env from "./help/env.md" with { type: "text" };
 import fleet from "./help/fleet.md" with { type: "text" };

@@ -1,14 +1,14 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { type GuardReply, PARSE_ERROR, screenLine } from "./jsonrpc-guard.ts";
+import { type GuardReply, PARSE_ERROR, screenLine } from "./jsonrpc-gate.ts";
 
 /** The SDK stdio transport's bound (STDIO_DEFAULT_MAX_BUFFER_SIZE), per line here. */
 const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /**
  * The stdio transport `umbel mcp` serves on: newline-delimited JSON-RPC like the SDK's
- * StdioServerTransport, with every line screened by jsonrpc-guard.ts first, so a malformed line
+ * StdioServerTransport, with every line screened by jsonrpc-gate.ts first, so a malformed line
  * is answered (or dropped) here and the SDK only sees well-formed messages. A line over the bound
  * is skipped and answered, where the SDK closed the whole connection. It also knows when every
  * write has been flushed (runMcp waits for that before it exits).

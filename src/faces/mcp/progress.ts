@@ -1,7 +1,7 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { formatDuration } from "../../core/duration.ts";
-import type { GuardProgress } from "../../operations/guard.ts";
+import { formatDuration } from "../../core/common/duration.ts";
+import type { GuardProgress } from "../../operations/guard/guard.ts";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type ProgressUpdate = { progress: number; total?: number; message: string };

@@ -1,9 +1,9 @@
 import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { quoteArg } from "../../core/quote.ts";
 import { SERVER_INSTRUCTIONS, toolDescription } from "./help.ts";
 import { GuardedStdioTransport } from "./line-transport.ts";
 import { type Extra, progressReporter } from "./progress.ts";

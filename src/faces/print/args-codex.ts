@@ -1,5 +1,5 @@
+import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
-import { quoteArg } from "../../core/quote.ts";
 import type { PermissionMode } from "../../core/schemas.ts";
 import {
   type DialectArgs,

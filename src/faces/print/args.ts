@@ -1,7 +1,6 @@
-import { UsageError } from "../../core/errors.ts";
-import { quoteArg } from "../../core/quote.ts";
-import { parseEnvFlags } from "../../core/worker-env.ts";
+import { parseEnvFlags } from "../../core/worker/env.ts";
 import { splitList } from "../cli/args.ts";
+import { type DialectArgs, type FlagSpec, parseDialectArgv } from "./dialect-args.ts";
 
 /**
  * argv of `umbel -p` as claude's CLI (commander) reads it: `--flag value` or `--flag=value`;
@@ -9,10 +8,7 @@ import { splitList } from "../cli/args.ts";
  * up to the next option, as claude's do; `--` ends the options. The result is raw input for
  * PrintInput (zod decides what the values mean).
  */
-type Kind = "flag" | "value" | "variadic" | "repeat";
-type Spec = { key: string; kind: Kind };
-
-const SPECS: Record<string, Spec> = {
+const SPECS: Record<string, FlagSpec> = {
   "-p": { key: "print", kind: "flag" },
   "--print": { key: "print", kind: "flag" },
   "-h": { key: "help", kind: "flag" },
@@ -54,7 +50,7 @@ const SPECS: Record<string, Spec> = {
 };
 
 /** The flags `umbel -p` takes, as claude spells them (shell completion offers them). */
-export const PRINT_FLAGS: Readonly<Record<string, { readonly key: string; readonly kind: Kind }>> = SPECS;
+export const PRINT_FLAGS: Readonly<Record<string, FlagSpec>> = SPECS;
 
 /** claude -p flags umbel does not mirror (yet): named in the error instead of "unknown option". */
 const NOT_MIRRORED = new Set([
@@ -92,49 +88,17 @@ export type PrintArgs = {
 };
 
 export function parsePrintArgs(argv: readonly string[]): PrintArgs {
-  const values: Record<string, string[]> = {};
-  const flags = new Set<string>();
-  const positionals: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? "";
-    if (arg === "--") {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith("-") || arg === "-") {
-      positionals.push(arg);
-      continue;
-    }
-    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    const spec = SPECS[flag];
-    if (!spec) {
-      const refused = REFUSED[flag];
-      if (refused) throw new UsageError(refused, { flag });
-      if (NOT_MIRRORED.has(flag))
-        throw new UsageError(`umbel -p does not support claude's ${flag}`, { flag });
-      throw new UsageError(`unknown option '${quoteArg(flag)}' (see umbel -p --help)`, { flag });
-    }
-    const list = values[spec.key] ?? [];
-    values[spec.key] = list;
-    if (spec.kind === "flag") {
-      if (eq > 0) throw new UsageError(`option '${flag}' takes no value`, { flag });
-      flags.add(spec.key);
-    } else if (eq > 0) {
-      list.push(arg.slice(eq + 1));
-    } else if (spec.kind === "variadic") {
-      const start = list.length;
-      while (i + 1 < argv.length && !isOption(argv[i + 1] ?? "")) list.push(argv[++i] ?? "");
-      if (list.length === start) throw missing(flag);
-    } else {
-      if (i + 1 >= argv.length) throw missing(flag);
-      list.push(argv[++i] ?? "");
-    }
-  }
-  return { ...shape(values, flags), argvPrompt: positionals.join(" ") };
+  const args = parseDialectArgv(argv, SPECS, {
+    notMirrored: NOT_MIRRORED,
+    cli: "claude",
+    help: "umbel -p --help",
+    notMirroredError: (flag) => `umbel -p does not support claude's ${flag}`,
+    refused: REFUSED,
+  });
+  return { ...shape(args), argvPrompt: args.positionals.join(" ") };
 }
 
-function shape(values: Record<string, string[]>, flags: Set<string>): Omit<PrintArgs, "argvPrompt"> {
+function shape({ values, flags }: DialectArgs): Omit<PrintArgs, "argvPrompt"> {
   const raw: Record<string, unknown> = {};
   const last = (key: string) => values[key]?.at(-1);
   for (const key of [
@@ -177,12 +141,4 @@ function shape(values: Record<string, string[]>, flags: Set<string>): Omit<Print
   if (flags.has("continue")) raw.continue = true;
   if (flags.has("skipPermissions")) raw.permissionMode = "bypassPermissions";
   return { raw, settings: last("settings"), help: flags.has("help"), print: flags.has("print") };
-}
-
-function isOption(arg: string): boolean {
-  return arg.startsWith("-") && arg !== "-";
-}
-
-function missing(flag: string): UsageError {
-  return new UsageError(`option '${flag}' argument missing`, { flag });
 }

@@ -1,4 +1,4 @@
-import type { PrintInput } from "../../core/print-input.ts";
+import type { PrintInput } from "../../core/print/input.ts";
 import type { PrintIo } from "./flow.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
 

@@ -1,14 +1,16 @@
+import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
-import { quoteArg } from "../../core/quote.ts";
-import { parseEnvFlags } from "../../core/worker-env.ts";
+import { parseEnvFlags } from "../../core/worker/env.ts";
 
 /**
- * argv as gemini's (yargs) and codex's (clap) parsers read it, for the flags umbel mirrors:
- * `--flag value`, `--flag=value`, `-f value`; `--` ends the options. "optional" takes the next
- * argument unless it is an option (gemini's `-p` and `-r` take an empty value so); "repeat" keeps
- * every value. A flag of the CLI umbel does not mirror is named in its own error.
+ * argv as claude's (commander), gemini's (yargs) and codex's (clap) parsers read it, for the flags
+ * umbel mirrors: `--flag value`, `--flag=value`, `-f value`; `--` ends the options. "optional" takes
+ * the next argument unless it is an option (gemini's `-p` and `-r` take an empty value so);
+ * "variadic" takes every following argument up to the next option, at least one (claude's
+ * `--allowedTools a b`); "repeat" keeps every value. A flag of the CLI umbel does not mirror is
+ * named in its own error, and one it refuses on purpose gets its reason.
  */
-export type FlagKind = "flag" | "value" | "optional" | "repeat";
+export type FlagKind = "flag" | "value" | "optional" | "variadic" | "repeat";
 export type FlagSpec = { readonly key: string; readonly kind: FlagKind };
 
 export type DialectArgs = {
@@ -20,7 +22,15 @@ export type DialectArgs = {
 export function parseDialectArgv(
   argv: readonly string[],
   specs: Readonly<Record<string, FlagSpec>>,
-  refuse: { readonly notMirrored: ReadonlySet<string>; readonly cli: string; readonly help: string },
+  refuse: {
+    readonly notMirrored: ReadonlySet<string>;
+    readonly cli: string;
+    readonly help: string;
+    /** The error for a flag not mirrored (default: `<cli> does not support <flag> (see <help>)`). */
+    readonly notMirroredError?: (flag: string) => string;
+    /** Flags refused on purpose, with the reason that is their error. */
+    readonly refused?: Readonly<Record<string, string>>;
+  },
 ): DialectArgs {
   const values: Record<string, string[]> = {};
   const flags = new Set<string>();
@@ -39,8 +49,13 @@ export function parseDialectArgv(
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = specs[flag];
     if (!spec) {
+      const refused = refuse.refused?.[flag];
+      if (refused) throw new UsageError(refused, { flag });
       if (refuse.notMirrored.has(flag))
-        throw new UsageError(`${refuse.cli} does not support ${flag} (see ${refuse.help})`, { flag });
+        throw new UsageError(
+          refuse.notMirroredError?.(flag) ?? `${refuse.cli} does not support ${flag} (see ${refuse.help})`,
+          { flag },
+        );
       throw new UsageError(`unknown option '${quoteArg(flag)}' (see ${refuse.help})`, { flag });
     }
     const list = values[spec.key] ?? [];
@@ -50,6 +65,10 @@ export function parseDialectArgv(
       flags.add(spec.key);
     } else if (eq > 0) {
       list.push(arg.slice(eq + 1));
+    } else if (spec.kind === "variadic") {
+      const start = list.length;
+      while (i + 1 < argv.length && !isOption(argv[i + 1] ?? "")) list.push(argv[++i] ?? "");
+      if (list.length === start) throw new UsageError(`option '${flag}' argument missing`, { flag });
     } else if (spec.kind === "optional") {
       const next = argv[i + 1];
       list.push(next !== undefined && !isOption(next) ? (argv[++i] ?? "") : "");

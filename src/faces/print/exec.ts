@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
+import { isRecord, parseJson } from "../../core/common/json.ts";
+import { quoteArg } from "../../core/common/quote.ts";
 import { EXIT, UsageError } from "../../core/errors.ts";
-import { isRecord, parseJson } from "../../core/json.ts";
-import { quoteArg } from "../../core/quote.ts";
 import { parseExecArgs } from "./args-codex.ts";
 import { beginPrint, isAnonymous } from "./begin.ts";
 import { type PrintIo, runTurns } from "./flow.ts";

@@ -1,19 +1,25 @@
 import { EXIT } from "../../core/errors.ts";
 import type { Attempt } from "../../core/guard/record.ts";
-import type { UsageLimit } from "../../core/limits.ts";
-import type { Outcome } from "../../core/outcome.ts";
-import type { DialogAnswer } from "../../core/outputs.ts";
+import type { UsageLimit } from "../../core/limits/limits.ts";
+import { tokensOfUsage } from "../../core/limits/telemetry.ts";
 import type { Deps } from "../../core/ports.ts";
-import { describeInputEnding } from "../../core/print.ts";
-import type { PrintInput } from "../../core/print-input.ts";
-import { addModelUsage, decideEnding, type PrintEnding } from "../../core/print-result.ts";
-import { combineSummaries } from "../../core/print-summary.ts";
+import type { PrintInput } from "../../core/print/input.ts";
+import { describeInputEnding } from "../../core/print/print.ts";
+import {
+  addModelUsage,
+  budgetSpentBy,
+  decideEnding,
+  type PrintEnding,
+  runCostAfter,
+} from "../../core/print/result.ts";
+import { combineSummaries } from "../../core/print/summary.ts";
 import type { StreamMessage, TurnSummary } from "../../core/providers/transcript-types.ts";
-import { tokensOfUsage } from "../../core/telemetry.ts";
-import { findSessionId } from "../../core/turn.ts";
-import { startingCost } from "../../operations/cost.ts";
-import { runPrintTurn } from "../../operations/print-turn.ts";
-import { loadWorker, readEvents } from "../../operations/worker.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { findSessionId } from "../../core/wait/turn.ts";
+import type { DialogAnswer } from "../../core/worker/outputs.ts";
+import { startingCost } from "../../operations/limits/cost.ts";
+import { runPrintTurn } from "../../operations/print/turn.ts";
+import { loadWorker, readEvents } from "../../operations/worker/worker.ts";
 import type { Begun } from "./begin.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
 
@@ -95,7 +101,8 @@ export async function runTurns(
   try {
     worker ??= await acquireWorker(io.deps, input, io.err);
     if (worker.kind === "dead") return reportDead(io, input, render, worker, started);
-    const { meta, provider } = await loadWorker(io.deps, worker.name);
+    const loaded = await loadWorker(io.deps, worker.name);
+    const { meta, provider } = loaded;
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;
     // total_cost_usd and --max-budget-usd count from here (a warm worker has spent before).
@@ -133,6 +140,7 @@ export async function runTurns(
           maxBudgetUsd: input.maxBudgetUsd,
           costBaseUsd: costBase,
           wantCost,
+          worker: loaded,
         },
         // A tracker fed from the middle of a transcript may not have seen the session id yet.
         (message) =>
@@ -141,16 +149,10 @@ export async function runTurns(
         (text) => render.feedback(text, sessionId),
       );
       const summary = combineSummaries(turn.summaries);
-      // A turn that used no tokens (an API error, a limit) cost nothing, whatever else claude spent.
-      const used = tokensOfUsage(summary?.usage).total > 0;
-      if (turn.costUsd !== null && used) runCost = Math.max(0, turn.costUsd - (costBase ?? 0));
+      runCost = runCostAfter(runCost, turn.costUsd, costBase, tokensOfUsage(summary?.usage).total > 0);
       const costUsd = runCost;
-      const spent =
-        input.maxBudgetUsd !== undefined && costUsd !== null && costUsd >= input.maxBudgetUsd
-          ? { unit: "usd" as const, limit: input.maxBudgetUsd }
-          : null;
       const ending = forPrint(
-        decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, spent),
+        decideEnding(turn.outcome, turn.text, turn.maxTurnsHit, budgetSpentBy(input.maxBudgetUsd, costUsd)),
         turn.outcome,
         worker,
       );

@@ -1,4 +1,4 @@
-import { budgetText, maxTurnsText, type PrintEnding } from "../../core/print-result.ts";
+import { budgetText, maxTurnsText, type PrintEnding } from "../../core/print/result.ts";
 
 export type PrintOutput = {
   /** The system/init message that opens a turn. */

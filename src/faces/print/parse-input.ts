@@ -1,9 +1,9 @@
-import { dialectProvider } from "../../core/default-provider.ts";
 import type { Dialect } from "../../core/dialects/dialect.ts";
 import { UsageError } from "../../core/errors.ts";
-import { checkPrintInput, PrintInput } from "../../core/print-input.ts";
-import { resolveSchema } from "../../operations/guard-plan.ts";
-import { withDefaultProvider } from "../../operations/user-config.ts";
+import { checkPrintInput, PrintInput } from "../../core/print/input.ts";
+import { dialectProvider } from "../../core/worker/default-provider.ts";
+import { resolveSchema } from "../../operations/guard/plan.ts";
+import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { formatIssues } from "../cli/args.ts";
 import type { PrintIo } from "./flow.ts";
 

@@ -1,5 +1,5 @@
-import type { PrintInput } from "../../core/print-input.ts";
-import { buildInit, buildResult, endingExitCode } from "../../core/print-result.ts";
+import type { PrintInput } from "../../core/print/input.ts";
+import { buildInit, buildResult, endingExitCode } from "../../core/print/result.ts";
 import type { Renderer } from "./flow.ts";
 import { createOutput } from "./output.ts";
 

@@ -1,7 +1,7 @@
 import { codexUsage, createCodexItems } from "../../core/dialects/codex.ts";
 import { commandResult, toolKind } from "../../core/dialects/tool-kind.ts";
 import { createTurnTally, type TallyStep } from "../../core/dialects/turn-tally.ts";
-import { budgetError, endingExitCode } from "../../core/print-result.ts";
+import { budgetError, endingExitCode } from "../../core/print/result.ts";
 import type { Renderer } from "./flow.ts";
 
 type Io = { out: (t: string) => void; err: (t: string) => void };

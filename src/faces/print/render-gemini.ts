@@ -6,8 +6,8 @@ import {
   geminiStreamStats,
 } from "../../core/dialects/gemini.ts";
 import { createTurnTally } from "../../core/dialects/turn-tally.ts";
-import type { PrintInput } from "../../core/print-input.ts";
-import { budgetError, type PrintEnding } from "../../core/print-result.ts";
+import type { PrintInput } from "../../core/print/input.ts";
+import { budgetError, type PrintEnding } from "../../core/print/result.ts";
 import type { Renderer } from "./flow.ts";
 
 type Io = { out: (t: string) => void; err: (t: string) => void };

@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
+import { quoteArg } from "../../core/common/quote.ts";
 import { DIALECT_ENV, takeDialect } from "../../core/dialects/dialect.ts";
 import { EXIT, UsageError } from "../../core/errors.ts";
-import { type PrintInput, parseStreamInput } from "../../core/print-input.ts";
+import { type PrintInput, parseStreamInput } from "../../core/print/input.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import { quoteArg } from "../../core/quote.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
-import { readJsonOrFile } from "../../operations/json-or-file.ts";
+import { readJsonOrFile } from "../../operations/worker/json-or-file.ts";
 import { parsePrintArgs } from "./args.ts";
 import { beginPrint, isAnonymous } from "./begin.ts";
 import { runExec } from "./exec.ts";

@@ -1,23 +1,24 @@
 import { isAbsolute, resolve } from "node:path";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
-import type { Meta } from "../../core/meta.ts";
-import type { ExitRecord } from "../../core/outcome.ts";
-import type { DialogAnswer } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
-import { isSessionId, LAUNCH_FLAGS, type PrintInput } from "../../core/print-input.ts";
+import { LAUNCH_FLAGS, type PrintInput } from "../../core/print/input.ts";
+import { isSessionId } from "../../core/providers/registry.ts";
 import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
-import { screenTail } from "../../core/screen.ts";
-import { findRecentWorker, findWorkerBySession } from "../../operations/find-worker.ts";
-import { killWorker } from "../../operations/kill.ts";
-import { claimSpare } from "../../operations/pool-claim.ts";
-import { spawnWorker } from "../../operations/spawn.ts";
-import { statusOf } from "../../operations/status.ts";
-import { lastScreen, loadWorker } from "../../operations/worker.ts";
+import type { ExitRecord } from "../../core/wait/outcome.ts";
+import type { Meta } from "../../core/worker/meta.ts";
+import type { DialogAnswer } from "../../core/worker/outputs.ts";
+import { screenTail } from "../../core/worker/screen.ts";
+import { claimSpare } from "../../operations/pool/claim.ts";
+import { spawnWorker } from "../../operations/spawn/spawn.ts";
+import { findRecentWorker, findWorkerBySession } from "../../operations/worker/find-worker.ts";
+import { killWorker } from "../../operations/worker/kill.ts";
+import { statusOf } from "../../operations/worker/status.ts";
+import { lastScreen, loadWorker } from "../../operations/worker/worker.ts";
 import { renderDialogNotes } from "../verbs/render-dialogs.ts";
 
 export type PrintWorker =
   /**
-   * `refill`: a claimed spare's, started once the turn is over (operations/pool-claim.ts).
+   * `refill`: a claimed spare's, started once the turn is over (operations/pool/claim.ts).
    * `dialogs`: the startup dialogs answered for a worker started here (said on stderr already).
    */
   | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void; dialogs?: DialogAnswer[] }
@@ -107,7 +108,7 @@ async function create(
   // Trust for the worker's session only: `claude -p` asks nothing and records nothing, and neither
   // may umbel -p (a trust question the CLI would keep is refused). On failure spawn unwinds it all.
   // An anonymous worker is this process's: killed with no chance to remove it (SIGKILL), its own
-  // wrapper ends it (core/owner.ts).
+  // wrapper ends it (core/worker/owner.ts).
   const spawned = await spawnWorker(deps, spawn, { sessionTrust: true, owned: anonymous });
   note(renderDialogNotes(spawned));
   return { kind: "ready", name, anonymous, dialogs: spawned.dialogs };

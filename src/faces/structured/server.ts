@@ -6,7 +6,7 @@ import { UsageError } from "../../core/errors.ts";
 import { STRUCTURED_SERVER_COMMAND, STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../../core/guard/tool.ts";
 import type { Deps } from "../../core/ports.ts";
 import { WorkerName } from "../../core/schemas.ts";
-import { answerStructuredCall, markServerReady } from "../../operations/structured-call.ts";
+import { answerStructuredCall, markServerReady } from "../../operations/guard/structured-call.ts";
 
 /** claude -p's description of the tool (2.1.332), plus where the schema is. */
 const DESCRIPTION =

@@ -1,5 +1,5 @@
-import { AnswerInput, AnswerResult } from "../../core/answer-schema.ts";
-import { answerPrompt } from "../../operations/answer.ts";
+import { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.ts";
+import { answerPrompt } from "../../operations/fleet/answer.ts";
 import { defineVerb } from "./verb.ts";
 
 /** `answer`: the prompt wait reported as input (126), answered by meaning. */

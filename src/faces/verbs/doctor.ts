@@ -1,6 +1,6 @@
 import { type DoctorCheck, DoctorResult } from "../../core/doctor/schema.ts";
 import { EmptyInput } from "../../core/schemas.ts";
-import { runDoctor } from "../../operations/doctor.ts";
+import { runDoctor } from "../../operations/doctor/doctor.ts";
 import { defineVerb, LOOKS } from "./verb.ts";
 
 /** `umbel doctor` / `umbel_doctor`: is this machine ready for umbel, and what to do where it is not. */

@@ -1,4 +1,3 @@
-import { AttachResult, CaptureResult, KeysResult, type LogEntry, LogsResult } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import {
@@ -9,12 +8,19 @@ import {
   NameInput,
   StatusInput,
 } from "../../core/schemas.ts";
-import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker-status.ts";
-import { attachWorker } from "../../operations/attach.ts";
-import { captureScreen } from "../../operations/capture.ts";
-import { sendKeys } from "../../operations/keys.ts";
-import { streamLogs } from "../../operations/logs.ts";
-import { listWorkers, statusOf } from "../../operations/status.ts";
+import {
+  AttachResult,
+  CaptureResult,
+  KeysResult,
+  type LogEntry,
+  LogsResult,
+} from "../../core/worker/outputs.ts";
+import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker/status.ts";
+import { attachWorker } from "../../operations/worker/attach.ts";
+import { captureScreen } from "../../operations/worker/capture.ts";
+import { sendKeys } from "../../operations/worker/keys.ts";
+import { streamLogs } from "../../operations/worker/logs.ts";
+import { listWorkers, statusOf } from "../../operations/worker/status.ts";
 import { renderEvent, renderStatus, renderTable } from "./render.ts";
 import { renderCapture, renderKeys } from "./render-mcp.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";

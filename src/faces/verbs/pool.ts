@@ -1,6 +1,6 @@
-import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool-schema.ts";
-import { runPool } from "../../operations/pool.ts";
-import { withDefaultProvider } from "../../operations/user-config.ts";
+import { PoolInput, type PoolResult, PoolResult as PoolResultSchema } from "../../core/pool/schema.ts";
+import { runPool } from "../../operations/pool/pool.ts";
+import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { renderDialogNotes } from "./render-dialogs.ts";
 import { defineVerb } from "./verb.ts";
 

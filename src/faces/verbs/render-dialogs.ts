@@ -1,4 +1,4 @@
-import type { DialogAnswer } from "../../core/outputs.ts";
+import type { DialogAnswer } from "../../core/worker/outputs.ts";
 
 /**
  * The stderr lines that say what umbel answered for the user (spawn, pool warm, -p): one line per

@@ -1,8 +1,14 @@
-import type { BoundReport } from "../../core/bound-text.ts";
-import type { Outcome } from "../../core/outcome.ts";
-import type { CaptureResult, KeysResult, PruneResult, ReadResult, SpawnResult } from "../../core/outputs.ts";
-import type { SendOutput } from "../../core/queue.ts";
+import type { BoundReport } from "../../core/common/bound-text.ts";
+import type { SendOutput } from "../../core/fleet/queue.ts";
 import type { OutcomeReason } from "../../core/schemas.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import type {
+  CaptureResult,
+  KeysResult,
+  PruneResult,
+  ReadResult,
+  SpawnResult,
+} from "../../core/worker/outputs.ts";
 import { renderOutcome } from "./render.ts";
 import { describeDialog } from "./render-dialogs.ts";
 

@@ -1,5 +1,5 @@
-import type { BillingRoute } from "../../core/billing.ts";
-import type { RateWindow, Telemetry, TokenCounts } from "../../core/telemetry.ts";
+import type { BillingRoute } from "../../core/limits/billing.ts";
+import type { RateWindow, Telemetry, TokenCounts } from "../../core/limits/telemetry.ts";
 
 /** Pure renderers for a worker's usage: its billing route, telemetry and subscription windows. */
 

@@ -1,5 +1,5 @@
-import type { Outcome } from "../../core/outcome.ts";
-import type { WaitResult } from "../../core/wait-many.ts";
+import type { WaitResult } from "../../core/fleet/wait-many.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
 import { renderOutcome } from "./render.ts";
 import { renderWait } from "./render-mcp.ts";
 

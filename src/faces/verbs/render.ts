@@ -1,8 +1,8 @@
+import { policyDecisionOf } from "../../core/fleet/policy/compile.ts";
 import { describeGuard } from "../../core/guard/record.ts";
-import type { ExitRecord, Outcome } from "../../core/outcome.ts";
-import { policyDecisionOf } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
-import type { StatusResult } from "../../core/worker-status.ts";
+import type { ExitRecord, Outcome } from "../../core/wait/outcome.ts";
+import type { StatusResult } from "../../core/worker/status.ts";
 import { renderUsageLines, renderWindows } from "./render-usage.ts";
 
 /** Pure renderers for the human (non --json) output of each verb; MCP's add next steps (render-mcp.ts). */

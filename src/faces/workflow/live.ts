@@ -1,4 +1,4 @@
-import { formatDuration } from "../../core/duration.ts";
+import { formatDuration } from "../../core/common/duration.ts";
 import type { StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
 import { renderDialogEvent, STATUS_MARK } from "./render.ts";
 

@@ -1,4 +1,4 @@
-import { formatDuration } from "../../core/duration.ts";
+import { formatDuration } from "../../core/common/duration.ts";
 import type { WorkflowPlan } from "../../core/workflow/describe.ts";
 import type { WorkerResume } from "../../core/workflow/resume.ts";
 import type {

@@ -1,7 +1,7 @@
 import { type ArgsDef, parseArgs } from "citty";
+import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { quoteArg } from "../../core/quote.ts";
 import { RunWorkflowInput, workflowJsonSchema } from "../../core/workflow/schema.ts";
 import type { WorkflowEvent } from "../../core/workflow/state.ts";
 import { runWorkflow } from "../../operations/workflow/run.ts";

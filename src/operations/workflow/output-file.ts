@@ -1,5 +1,5 @@
 import { isAbsolute, relative, resolve } from "node:path";
-import { OUTPUT_INLINE_BYTES } from "../../core/log-bounds.ts";
+import { OUTPUT_INLINE_BYTES } from "../../core/common/log-bounds.ts";
 import type { Deps } from "../../core/ports.ts";
 import { cutOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 

@@ -1,12 +1,12 @@
 import { dirname, resolve } from "node:path";
-import { throwIfAborted } from "../../core/abort.ts";
-import { FALLBACK_PROVIDER } from "../../core/default-provider.ts";
+import { throwIfAborted } from "../../core/common/abort.ts";
+import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
-import { quoteArg } from "../../core/quote.ts";
-import { findSessionId, lastSubmitIndex } from "../../core/turn.ts";
+import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
+import { FALLBACK_PROVIDER } from "../../core/worker/default-provider.ts";
+import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/bounds.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
-import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/limits.ts";
 import { type WorkflowIssue, workflowError } from "../../core/workflow/positions.ts";
 import {
   lastSessions,
@@ -28,8 +28,8 @@ import {
   loadWorkflow,
   throwIssues,
 } from "../../core/workflow/validate.ts";
-import { loadDefaultProvider } from "../user-config.ts";
-import { checkLiveness, loadWorker, readEvents } from "../worker.ts";
+import { loadDefaultProvider } from "../worker/user-config.ts";
+import { checkLiveness, loadWorker, readEvents } from "../worker/worker.ts";
 import { executeRun } from "./runner.ts";
 import { killQuietly } from "./workers.ts";
 

@@ -25,7 +25,7 @@ export type RunArgs = {
   /** Keep the workers' tombstones after a successful run (a failed run always keeps them). */
   keep: boolean;
   onEvent: (event: WorkflowEvent) => void;
-  /** The provider of a worker whose YAML names none (operations/user-config.ts loadDefaultProvider). */
+  /** The provider of a worker whose YAML names none (operations/worker/user-config.ts loadDefaultProvider). */
   defaultProvider: ProviderId;
   /** A resume: what it does with each worker (core/workflow/resume.ts). */
   resume?: WorkerResumePlan;

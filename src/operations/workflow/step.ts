@@ -2,15 +2,15 @@ import { resolve } from "node:path";
 import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
 import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
-import { describeFailure } from "../../core/print.ts";
-import { isBlankPrompt } from "../../core/prompt.ts";
+import { describeFailure } from "../../core/print/print.ts";
 import { isJsonObjectText } from "../../core/schemas.ts";
+import { isBlankPrompt } from "../../core/worker/prompt.ts";
 import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/state.ts";
-import { waitGuarded } from "../guard.ts";
-import { readAnswer } from "../read.ts";
-import { sendPrompt } from "../send.ts";
+import { waitGuarded } from "../guard/guard.ts";
+import { readAnswer } from "../worker/read.ts";
+import { sendPrompt } from "../worker/send.ts";
 import { readOutputFile } from "./output-file.ts";
 
 /**

@@ -1,10 +1,10 @@
-import type { SpawnResult } from "../../core/outputs.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
+import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
-import { killWorker } from "../kill.ts";
-import { spawnWorker } from "../spawn.ts";
+import { spawnWorker } from "../spawn/spawn.ts";
+import { killWorker } from "../worker/kill.ts";
 
 /**
  * The run's workers: spawned on first use, reused across their steps (the conversation carries

@@ -1,5 +1,5 @@
-import type { BillingEnv } from "../../billing.ts";
-import { isRecord, parseJsonObject } from "../../json.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
+import type { BillingEnv } from "../../limits/billing.ts";
 import type { LaunchOptions } from "../launch-types.ts";
 
 /**

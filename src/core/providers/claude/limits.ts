@@ -1,5 +1,5 @@
-import { isRecord, parseJsonObject } from "../../json.ts";
-import { isoFromUnixSeconds, type ProviderLimits, type UsageLimit } from "../../limits.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
+import { isoFromUnixSeconds, type ProviderLimits, type UsageLimit } from "../../limits/limits.ts";
 import type { HookEvent } from "../types.ts";
 
 /**

@@ -1,4 +1,9 @@
-import { foldSlashPrompt, neutraliseShellPrefix, normalisePrompt, type PasteFold } from "../../prompt.ts";
+import {
+  foldSlashPrompt,
+  neutraliseShellPrefix,
+  normalisePrompt,
+  type PasteFold,
+} from "../../worker/prompt.ts";
 import { CLAUDE_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
@@ -21,6 +26,21 @@ import { parseClaudeAnswer } from "./transcript.ts";
 export const claude: PlainProvider = {
   id: "claude",
   displayName: "Claude Code",
+  tested: { version: "2.1.332", npm: "@anthropic-ai/claude-code" },
+  // A UUID.
+  sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  tools: {
+    command: ["Bash"],
+    write: ["Write"],
+    edit: ["Edit", "MultiEdit", "NotebookEdit"],
+    web: ["WebSearch"],
+    mcpName: /^mcp__(.+?)__(.+)$/,
+    // A failed Bash: `Exit code N` first, then the output.
+    commandResult(text) {
+      const head = /^Exit code (-?\d+)\n?/.exec(text);
+      return head ? { output: text.slice(head[0].length), exitCode: Number(head[1]) } : null;
+    },
+  },
   binEnv: "UMBEL_CLAUDE_BIN",
   defaultBin: "claude",
   // Named one by one: a host Claude Code exports CLAUDECODE and CLAUDE_CODE_CHILD_SESSION, and the

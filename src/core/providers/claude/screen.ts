@@ -1,4 +1,4 @@
-import { answerDialog } from "../../screen.ts";
+import { answerDialog } from "../../worker/screen.ts";
 import type { AnswerSpec, ScreenState } from "../types.ts";
 
 const TRUST_OPTION = "Yes, I trust this folder";

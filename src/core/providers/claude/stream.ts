@@ -1,5 +1,5 @@
 import { isAbsolute, join } from "node:path";
-import { isRecord, parseJsonObject } from "../../json.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
 import { timeOfIso } from "../stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";

@@ -1,5 +1,5 @@
-import { isRecord, parseJsonObject } from "../../json.ts";
-import { isoFromUnixSeconds } from "../../limits.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
+import { isoFromUnixSeconds } from "../../limits/limits.ts";
 import {
   addTokens,
   emptyTokens,
@@ -9,7 +9,7 @@ import {
   type TelemetryRecords,
   type TokenCounts,
   tokensOfUsage,
-} from "../../telemetry.ts";
+} from "../../limits/telemetry.ts";
 
 /**
  * claude's telemetry (2.1.332): tokens from the transcript's assistant usage records (one per API

@@ -1,4 +1,4 @@
-import { parseJsonObject } from "../../json.ts";
+import { parseJsonObject } from "../../common/json.ts";
 import type { TranscriptAnswer } from "../transcript-types.ts";
 
 type Entry = Record<string, unknown> & {

@@ -1,5 +1,5 @@
-import { stringAt } from "../../json.ts";
-import { POLICY_MARK } from "../../notify.ts";
+import { stringAt } from "../../common/json.ts";
+import { POLICY_MARK } from "../../fleet/notify.ts";
 import { snakeSessionStart } from "../hook-wire.ts";
 import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
 import type { CodexTurnEnd } from "./transcript.ts";

@@ -1,5 +1,5 @@
+import { sha256Hex } from "../../common/sha256.ts";
 import type { StructuredServer } from "../../guard/tool.ts";
-import { sha256Hex } from "../../sha256.ts";
 import { planCodexMcpServers, renderStructuredServer } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
@@ -193,7 +193,7 @@ export type HookTrustInput = {
  * (keys sorted at every level, no spaces) of `{event_name, hooks: [{type, command, timeout, async}]}`,
  * plus `matcher` when set (dropped for UserPromptSubmit and Stop) and `statusMessage` when set. The
  * timeout is the configured one or 600, clamped to 1..3 for SessionEnd and Interrupt. The script's
- * contents are not hashed. Checked against the hashes "Trust all" wrote (test/unit/codex-home.test.ts).
+ * contents are not hashed. Checked against the hashes "Trust all" wrote (test/unit/providers/codex-home.test.ts).
  */
 export function codexHookTrustHash(input: HookTrustInput): string {
   let timeout = input.timeout ?? 600;

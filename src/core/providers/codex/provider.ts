@@ -1,5 +1,5 @@
-import { normalisePrompt } from "../../prompt.ts";
 import type { PermissionMode } from "../../schemas.ts";
+import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { HOOK_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
@@ -59,6 +59,25 @@ const CODEX_LAUNCH_FLAGS: readonly LaunchFlag[] = [
 export const codex: HomedProvider = {
   id: "codex",
   displayName: "Codex",
+  tested: { version: "0.171.0", npm: "@openai/codex" },
+  // A UUID.
+  sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  tools: {
+    command: ["exec_command", "shell", "shell_command", "local_shell"],
+    write: [],
+    edit: [],
+    web: ["web_search"],
+    patch: ["apply_patch"],
+    // exec_command's header: `Process exited with code N` … then `Output:` on a line of its own.
+    commandResult(text) {
+      const code = /^Process exited with code (-?\d+)$/m.exec(text.split("\nOutput:\n")[0] ?? "");
+      if (!code || !text.includes("\nOutput:\n")) return null;
+      return {
+        output: text.slice(text.indexOf("\nOutput:\n") + "\nOutput:\n".length),
+        exitCode: Number(code[1]),
+      };
+    },
+  },
   binEnv: "UMBEL_CODEX_BIN",
   defaultBin: "codex",
   // CODEX_HOME is umbel's (planLaunch sets it); the user's never reaches a worker.

@@ -1,4 +1,4 @@
-import { isRecord as isObject, parseJsonObject } from "../../json.ts";
+import { isRecord as isObject, parseJsonObject } from "../../common/json.ts";
 import {
   apiErrorLine,
   assistantLine,

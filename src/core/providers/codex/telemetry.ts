@@ -1,5 +1,5 @@
-import { isRecord, parseJsonObject } from "../../json.ts";
-import { isoFromUnixSeconds } from "../../limits.ts";
+import { isRecord, parseJsonObject } from "../../common/json.ts";
+import { isoFromUnixSeconds } from "../../limits/limits.ts";
 import {
   emptyTokens,
   type RateWindow,
@@ -8,7 +8,7 @@ import {
   type TelemetryRecords,
   type TokenCounts,
   withTotal,
-} from "../../telemetry.ts";
+} from "../../limits/telemetry.ts";
 
 /**
  * codex's telemetry from its rollout (0.171.0): `token_usage_record` per response (`turn_token_usage`,

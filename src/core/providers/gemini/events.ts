@@ -1,7 +1,7 @@
-import { stringAt } from "../../json.ts";
-import { topLevel } from "../../notify.ts";
+import { stringAt } from "../../common/json.ts";
+import { topLevel } from "../../fleet/notify.ts";
 import { snakeSessionStart } from "../hook-wire.ts";
-import type { HookEvent, NotifyRule, TurnSignal } from "../types.ts";
+import type { HookEvent, NotifyRule, Stall, StallInput, TurnSignal } from "../types.ts";
 
 /**
  * gemini-cli 0.61.0's hook payloads as turn signals (docs/providers.md). Per prompt:
@@ -62,23 +62,8 @@ const GEMINI_RETRY_STALL_MS = 90_000;
 /** A turn that recovers does so within a few retries: 500 twice then OK answered 15.8 s after Enter. */
 const GEMINI_MIN_RETRIES = 2;
 
-export type RetryStallInput = {
-  /** The turn's events (after the baseline), in log order. */
-  readonly events: readonly HookEvent[];
-  /** When umbel last saw progress: the turn's start, a new non-marker event, or a transcript change. */
-  readonly lastProgressAt: number;
-  readonly now: number;
-  /** The screen is gemini's busy screen (spinner with "esc to cancel"). */
-  readonly busy: boolean;
-  readonly stallMs?: number;
-};
-
-export type RetryStall =
-  | { readonly stalled: false; readonly attempts: number }
-  | { readonly stalled: true; readonly attempts: number; readonly sinceMs: number; readonly error: string };
-
 /** Model calls since the last other event; stalled once they are retries that went on too long. */
-export function assessRetryStall(input: RetryStallInput): RetryStall {
+export function assessRetryStall(input: StallInput): Stall {
   let attempts = 0;
   for (const event of input.events) attempts = event.name === "BeforeModel" ? attempts + 1 : 0;
   const sinceMs = input.now - input.lastProgressAt;

@@ -1,5 +1,5 @@
-import { isRecord, asRecord as record } from "../../json.ts";
-import { shellQuote } from "../../shell.ts";
+import { isRecord, asRecord as record } from "../../common/json.ts";
+import { shellQuote } from "../../common/shell.ts";
 import type { HomeEntry, HomeLaunch } from "../home-types.ts";
 import { applyLaunchSettings, geminiSystemPromptPath, planGeminiMemory } from "./launch.ts";
 

@@ -1,6 +1,6 @@
+import { isRecord, asRecord as record } from "../../common/json.ts";
 import { UsageError } from "../../errors.ts";
 import { STRUCTURED_SERVER_NAME } from "../../guard/tool.ts";
-import { isRecord, asRecord as record } from "../../json.ts";
 import type { HomeEntry, HomeLaunch } from "../home-types.ts";
 import {
   geminiApprovalMode,

@@ -1,4 +1,4 @@
-import type { ProviderLimits, UsageLimit } from "../../limits.ts";
+import type { ProviderLimits, UsageLimit } from "../../limits/limits.ts";
 import { findGeminiTurnError } from "./transcript.ts";
 
 /**

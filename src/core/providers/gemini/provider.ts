@@ -1,6 +1,6 @@
-import type { BillingRoute } from "../../billing.ts";
 import { UsageError } from "../../errors.ts";
-import { normalisePrompt } from "../../prompt.ts";
+import type { BillingRoute } from "../../limits/billing.ts";
+import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import {
@@ -64,6 +64,28 @@ export const GEMINI_LAUNCH_FLAGS: readonly LaunchFlag[] = [
 export const gemini: HomedProvider = {
   id: "gemini",
   displayName: "Gemini CLI",
+  tested: { version: "0.61.0", npm: "@google/gemini-cli" },
+  // A UUID.
+  sessionIdPattern: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  tools: {
+    command: ["run_shell_command"],
+    write: ["write_file"],
+    edit: ["replace"],
+    web: ["google_web_search"],
+    // A server name with `_` splits early.
+    mcpName: /^mcp_([^_]+)_(.+)$/,
+    // run_shell_command's `Output: …` (`(empty)` for none), then `Exit Code: N` when it failed.
+    commandResult(text, isError) {
+      const out =
+        /(?:^|\n)Output: ([\s\S]*?)(?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID):|$)/.exec(
+          text,
+        );
+      if (!out) return null;
+      const code = /\nExit Code: (-?\d+)/.exec(text);
+      const output = out[1] === "(empty)" ? "" : (out[1] ?? "");
+      return { output, exitCode: code ? Number(code[1]) : isError ? 1 : 0 };
+    },
+  },
   binEnv: "UMBEL_GEMINI_BIN",
   defaultBin: "gemini",
   // One by one: the auth methods' variables (API key, Vertex AI, Code Assist, ADC) and the endpoint.

@@ -1,4 +1,4 @@
-import { isRecord } from "../../json.ts";
+import { isRecord } from "../../common/json.ts";
 import {
   addTokens,
   emptyTokens,
@@ -6,7 +6,7 @@ import {
   type TelemetryRecords,
   type TokenCounts,
   withTotal,
-} from "../../telemetry.ts";
+} from "../../limits/telemetry.ts";
 import { isRealPrompt, replayGemini } from "./transcript.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { isRecord, parseJsonObject as parseLine } from "../../json.ts";
+import { isRecord, parseJsonObject as parseLine } from "../../common/json.ts";
 import type { TranscriptAnswer } from "../transcript-types.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { type PromptOption, readMenu } from "../../answer.ts";
+import { type PromptOption, readMenu } from "../../fleet/answer.ts";
 import type { AnswerSpec } from "../types.ts";
 
 /**
@@ -8,7 +8,7 @@ import type { AnswerSpec } from "../types.ts";
  * `┃` border. Left/Right move the choice and wrap around, Enter picks it; the box opens on Allow once.
  * Allow always opens a confirmation (`△ Always allow`, `Confirm   Cancel`, opening on Confirm); its
  * Cancel goes back to the box. Escape rejects (a root session's box). The question box is a numbered
- * list whose digits pick and submit (core/answer.ts readMenu).
+ * list whose digits pick and submit (core/fleet/answer.ts readMenu).
  */
 export const OPENCODE_ANSWERS: AnswerSpec = {
   escapes: true,

@@ -1,4 +1,4 @@
-import { isRecord, stringAt } from "../../json.ts";
+import { isRecord, stringAt } from "../../common/json.ts";
 import type { HookEvent, HookWire, TurnSignal } from "../types.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { isRecord } from "../../json.ts";
+import { isRecord } from "../../common/json.ts";
 import type { HomeContext, HomePlan } from "../home-types.ts";
 import { planOpencodeMcp } from "./mcp.ts";
 

@@ -1,4 +1,4 @@
-import { isRecord } from "../../json.ts";
+import { isRecord } from "../../common/json.ts";
 
 /**
  * claude's `mcpServers` map (merged from every --mcp-config) as opencode's `mcp` config (1.18.33

@@ -1,4 +1,4 @@
-import { normalisePrompt } from "../../prompt.ts";
+import { normalisePrompt } from "../../worker/prompt.ts";
 import type { HomeContext } from "../home-types.ts";
 import { type LaunchFlag, type LaunchOptions, refuseLaunchFlags } from "../launch-types.ts";
 import type { Delivery, HomedProvider } from "../types.ts";
@@ -7,9 +7,9 @@ import { interpretOpencodeEvent, OPENCODE_HOOK_WIRE, OPENCODE_SUBMIT_EVENT } fro
 import { planOpencodeHome } from "./home.ts";
 import { OPENCODE_PERMISSION_MODES, planOpencodeLaunch } from "./launch.ts";
 import { refuseOpencodeMcp } from "./mcp.ts";
-import { opencodeRecordSource, opencodeTurnEnd, parseOpencodeAnswer } from "./record.ts";
 import { classifyOpencodeScreen, stillOpencodeScreen } from "./screen.ts";
 import { trackOpencodeTurn } from "./stream.ts";
+import { opencodeRecordSource, opencodeTurnEnd, parseOpencodeAnswer } from "./transcript.ts";
 
 /**
  * opencode (`opencode`, npm opencode-ai), measured on 1.18.33 (docs/providers.md,
@@ -43,6 +43,10 @@ const OPENCODE_INTERRUPT_KEYS = ["Escape", "Escape"] as const;
 export const opencode: HomedProvider = {
   id: "opencode",
   displayName: "opencode",
+  tested: { version: "1.18.33", npm: "opencode-ai" },
+  // `ses_` and 26 letters or digits (1.18.33; 20-40 accepted).
+  sessionIdPattern: /^ses_[0-9A-Za-z]{20,40}$/,
+  tools: { command: ["bash"], write: ["write"], edit: ["edit"], web: ["websearch"] },
   binEnv: "UMBEL_OPENCODE_BIN",
   defaultBin: "opencode",
   // One by one: opencode's own switches a user may set (its config layers, its database, the

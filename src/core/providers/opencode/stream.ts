@@ -1,4 +1,4 @@
-import { isRecord } from "../../json.ts";
+import { isRecord } from "../../common/json.ts";
 import {
   apiErrorLine,
   assistantLine,
@@ -8,7 +8,7 @@ import {
 } from "../stream-shape.ts";
 import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
-import { answerText, isTypedPrompt, messageError, type OpencodeMessage, parseRecord } from "./record.ts";
+import { answerText, isTypedPrompt, messageError, type OpencodeMessage, parseRecord } from "./transcript.ts";
 
 type Part = Readonly<Record<string, unknown>>;
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Meaning } from "../../../core/answer.ts";
+import type { Meaning } from "../../../core/fleet/answer.ts";
 import { RunWorkflowInput } from "../../../core/workflow/schema.ts";
 import { VERBS } from "../../verbs/table.ts";
 import type { Verb } from "../../verbs/verb.ts";

@@ -1,5 +1,5 @@
 import { Dialect } from "../../../core/dialects/dialect.ts";
-import { PrintInput } from "../../../core/print-input.ts";
+import { PrintInput } from "../../../core/print/input.ts";
 import { PRINT_FLAGS } from "../../print/args.ts";
 import { COLOR_MODES, EXEC_FLAGS, SANDBOX_MODES } from "../../print/args-codex.ts";
 import { kebab } from "../args.ts";

@@ -1,0 +1,196 @@
+import { shellQuote } from "../../core/common/shell.ts";
+import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
+import { compileNotify } from "../../core/fleet/notify.ts";
+import {
+  DRAIN_HOOK_COMMAND,
+  nextQueued,
+  parseQueue,
+  pendingCount,
+  type QueueFile,
+  renderQueue,
+  type SendOutput,
+  type SentFromQueue,
+  settle,
+  withEntry,
+} from "../../core/fleet/queue.ts";
+import type { GuardedSendInput } from "../../core/guard/fields.ts";
+import type { Deps } from "../../core/ports.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import { openGuard } from "../guard/open.ts";
+import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "../worker/send.ts";
+import {
+  checkLiveness,
+  currentTurn,
+  isTurnOnByHooks,
+  loadWorker,
+  readEvents,
+  type Worker,
+} from "../worker/worker.ts";
+
+/**
+ * `send --queue` and the drain (core/fleet/queue.ts says why there is no daemon). Every change to the queue
+ * is made under the worker's send lock, the one a send holds while it owns the composer.
+ */
+
+const FILE = "queue.json";
+
+/** `send`: queued prompts go first (one is sent if the worker is idle; then this send finds it busy). */
+export async function sendOrQueue(deps: Deps, input: GuardedSendInput): Promise<SendOutput> {
+  if (input.queue) return queuePrompt(deps, input);
+  const worker = await loadWorker(deps, input.name);
+  const sent = await drainQueue(deps, worker);
+  if (sent)
+    throw new WorkerBusyError(
+      `worker ${input.name} is busy with its queued prompt ${sent.id} (sent now, baseline ${sent.baseline}); send --queue queues yours`,
+      { name: input.name, sent },
+    );
+  return sendPrompt(deps, input);
+}
+
+/**
+ * Sent at once to an idle worker with nothing queued; else appended to its queue. Its guardrails are
+ * checked now (a usage error queues nothing) and recorded with its turn when it is sent.
+ */
+async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOutput> {
+  const started = deps.clock.now();
+  const worker = await loadWorker(deps, input.name);
+  const { name } = worker.meta;
+  const { text, plan } = await planTurn(deps, worker, input);
+  const live = await checkLiveness(deps, worker);
+  if (!live.alive)
+    throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
+  const lock = await holdComposer(deps, name);
+  try {
+    let queue = await readQueue(deps, name);
+    // The last 8 hex digits of a fresh uuid (random in a v4 uuid, and what differs in a test's).
+    const id = `q-${deps.system.uuid().slice(-8)}`;
+    const queuedAt = new Date(deps.clock.now()).toISOString();
+    const ahead = pendingCount(queue);
+    if (ahead === 0 && !(await isWaitingOutLimit(deps, worker)) && !(await isBusyByHooks(deps, worker))) {
+      try {
+        const sent = await deliver(deps, worker, text, started, prepareTurn(deps, worker, plan));
+        queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
+        await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+        return { ...sent, queued: { id, position: 0, state: "sent" } };
+      } catch (error) {
+        if (!(error instanceof WorkerBusyError)) throw error;
+      }
+    }
+    queue = withEntry(queue, {
+      id,
+      state: "queued",
+      queuedAt,
+      prompt: text,
+      ...(plan ? { guard: plan } : {}),
+    });
+    await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+    await armHookDrain(deps, worker);
+    return {
+      name,
+      baseline: null,
+      promptId: null,
+      enters: 0,
+      elapsedMs: deps.clock.now() - started,
+      queued: { id, position: ahead, state: "queued" },
+    };
+  } finally {
+    await lock.release();
+  }
+}
+
+/** The worker's end-of-turn hook (`umbel __drain NAME`): its next queued prompt, sent if it is idle. */
+export async function drainOnTurnEnd(deps: Deps, name: string): Promise<SentFromQueue | null> {
+  return drainQueue(deps, await loadWorker(deps, name));
+}
+
+/**
+ * Sends the next queued prompt when the worker is idle and no one else holds its composer: its id and
+ * baseline, else null. A prompt the worker did not take is marked failed (never sent twice). While
+ * the last turn's guardrails are being enforced the worker is not done with it (between attempts it
+ * sits idle, waiting for its feedback): the queue waits for the guard's outcome.
+ */
+export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQueue | null> {
+  const { name } = worker.meta;
+  if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
+  if ((await openGuard(deps, worker)) !== null) return null;
+  if (await isWaitingOutLimit(deps, worker)) return null;
+  if (await isBusyByHooks(deps, worker)) return null;
+  const lock = await deps.store.lock(name, "send");
+  if (!lock) return null;
+  try {
+    let queue = await readQueue(deps, name);
+    const next = nextQueued(queue);
+    if (!next) return null;
+    try {
+      const prepare = prepareTurn(deps, worker, next.guard ?? null);
+      const sent = await deliver(deps, worker, next.prompt, deps.clock.now(), prepare);
+      queue = settle(queue, next.id, { state: "sent", baseline: sent.baseline, prompt: "" });
+      await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+      return { id: next.id, baseline: sent.baseline };
+    } catch (error) {
+      if (error instanceof WorkerBusyError) return null;
+      if (!(error instanceof DeliveryError)) throw error;
+      queue = settle(queue, next.id, { state: "failed", error: error.message });
+      await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+      return null;
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * `--on-limit continue`: a turn a usage limit stopped is not over, it goes on after the reset (claude
+ * by itself, codex and gemini with the waiting umbel's continuation prompt); a queued prompt sent
+ * now would take its place. The queue waits for the continued turn's end.
+ */
+async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
+  if (worker.meta.onLimit !== "continue" || !worker.provider.limits) return false;
+  const events = await readEvents(deps, worker.provider, worker.meta.name);
+  const last = lastSubmitIndex(worker.provider, events);
+  if (last === null) return false;
+  const { turn } = await currentTurn(deps, worker, events, last);
+  return turn.status === "failure" && turn.limit !== undefined;
+}
+
+/**
+ * The hooks say the last turn is on, whatever the screen shows (operations/worker/worker.ts isTurnOnByHooks):
+ * a TUI lagging its hooks shows the idle composer at a turn's start, and a prompt sent then lands in
+ * the busy worker.
+ */
+async function isBusyByHooks(deps: Deps, worker: Worker): Promise<boolean> {
+  const events = await readEvents(deps, worker.provider, worker.meta.name);
+  const last = lastSubmitIndex(worker.provider, events);
+  if (last === null) return false;
+  const { turn } = await currentTurn(deps, worker, events, last);
+  return isTurnOnByHooks(deps, worker, events, last, turn);
+}
+
+export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {
+  const queue = parseQueue(await deps.store.readWorkerFile(name, FILE));
+  if (queue === null) {
+    const path = `${deps.store.paths(name).dir}/${FILE}`;
+    throw new StateError(
+      `the queue of worker ${name} is unreadable: ${path}; remove that file (its queued prompts are lost), or umbel kill ${name} --purge`,
+      { name, path, fix: "remove that file (its queued prompts are lost)" },
+    );
+  }
+  return queue;
+}
+
+/**
+ * The worker's own end-of-turn hook drains too (hooks/hook.sh): at the events that end a turn
+ * (drain.tsv, the provider's stop and provider-error rules) it runs drain.cmd, this very umbel's
+ * hidden `__drain NAME`, in the background. Only a compiled umbel can be run again that way.
+ */
+async function armHookDrain(deps: Deps, worker: Worker): Promise<void> {
+  const self = deps.system.selfCommand();
+  const rules = (worker.provider.notifyRules ?? []).filter((r) => r.reason !== "input");
+  if (self === null || rules.length === 0) return;
+  // The socket's folder too: the hook runs in the CLI's env, which has no TMUX_TMPDIR (empty: tmux's default).
+  const socket = `UMBEL_TMUX_SOCKET=${shellQuote(deps.tmux.socket)} TMUX_TMPDIR=${shellQuote(deps.env.TMUX_TMPDIR ?? "")}`;
+  const env = `UMBEL_HOME=${shellQuote(deps.store.root)} ${socket}`;
+  const command = [...self, DRAIN_HOOK_COMMAND, worker.meta.name].map(shellQuote).join(" ");
+  await deps.store.writeWorkerFile(worker.meta.name, "drain.cmd", `${env} ${command}`);
+  await deps.store.writeWorkerFile(worker.meta.name, "drain.tsv", compileNotify(rules));
+}

@@ -1,0 +1,104 @@
+import { NoTurnError } from "../../core/errors.ts";
+import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../../core/fleet/wait-many.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { Outcome } from "../../core/wait/outcome.ts";
+import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import { type GuardProgress, waitGuarded } from "../guard/guard.ts";
+import { withTurnTelemetry } from "../limits/telemetry.ts";
+import { loadWorker, readEvents } from "../worker/worker.ts";
+import { drainQueue } from "./queue.ts";
+
+/**
+ * `wait NAME`, or `wait --any/--all A B C`: one wait state machine per worker in this one process,
+ * each on its own fs.watch of that worker's events (no polling beyond each machine's safety net).
+ * any returns at the first outcome and stops the other machines (their workers are untouched). Each
+ * worker's turn is followed through its guardrails (operations/guard/guard.ts): a guarded turn's outcome is
+ * its guard's (stop once the checks pass, rejected 121); a stopped machine leaves its guard open.
+ */
+export async function waitForTurns(
+  deps: Deps,
+  input: WaitManyInput,
+  onProgress?: (progress: GuardProgress) => void,
+): Promise<WaitResult> {
+  const names = workersOf(input);
+  const limits = {
+    ...(input.timeout === undefined ? {} : { timeout: input.timeout }),
+    ...(input.idleTimeout === undefined ? {} : { idleTimeout: input.idleTimeout }),
+    ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
+  };
+  const [first] = names;
+  if (names.length === 1 && first !== undefined && !input.any && !input.all)
+    return drainAfter(
+      deps,
+      await waitGuarded(
+        deps,
+        { name: first, ...limits, ...(input.after === undefined ? {} : { after: input.after }) },
+        onProgress,
+      ),
+    );
+  // Every worker must exist and have a turn before any machine starts: never a half-started wait.
+  for (const name of names) await requireTurn(deps, name);
+  const stop = new AbortController();
+  const signal = deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal;
+  const each = { ...deps, signal };
+  const order: string[] = [];
+  const waits = names.map((name) =>
+    waitGuarded(each, { name, ...limits }, onProgress).then((outcome) => {
+      order.push(name);
+      if (input.any) stop.abort();
+      return outcome;
+    }),
+  );
+  // A failing machine (a state fault) fails the wait; the others are stopped first.
+  const settled = await Promise.allSettled(waits);
+  stop.abort();
+  const failed = settled.find((s) => s.status === "rejected");
+  if (failed?.status === "rejected") throw failed.reason;
+  const outcomes = new Map<string, Outcome>();
+  for (const [i, s] of settled.entries())
+    if (s.status === "fulfilled") outcomes.set(names[i] ?? "", await drainAfter(deps, s.value));
+  return input.any ? firstOf(deps, outcomes, order) : allOf(outcomes, names);
+}
+
+/** The first turn to end; the machines this wait stopped are pending, never outcomes. */
+function firstOf(deps: Deps, outcomes: Map<string, Outcome>, order: readonly string[]): WaitResult {
+  const callerAborted = deps.signal?.aborted === true;
+  const ended = order.flatMap((name) => {
+    const outcome = outcomes.get(name);
+    return outcome && (outcome.reason !== "aborted" || callerAborted) ? [outcome] : [];
+  });
+  const pending = order.filter((name) => !ended.some((o) => o.name === name));
+  const [headline] = ended;
+  if (!headline) throw new Error("wait --any ended with no outcome");
+  return { ...headline, outcomes: ended, pending };
+}
+
+function allOf(outcomes: Map<string, Outcome>, names: readonly string[]): WaitResult {
+  const each = names.flatMap((name) => outcomes.get(name) ?? []);
+  const headline = headlineOfAll(each);
+  if (!headline) throw new Error("wait --all ended with no outcome");
+  return { ...headline, outcomes: each };
+}
+
+/**
+ * The outcome with the turn's own telemetry (operations/limits/telemetry.ts), read before anything moves
+ * the worker on. A turn that ended (stop, provider-error) leaves the worker idle: its next queued
+ * prompt (send --queue) is sent now, and the outcome names it with its baseline.
+ */
+async function drainAfter(deps: Deps, waited: Outcome): Promise<Outcome> {
+  const outcome = await withTurnTelemetry(deps, waited);
+  if ((outcome.reason !== "stop" && outcome.reason !== "provider-error") || deps.signal?.aborted)
+    return outcome;
+  const sent = await drainQueue(deps, await loadWorker(deps, outcome.name));
+  return sent ? { ...outcome, next: sent } : outcome;
+}
+
+/** The worker exists and has been sent a prompt (else NoTurnError, exit 5, as `wait NAME` says). */
+async function requireTurn(deps: Deps, name: string): Promise<void> {
+  const worker = await loadWorker(deps, name);
+  const events = await readEvents(deps, worker.provider, name);
+  if (lastSubmitIndex(worker.provider, events) === null)
+    throw new NoTurnError(`worker ${name} has not been sent a prompt yet: there is no turn to wait for`, {
+      name,
+    });
+}

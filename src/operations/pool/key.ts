@@ -1,0 +1,35 @@
+import { keyMaterial } from "../../core/pool/pool.ts";
+import type { Deps } from "../../core/ports.ts";
+import { getProvider } from "../../core/providers/registry.ts";
+import type { SpawnInput } from "../../core/schemas.ts";
+import { buildWorkerEnv } from "../../core/worker/env.ts";
+import { withConfiguredEnv } from "../../core/worker/user-config.ts";
+import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/spawn.ts";
+import { loadUserConfig } from "../worker/user-config.ts";
+
+/**
+ * The spawn key of a spawn: the keyed hash (StorePort.keyedHash) of everything the worker's start
+ * depends on, its whole environment as spawn would build it included. Equal keys: a spare made for
+ * one can stand in for the other. Validates as spawn does (a missing cwd or binary, a bad --env).
+ */
+export async function spawnKey(deps: Deps, input: SpawnInput): Promise<string> {
+  return deps.store.keyedHash(await spawnKeyMaterial(deps, input));
+}
+
+/** What the spawn key hashes (core/pool/pool.ts keyMaterial), validated as spawn validates. */
+export async function spawnKeyMaterial(deps: Deps, input: SpawnInput): Promise<string> {
+  const provider = getProvider(input.provider);
+  const cwd = await resolveCwd(deps, input.cwd);
+  const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
+  const bin = resolveBinary(deps, provider);
+  const { config } = await loadUserConfig(deps);
+  const env = buildWorkerEnv({
+    host: deps.env,
+    provider,
+    providerEnv: {},
+    explicit: withConfiguredEnv(config, provider.id, deps.env, input.env),
+    // UMBEL_SESSION is each worker's own name: not part of what a spare stands for.
+    umbel: { UMBEL_HOME: deps.store.root },
+  });
+  return keyMaterial({ input, cwd, bin, addDirs, env });
+}

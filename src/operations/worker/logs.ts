@@ -1,0 +1,52 @@
+import { guardLogEntries } from "../../core/guard/record.ts";
+import type { Deps } from "../../core/ports.ts";
+import type { HookEvent } from "../../core/providers/types.ts";
+import type { LogsInput } from "../../core/schemas.ts";
+import { parseEvents } from "../../core/worker/events.ts";
+import { checkLiveness, loadWorker } from "./worker.ts";
+
+/**
+ * The worker's events (hook payloads and the wrapper's exit record) in order, with what umbel's
+ * guardrails did in between (`umbel:structured`, `umbel:check`, `umbel:feedback`, each at the place
+ * in the log where it ran). With `follow`, keeps delivering new ones until the worker is gone or the
+ * signal aborts.
+ */
+export async function streamLogs(
+  deps: Deps,
+  input: LogsInput,
+  emit: (event: HookEvent) => void,
+): Promise<number> {
+  const worker = await loadWorker(deps, input.name);
+  let seen = 0;
+  const shown = new Set<string>();
+  const drain = async () => {
+    const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name), seen);
+    const checks = guardLogEntries(await deps.guards.list(input.name)).filter((e) => !shown.has(e.key));
+    const merged: HookEvent[] = [...events];
+    for (const entry of checks) {
+      shown.add(entry.key);
+      // Before the hook event of the same index (it came after the check), after the ones before it.
+      const at = merged.findIndex((e) => e.index >= entry.index && !e.name.startsWith("umbel:"));
+      const line = { index: entry.index, name: entry.name, payload: entry.payload };
+      if (at < 0) merged.push(line);
+      else merged.splice(at, 0, line);
+    }
+    for (const event of merged) emit(event);
+    seen += events.length;
+  };
+  await drain();
+  if (!input.follow) return seen;
+  const waker = deps.watch.dir(deps.store.paths(input.name).events);
+  try {
+    while (!deps.signal?.aborted) {
+      await waker.next(1000, deps.signal);
+      await drain();
+      const live = await checkLiveness(deps, worker);
+      if (!live.alive) break;
+    }
+  } finally {
+    waker.close();
+  }
+  await drain();
+  return seen;
+}

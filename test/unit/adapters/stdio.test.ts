@@ -1,0 +1,59 @@
+import { describe, expect, test } from "bun:test";
+import { closeSync, openSync } from "node:fs";
+import { writeAllSync } from "../../../src/adapters/stdio.ts";
+
+/**
+ * The errno cases of writeAllSync, on a stand-in for writeSync. test/integration/stdio.test.ts runs
+ * the real thing, whose errno depends on timing: Bun.spawn's (and libuv's) "pipe" is a socketpair,
+ * and a reader that closes its end with bytes still unread resets it, so a write already waiting
+ * for room fails with ECONNRESET instead of EPIPE (1 in ~30 runs there with two busy loops beside).
+ */
+function writer(...steps: (number | string)[]) {
+  const calls: number[] = [];
+  const write = (_fd: number, bytes: Buffer, offset: number): number => {
+    calls.push(offset);
+    const step = steps.shift();
+    if (step === undefined) return bytes.length - offset;
+    if (typeof step === "number") return step;
+    throw Object.assign(new Error(`${step}: write`), { code: step });
+  };
+  return { write, calls };
+}
+
+describe("writeAllSync", () => {
+  test.each(["EPIPE", "ECONNRESET", "EBADF"])("a reader gone (%s) ends the writing quietly", (code) => {
+    const { write, calls } = writer(3, code);
+    expect(() => writeAllSync(1, "abcdefgh", write)).not.toThrow();
+    expect(calls).toEqual([0, 3]);
+  });
+
+  test("a full non-blocking fd (EAGAIN) is retried from where it stopped", () => {
+    const { write, calls } = writer(2, "EAGAIN", 4);
+    writeAllSync(1, "abcdefgh", write);
+    expect(calls).toEqual([0, 2, 2, 6]);
+  });
+
+  test.each(["ENOSPC", "EIO"])(
+    "%s on a file (a disk's error behind a redirect) is not quietly lost",
+    (code) => {
+      const fd = openSync(import.meta.path, "r");
+      try {
+        const { write } = writer(code);
+        expect(() => writeAllSync(fd, "abc", write)).toThrow(code);
+      } finally {
+        closeSync(fd);
+      }
+    },
+  );
+
+  test("EIO on a terminal (a character device: it hung up, as after a SIGHUP) ends the writing quietly", () => {
+    const fd = openSync("/dev/null", "r");
+    try {
+      const { write, calls } = writer(3, "EIO");
+      expect(() => writeAllSync(fd, "abcdefgh", write)).not.toThrow();
+      expect(calls).toEqual([0, 3]);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
