@@ -38,8 +38,7 @@ export function toolKind(name: string, input: unknown): ToolKind {
   if (COMMAND_TOOLS.has(name)) {
     const command = commandOf(args);
     // codex's TUI writes files with exec_command `apply_patch <<'EOF' …`; codex exec calls that a file change.
-    const patch = /^(\S+)/.exec(command)?.[1];
-    if (patch !== undefined && PATCH_TOOLS.has(patch))
+    if ([...PATCH_TOOLS].some((tool) => startsWithWord(command, tool)))
       return { kind: "file", changes: patchChanges(command) };
     return { kind: "command", command };
   }
@@ -97,6 +96,11 @@ function commandOf(args: Record<string, unknown>): string {
   if (typeof value === "string") return value;
   if (Array.isArray(value)) return value.map(String).join(" ");
   return "";
+}
+
+/** `text` begins with the word `word` (`apply_patch <<'EOF'`, `apply_patch<<'EOF'`; not `apply_patches`). */
+function startsWithWord(text: string, word: string): boolean {
+  return text.startsWith(word) && !/\w/.test(text.charAt(word.length));
 }
 
 function str(value: unknown): string | null {

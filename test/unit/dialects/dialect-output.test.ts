@@ -335,6 +335,12 @@ describe("codex exec's items", () => {
       { cmd: "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: f.txt\n+hello\n*** End Patch\nEOF\n" },
       { kind: "file", changes: [{ path: "f.txt", kind: "add" }] },
     ],
+    [
+      "shell_command",
+      { command: "apply_patch<<'EOF'\n*** Begin Patch\n*** Delete File: g.txt\n*** End Patch\nEOF\n" },
+      { kind: "file", changes: [{ path: "g.txt", kind: "delete" }] },
+    ],
+    ["exec_command", { cmd: "apply_patches now" }, { kind: "command", command: "apply_patches now" }],
   ] as const)("%s is %j", (name, input, kind) => {
     expect(toolKind(name, input)).toEqual(kind);
   });
