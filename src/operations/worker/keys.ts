@@ -1,8 +1,9 @@
 import { WorkerDeadError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
+import type { ScreenState } from "../../core/providers/types.ts";
 import type { KeysInput } from "../../core/schemas.ts";
 import type { KeysResult } from "../../core/worker/outputs.ts";
-import { checkLiveness, loadWorker, readEvents, type Worker } from "./worker.ts";
+import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
 
 /**
  * Presses keys in the worker's pane: how a caller answers what `wait` reported as input (a
@@ -18,7 +19,8 @@ export async function sendKeys(deps: Deps, input: KeysInput): Promise<KeysResult
     });
   const before = await deps.tmux.capture(input.name).catch(() => null);
   const asked = before === null ? null : worker.provider.classifyScreen(before);
-  const seen = asked?.kind === "input" ? (await readEvents(deps, worker.provider, input.name)).length : 0;
+  const log = deps.store.paths(input.name).hooksLog;
+  const seen = asked?.kind === "input" ? await logSize(deps, log) : 0;
   // claude drops keys that arrive within ~0.15 s of a prompt appearing (as with its trust dialog),
   // and a caller may answer the moment `wait` reported it.
   if (asked?.kind === "input") await deps.clock.sleep(PROMPT_SETTLE_MS, deps.signal);
@@ -26,7 +28,7 @@ export async function sendKeys(deps: Deps, input: KeysInput): Promise<KeysResult
     if (input.literal) await deps.tmux.sendLiteral(input.name, key);
     else await deps.tmux.sendKeys(input.name, [key]);
   }
-  if (before !== null) await untilScreenReacts(deps, worker, before, seen);
+  if (before !== null && asked !== null) await untilScreenReacts(deps, worker, { before, asked, log, seen });
   return { name: input.name, sent: input.keys };
 }
 
@@ -49,11 +51,21 @@ const POLL_MS = 25;
  * menu); REDRAW_MS at most (a key the TUI lost: the caller's wait reports the prompt again, as it
  * still is). Elsewhere: the screen changed (spinner ticks aside), REACT_MS at most.
  */
-async function untilScreenReacts(deps: Deps, worker: Worker, before: string, seen: number): Promise<void> {
+async function untilScreenReacts(
+  deps: Deps,
+  worker: Worker,
+  look: {
+    readonly before: string;
+    readonly asked: ScreenState;
+    /** The events log and its size before the keys: it grows with the next hook event. */
+    readonly log: string;
+    readonly seen: number;
+  },
+): Promise<void> {
   const { provider } = worker;
   const { name } = worker.meta;
-  const asked = provider.classifyScreen(before);
-  const still = provider.stillScreen(before);
+  const { asked } = look;
+  const still = provider.stillScreen(look.before);
   const started = deps.clock.now();
   const bound = started + (asked.kind === "input" ? REDRAW_MS : REACT_MS);
   while (deps.clock.now() < bound && !deps.signal?.aborted) {
@@ -66,8 +78,12 @@ async function untilScreenReacts(deps: Deps, worker: Worker, before: string, see
       const shown = provider.classifyScreen(screen);
       if (shown.kind !== "input" || shown.text !== asked.text) return;
       if (changed && deps.clock.now() - started >= REACT_MS) return;
-      if ((await readEvents(deps, provider, name)).length > seen) return;
+      if ((await logSize(deps, look.log)) > look.seen) return;
     }
     await deps.clock.sleep(POLL_MS, deps.signal);
   }
+}
+
+async function logSize(deps: Deps, path: string): Promise<number> {
+  return (await deps.files.size(path).catch(() => null)) ?? 0;
 }
