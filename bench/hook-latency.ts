@@ -27,16 +27,17 @@ try {
   const script = (prefix: string) =>
     join(sb.root, "bin", readdirSync(join(sb.root, "bin")).find((f) => f.startsWith(prefix)) ?? "");
   const [hook, statusLine] = [script("hook-"), script("statusline-")];
-  const runScript = async (path: string, target: string, payload: object, event?: string) => {
-    const child = Bun.spawn(["sh", path, target, ...(event ? [event] : [])], {
+  const runScript = async (path: string, target: string, payload: object, args: string[] = []) => {
+    const child = Bun.spawn(["sh", path, target, ...args], {
       stdin: new Blob([JSON.stringify(payload)]),
       stdout: "ignore",
     });
     await child.exited;
   };
-  // The event as the provider's hook command names it.
+  // hook.sh's arguments as the provider's hook command gives them: the log, the worker's incarnation
+  // (none here: the check is skipped), the event.
   const runHook = (payload: { hook_event_name: string; [key: string]: unknown }) =>
-    runScript(hook, log, payload, payload.hook_event_name);
+    runScript(hook, log, payload, ["", payload.hook_event_name]);
   const lines = async () => (await Bun.file(log).text()).split("\n").length - 1;
 
   const fromStart: number[] = [];
