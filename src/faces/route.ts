@@ -1,8 +1,8 @@
 import { quoteArg } from "../core/common/quote.ts";
 import { didYouMean } from "../core/common/suggest.ts";
 import { UsageError } from "../core/errors.ts";
+import { DRAIN_HOOK_COMMAND } from "../core/fleet/drain.ts";
 import { POLICY_HOOK_COMMAND } from "../core/fleet/policy/compile.ts";
-import { DRAIN_HOOK_COMMAND } from "../core/fleet/queue.ts";
 import { STRUCTURED_SERVER_COMMAND } from "../core/guard/tool.ts";
 
 /**

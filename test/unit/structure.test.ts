@@ -284,6 +284,27 @@ describe("structure", () => {
     expect(named).toEqual([]);
   });
 
+  /**
+   * faces/route.ts runs at every start (`--version` included) before any face is chosen: what it
+   * imports, transitively, loads no schema library (zod's module alone costs milliseconds of every start).
+   */
+  test("what route.ts imports at run time loads no zod", () => {
+    const seen = new Set<string>();
+    const zod: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(ROOT, file), "utf8");
+      for (const m of text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+["']([^"']+)["']/gm)) {
+        const target = m[1] ?? "";
+        if (target === "zod") zod.push(file);
+        else if (target.startsWith(".")) visit(relative(ROOT, join(ROOT, file, "..", target)));
+      }
+    };
+    visit("src/faces/route.ts");
+    expect(zod).toEqual([]);
+  });
+
   test("no file name repeats its folder as a prefix (guard/guard-plan.ts is guard/plan.ts)", () => {
     const repeating = [...files("src", [".ts", ".md"]), ...files("test/unit", [".ts"])].filter((file) => {
       const parts = file.split("/");

@@ -5,14 +5,11 @@ import { SendResult } from "../worker/outputs.ts";
 
 /**
  * `send --queue`: prompts for a busy worker wait in `queue.json` in its session dir and are sent in
- * order by the worker's own end-of-turn hook (DRAIN_HOOK_COMMAND) or by the next `send` or `wait`
+ * order by the worker's own end-of-turn hook (DRAIN_HOOK_COMMAND, fleet/drain.ts) or by the next `send` or `wait`
  * that sees the worker idle, each under the worker's send lock: no daemon. The reads (`status`,
  * `ls`, `read`) send nothing. A sent entry keeps the baseline of its turn (for `wait --after` and
  * `read --after`); the last SENT_KEPT stay as a record.
  */
-
-/** `umbel __drain NAME`: the worker's end-of-turn hook sending its next queued prompt (never typed). */
-export const DRAIN_HOOK_COMMAND = "__drain";
 
 export const QueueEntry = z.object({
   id: z.string().describe("The queued prompt's id (q-…)"),

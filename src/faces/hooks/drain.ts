@@ -1,5 +1,5 @@
 import { UsageError } from "../../core/errors.ts";
-import { DRAIN_HOOK_COMMAND } from "../../core/fleet/queue.ts";
+import { DRAIN_HOOK_COMMAND } from "../../core/fleet/drain.ts";
 import type { Deps } from "../../core/ports.ts";
 import { drainOnTurnEnd } from "../../operations/fleet/queue.ts";
 

@@ -1,8 +1,8 @@
 import { shellQuote } from "../../core/common/shell.ts";
 import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
+import { DRAIN_HOOK_COMMAND } from "../../core/fleet/drain.ts";
 import { compileNotify } from "../../core/fleet/notify.ts";
 import {
-  DRAIN_HOOK_COMMAND,
   nextQueued,
   parseQueue,
   pendingCount,

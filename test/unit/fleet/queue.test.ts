@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { DRAIN_HOOK_COMMAND } from "../../../src/core/fleet/queue.ts";
+import { DRAIN_HOOK_COMMAND } from "../../../src/core/fleet/drain.ts";
 import { drainOnTurnEnd, sendOrQueue } from "../../../src/operations/fleet/queue.ts";
 import { waitForTurns } from "../../../src/operations/fleet/wait-many.ts";
 import { listWorkers, statusOf } from "../../../src/operations/worker/status.ts";
