@@ -115,6 +115,7 @@ describe("structure", () => {
     "hook-policy.ts",
     "stream-shape.ts",
     "transcript-types.ts",
+    "hook-event.ts",
     "home-types.ts",
     "launch-types.ts",
     "types.ts",
@@ -303,6 +304,37 @@ describe("structure", () => {
     };
     visit("src/faces/route.ts");
     expect(zod).toEqual([]);
+  });
+
+  /**
+   * The provider contract once sat in a 9-file cycle (types.ts → fleet/answer.ts → wait/turn.ts →
+   * types.ts, limits.ts ↔ types.ts over HookEvent, schemas.ts → limits.ts → types.ts → schemas.ts):
+   * a file in a cycle can be read, tested or moved only with all the others. Type imports count.
+   */
+  test("no import cycle anywhere in src (type imports count)", () => {
+    const graph = new Map<string, string[]>();
+    for (const file of files("src", [".ts"])) {
+      const text = readFileSync(join(ROOT, file), "utf8");
+      const targets = [...text.matchAll(/^(?:import|export)\b[^;]*?from\s+["'](\.[^"']+)["']/gm)].map((m) =>
+        relative(ROOT, join(ROOT, file, "..", m[1] ?? "")),
+      );
+      graph.set(file, targets);
+    }
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const stack: string[] = [];
+    const visit = (file: string) => {
+      state.set(file, "open");
+      stack.push(file);
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next].join(" → "));
+        else if (!state.has(next) && graph.has(next)) visit(next);
+      }
+      stack.pop();
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) if (!state.has(file)) visit(file);
+    expect(cycles).toEqual([]);
   });
 
   test("no file name repeats its folder as a prefix (guard/guard-plan.ts is guard/plan.ts)", () => {

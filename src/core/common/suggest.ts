@@ -27,6 +27,20 @@ export function closest(word: string, known: readonly string[]): string | undefi
   return near[0]?.k;
 }
 
+/** The known key `key` was probably meant to be: its camelCase spelling, or one at most 2 edits away. */
+export function suggestKey(key: string, known: readonly string[]): string | undefined {
+  // A key longer than any known one by more than 2 is never close; skip the quadratic distance.
+  if (key.length > Math.max(0, ...known.map((k) => k.length)) + 2) return undefined;
+  const camel = key.replace(/[-_]([a-z])/g, (_, c: string) => c.toUpperCase());
+  return (
+    known.find((k) => k === camel) ??
+    known
+      .map((k) => ({ k, d: distance(k.toLowerCase(), key.toLowerCase()) }))
+      .filter((x) => x.d <= 2)
+      .sort((a, b) => a.d - b.d)[0]?.k
+  );
+}
+
 /** `; did you mean X?` when there is a near miss, else "". */
 export function didYouMean(word: string, known: readonly string[]): string {
   const guess = closest(word, known);

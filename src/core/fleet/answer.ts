@@ -1,5 +1,4 @@
 import { sha256Hex } from "../common/sha256.ts";
-import type { TurnState } from "../wait/turn.ts";
 
 /**
  * `umbel answer`: a choice by meaning (allow, deny, always, or an option) turned into the keys of the
@@ -127,7 +126,11 @@ function pick(option: PromptOption, listed: string): AnswerPlan {
  * The id of a pending prompt, the same in every process: a hash of its turn (the prompt id), its
  * place in the events log and its text. A second prompt for the same command is a new line, so a new id.
  */
-export function inputIdOf(turn: Extract<TurnState, { status: "input" }>): string {
+export function inputIdOf(turn: {
+  readonly promptId: string | null;
+  readonly at: number;
+  readonly text: string;
+}): string {
   const key = `${turn.promptId ?? ""}\n${turn.at}\n${turn.text}`;
   return `in-${sha256Hex(key).slice(0, 12)}`;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { choiceError } from "../common/suggest.ts";
-import type { HookEvent } from "../providers/types.ts";
+import type { HookEvent } from "../providers/hook-event.ts";
 
 /**
  * Subscription usage limits (docs/limits.md): the commonest way a worker stops. A provider says what

@@ -4,6 +4,7 @@ import type { ProviderLimits } from "../limits/limits.ts";
 import type { Telemetry, TelemetryRecords } from "../limits/telemetry.ts";
 import type { ProviderId } from "../schemas.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
+import type { HookEvent } from "./hook-event.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
 import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
 
@@ -13,13 +14,7 @@ import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-t
  * the events and the transcript.
  */
 
-/** One line of the worker's events log, as the hook script appended it. */
-export type HookEvent = {
-  /** 0-based line number in the events log: the race-free ordering of everything a worker reports. */
-  readonly index: number;
-  readonly name: string;
-  readonly payload: Readonly<Record<string, unknown>>;
-};
+export type { HookEvent };
 
 /**
  * How a provider's hook payloads name their event, session and transcript (null: this payload does

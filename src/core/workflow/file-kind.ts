@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq } from "yaml";
-import { suggestKey } from "./issues.ts";
+import { suggestKey } from "../common/suggest.ts";
 
 const TOP = ["workers", "steps"];
 

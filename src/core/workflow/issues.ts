@@ -1,8 +1,9 @@
 import type { z } from "zod";
-import { distance } from "../common/suggest.ts";
+import { suggestKey } from "../common/suggest.ts";
 import { quote } from "./excerpt.ts";
-import type { IssuePath, WorkflowIssue } from "./positions.ts";
+import type { WorkflowIssue } from "./positions.ts";
 import { Workflow, WorkflowStep, WorkflowWorker } from "./schema.ts";
+import type { IssuePath } from "./yaml-read.ts";
 
 /**
  * zod's issues, reworded for a person editing YAML: unknown keys point at the key and suggest the
@@ -57,20 +58,6 @@ function unknownKey(key: string, path: IssuePath): string {
   const hint = suggestKey(key, known);
   const list = known.length > 0 ? ` (known keys: ${known.join(", ")})` : "";
   return `unknown key ${quote(key)}${hint ? ` — did you mean ${JSON.stringify(hint)}?` : list}`;
-}
-
-/** The known key `key` was probably meant to be: its camelCase spelling, or one at most 2 edits away. */
-export function suggestKey(key: string, known: readonly string[]): string | undefined {
-  // A key longer than any known one by more than 2 is never close; skip the quadratic distance.
-  if (key.length > Math.max(0, ...known.map((k) => k.length)) + 2) return undefined;
-  const camel = key.replace(/[-_]([a-z])/g, (_, c: string) => c.toUpperCase());
-  return (
-    known.find((k) => k === camel) ??
-    known
-      .map((k) => ({ k, d: distance(k.toLowerCase(), key.toLowerCase()) }))
-      .filter((x) => x.d <= 2)
-      .sort((a, b) => a.d - b.d)[0]?.k
-  );
 }
 
 function hasPath(value: unknown, path: IssuePath): boolean {

@@ -1,4 +1,5 @@
-import type { WorkMeter } from "./plan.ts";
+/** Steps, edges and heap moves touched: what the tests count. */
+export type WorkMeter = { count: number };
 
 /** A binary min-heap of numbers (file positions of ready steps); each sift step counts as work. */
 export class MinHeap {

@@ -1,4 +1,4 @@
-import { MinHeap } from "./min-heap.ts";
+import { MinHeap, type WorkMeter } from "./min-heap.ts";
 
 /**
  * Planning is pure: which step waits for which, in what order each worker takes its steps, and the
@@ -28,8 +28,7 @@ export type Plan = {
   waitsFor: Record<string, string[]>;
 };
 
-/** Steps, edges and heap moves touched: what the tests count. */
-export type WorkMeter = { count: number };
+export type { WorkMeter };
 
 export function planWorkflow(steps: readonly PlanStep[], work: WorkMeter = { count: 0 }): Plan {
   const order = topologicalOrder(steps, work);

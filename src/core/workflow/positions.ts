@@ -3,11 +3,8 @@ import { UsageError } from "../errors.ts";
 import { WORKFLOW_LIMITS } from "./bounds.ts";
 import { clip } from "./excerpt.ts";
 import { notAWorkflow } from "./file-kind.ts";
-import { type OffsetIssue, readYaml } from "./yaml-read.ts";
+import { type IssuePath, type OffsetIssue, readYaml } from "./yaml-read.ts";
 import { checkTree } from "./yaml-tree.ts";
-
-/** A path into the parsed file, as zod reports it: ["steps", 1, "run"]. */
-export type IssuePath = readonly (string | number)[];
 
 /**
  * A problem found in a workflow, before it has a position. `key` points at the key itself (an

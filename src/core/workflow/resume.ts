@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StepRecord } from "./state.ts";
+import type { StepRecord } from "./step-record.ts";
 
 /**
  * `umbel run --resume`: what becomes of each worker the run made (docs/workflows.md). A worker

@@ -2,6 +2,9 @@ import { Composer, type Document, Lexer, LineCounter, Parser } from "yaml";
 import { LIMITS_DOC, TOO_BIG, WORKFLOW_LIMITS } from "./bounds.ts";
 import { clip } from "./excerpt.ts";
 
+/** A path into the parsed file, as zod reports it: ["steps", 1, "run"]. */
+export type IssuePath = readonly (string | number)[];
+
 /** A problem found while reading the YAML, at a character offset. */
 export type OffsetIssue = { offset: number; message: string };
 

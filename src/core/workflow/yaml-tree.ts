@@ -1,8 +1,7 @@
 import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type Node } from "yaml";
 import { LIMITS_DOC, WORKFLOW_LIMITS } from "./bounds.ts";
 import { clip, quote } from "./excerpt.ts";
-import type { IssuePath } from "./positions.ts";
-import { TOO_DEEP } from "./yaml-read.ts";
+import { type IssuePath, TOO_DEEP } from "./yaml-read.ts";
 
 export type TreeIssue = { offset: number; path: IssuePath; message: string };
 

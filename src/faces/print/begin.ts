@@ -1,5 +1,5 @@
 import type { PrintInput } from "../../core/print/input.ts";
-import type { PrintIo } from "./flow.ts";
+import type { PrintIo } from "./io.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
 
 /**

@@ -4,8 +4,9 @@ import { quoteArg } from "../../core/common/quote.ts";
 import { EXIT, UsageError } from "../../core/errors.ts";
 import { parseExecArgs } from "./args-codex.ts";
 import { beginPrint, isAnonymous } from "./begin.ts";
-import { type PrintIo, runTurns } from "./flow.ts";
+import { runTurns } from "./flow.ts";
 import HELP from "./help-exec.md" with { type: "text" };
+import type { PrintIo } from "./io.ts";
 import { parseInput } from "./parse-input.ts";
 import { codexRenderer } from "./render-codex.ts";
 

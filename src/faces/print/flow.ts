@@ -2,7 +2,6 @@ import { EXIT } from "../../core/errors.ts";
 import type { Attempt } from "../../core/guard/record.ts";
 import type { UsageLimit } from "../../core/limits/limits.ts";
 import { tokensOfUsage } from "../../core/limits/telemetry.ts";
-import type { Deps } from "../../core/ports.ts";
 import type { PrintInput } from "../../core/print/input.ts";
 import { describeInputEnding } from "../../core/print/print.ts";
 import {
@@ -21,15 +20,8 @@ import { startingCost } from "../../operations/limits/cost.ts";
 import { runPrintTurn } from "../../operations/print/turn.ts";
 import { loadWorker, readEvents } from "../../operations/worker/worker.ts";
 import type { Begun } from "./begin.ts";
+import type { PrintIo } from "./io.ts";
 import { acquireWorker, type PrintWorker, releaseWorker } from "./worker.ts";
-
-export type PrintIo = {
-  readonly deps: Deps;
-  readonly out: (text: string) => void;
-  readonly err: (text: string) => void;
-  readonly readStdin: () => Promise<string>;
-  readonly stdinIsTty: boolean;
-};
 
 /** umbel's own record of the turn, beside the dialect's keys (`umbel` in every JSON result). */
 export type UmbelExtras = {

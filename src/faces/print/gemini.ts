@@ -1,8 +1,9 @@
 import { EXIT } from "../../core/errors.ts";
 import { parseGeminiArgs } from "./args-gemini.ts";
 import { beginPrint, isAnonymous } from "./begin.ts";
-import { type PrintIo, runTurns } from "./flow.ts";
+import { runTurns } from "./flow.ts";
 import HELP from "./help-gemini.md" with { type: "text" };
+import type { PrintIo } from "./io.ts";
 import { parseInput } from "./parse-input.ts";
 import { geminiRenderer } from "./render-gemini.ts";
 

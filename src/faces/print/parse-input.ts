@@ -5,7 +5,7 @@ import { dialectProvider } from "../../core/worker/default-provider.ts";
 import { resolveSchema } from "../../operations/guard/plan.ts";
 import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { formatIssues } from "../cli/args.ts";
-import type { PrintIo } from "./flow.ts";
+import type { PrintIo } from "./io.ts";
 
 /**
  * PrintInput from a dialect's raw flags: zod decides what the values mean, the provider not given is

@@ -9,9 +9,10 @@ import { readJsonOrFile } from "../../operations/worker/json-or-file.ts";
 import { parsePrintArgs } from "./args.ts";
 import { beginPrint, isAnonymous } from "./begin.ts";
 import { runExec } from "./exec.ts";
-import { type PrintIo, runTurns } from "./flow.ts";
+import { runTurns } from "./flow.ts";
 import { runGeminiPrint } from "./gemini.ts";
 import HELP from "./help.md" with { type: "text" };
+import type { PrintIo } from "./io.ts";
 import { parseInput } from "./parse-input.ts";
 import { claudeRenderer } from "./render-claude.ts";
 

@@ -1,5 +1,6 @@
 import { formatDuration } from "../../core/common/duration.ts";
-import type { StepStatus, WorkflowEvent } from "../../core/workflow/state.ts";
+import type { WorkflowEvent } from "../../core/workflow/state.ts";
+import type { StepStatus } from "../../core/workflow/step-record.ts";
 import { renderDialogEvent, STATUS_MARK } from "./render.ts";
 
 type LiveRow = {

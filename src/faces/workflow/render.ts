@@ -1,13 +1,8 @@
 import { formatDuration } from "../../core/common/duration.ts";
 import type { WorkflowPlan } from "../../core/workflow/describe.ts";
 import type { WorkerResume } from "../../core/workflow/resume.ts";
-import type {
-  DialogEvent,
-  RunSummary,
-  StepFailure,
-  StepStatus,
-  WorkflowEvent,
-} from "../../core/workflow/state.ts";
+import type { DialogEvent, RunSummary, WorkflowEvent } from "../../core/workflow/state.ts";
+import type { StepFailure, StepStatus } from "../../core/workflow/step-record.ts";
 import { describeDialog } from "../verbs/render-dialogs.ts";
 
 /** Pure renderers for `umbel run`: the plan, log lines, the summary and a failure's evidence. */

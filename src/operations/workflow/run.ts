@@ -15,13 +15,8 @@ import {
   type WorkerResumePlan,
 } from "../../core/workflow/resume.ts";
 import type { RunWorkflowInput } from "../../core/workflow/schema.ts";
-import {
-  planResume,
-  type RunState,
-  type RunSummary,
-  type StepRecord,
-  type WorkflowEvent,
-} from "../../core/workflow/state.ts";
+import { planResume, type RunState, type RunSummary, type WorkflowEvent } from "../../core/workflow/state.ts";
+import type { StepRecord } from "../../core/workflow/step-record.ts";
 import {
   checkEnvironment,
   type LoadedWorkflow,

@@ -3,13 +3,8 @@ import type { Deps, RunStore } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
 import { finalOutputs } from "../../core/workflow/final.ts";
 import type { WorkerResumePlan } from "../../core/workflow/resume.ts";
-import type {
-  RunState,
-  RunSummary,
-  StepRecord,
-  StepStatus,
-  WorkflowEvent,
-} from "../../core/workflow/state.ts";
+import type { RunState, RunSummary, WorkflowEvent } from "../../core/workflow/state.ts";
+import type { StepRecord, StepStatus } from "../../core/workflow/step-record.ts";
 import { parseTemplate, renderTemplate } from "../../core/workflow/template.ts";
 import type { LoadedWorkflow } from "../../core/workflow/validate.ts";
 import { executeStep } from "./step.ts";

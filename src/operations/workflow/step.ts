@@ -7,7 +7,7 @@ import { isJsonObjectText } from "../../core/schemas.ts";
 import { isBlankPrompt } from "../../core/worker/prompt.ts";
 import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
-import type { StepFailure } from "../../core/workflow/state.ts";
+import type { StepFailure } from "../../core/workflow/step-record.ts";
 import { waitGuarded } from "../guard/guard.ts";
 import { readAnswer } from "../worker/read.ts";
 import { sendPrompt } from "../worker/send.ts";

@@ -1,11 +1,6 @@
 import type { FlagInfo } from "../flags.ts";
-import {
-  type Argument,
-  argumentPlaces,
-  type CompletionCommand,
-  completionCommands,
-  valueFlags,
-} from "./model.ts";
+import type { Argument, CompletionCommand } from "./command.ts";
+import { argumentPlaces, completionCommands, valueFlags } from "./model.ts";
 
 /**
  * `umbel completion bash`: `source <(umbel completion bash)` in ~/.bashrc. Worker names come from

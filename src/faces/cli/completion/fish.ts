@@ -1,11 +1,6 @@
 import type { FlagInfo } from "../flags.ts";
-import {
-  argumentPlaces,
-  type CompletionCommand,
-  completionCommands,
-  shortText,
-  valueFlags,
-} from "./model.ts";
+import type { CompletionCommand } from "./command.ts";
+import { argumentPlaces, completionCommands, shortText, valueFlags } from "./model.ts";
 
 /**
  * `umbel completion fish > ~/.config/fish/completions/umbel.fish`. Each command's flags apply once

@@ -4,6 +4,7 @@ import { RunWorkflowInput } from "../../../core/workflow/schema.ts";
 import { VERBS } from "../../verbs/table.ts";
 import type { Verb } from "../../verbs/verb.ts";
 import { type FlagInfo, flagsOf, flagsOfSchema, JSON_FLAG, positionalsOf } from "../flags.ts";
+import type { Argument, CompletionCommand } from "./command.ts";
 import { printCommands } from "./print.ts";
 
 /**
@@ -11,26 +12,6 @@ import { printCommands } from "./print.ts";
  * parser, --help and the MCP schemas read): every command, its flags and their enum values, and
  * what each of its arguments is. The scripts (bash.ts, zsh.ts, fish.ts) only spell this out.
  */
-
-/** What an argument completes to: a worker of this state root (`umbel ls`), a file, some words. */
-export type Argument =
-  | { readonly kind: "worker" }
-  | { readonly kind: "workflow" }
-  | { readonly kind: "choices"; readonly values: readonly string[] }
-  | { readonly kind: "none" };
-
-export type CompletionCommand = {
-  readonly name: string;
-  /** Other spellings of the command (`--print` for `-p`). */
-  readonly aliases: readonly string[];
-  /** Offered as the first word (`umbel <Tab>`); `-p` is a flag, offered among them. */
-  readonly word: boolean;
-  readonly summary: string;
-  readonly flags: readonly FlagInfo[];
-  /** Each positional argument in order; with `rest`, the last one takes every place after it. */
-  readonly args: readonly Argument[];
-  readonly rest: boolean;
-};
 
 export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];

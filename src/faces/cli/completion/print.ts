@@ -4,7 +4,7 @@ import { PRINT_FLAGS } from "../../print/args.ts";
 import { COLOR_MODES, EXEC_FLAGS, SANDBOX_MODES } from "../../print/args-codex.ts";
 import { kebab } from "../args.ts";
 import { type FlagInfo, flagsOfSchema } from "../flags.ts";
-import type { CompletionCommand } from "./model.ts";
+import type { CompletionCommand } from "./command.ts";
 
 /**
  * The print faces as completion commands: `umbel -p` (claude -p's flags) and `umbel exec` (codex

@@ -1,12 +1,6 @@
 import type { FlagInfo } from "../flags.ts";
-import {
-  type Argument,
-  argumentPlaces,
-  type CompletionCommand,
-  completionCommands,
-  shortText,
-  valueFlags,
-} from "./model.ts";
+import type { Argument, CompletionCommand } from "./command.ts";
+import { argumentPlaces, completionCommands, shortText, valueFlags } from "./model.ts";
 
 /**
  * `umbel completion zsh`: `source <(umbel completion zsh)` after compinit in ~/.zshrc, or save it
