@@ -207,6 +207,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       return { text: bytes.subarray(0, maxBytes).toString("utf8"), complete: bytes.length <= maxBytes };
     },
     async size(path) {
+      // A worker's events log is a file too (its size grows with each hook event).
+      for (const [name, s] of sessions)
+        if (paths(name).hooksLog === path) return Buffer.byteLength(s.hooksLog);
       const text = files.get(path);
       return text === undefined ? null : Buffer.byteLength(text);
     },

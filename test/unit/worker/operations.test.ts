@@ -378,6 +378,30 @@ describe("status, ls, kill, prune, capture, keys, logs (in memory)", () => {
     expect(world.tmux.panes.get("w1")?.screen).toBe(IDLE);
   });
 
+  test("keys on a prompt: a hook event that the tool ran does not end the wait while the answered prompt is drawn", async () => {
+    // answer-race on a loaded machine: the tool's PostToolUse came at once, the redraw ~1 s later;
+    // keys returned on the event, and a second `answer allow` read the answered prompt as a new one.
+    const world = readyWorker(PERMISSION);
+    world.tmux.onKeys = (name, keys) => {
+      if (keys.includes("1")) world.hook(name, ev("PostToolUse", { tool_name: "Bash" }));
+    };
+    const pressed = world.clock.now();
+    world.clock.at(pressed + 2000, () => setScreen(world, "w1", IDLE));
+    await sendKeys(world.deps, { name: "w1", keys: ["1"] });
+    expect(world.clock.now() - pressed).toBeGreaterThanOrEqual(2000);
+  });
+
+  test("keys on a prompt: the next prompt's own event ends the wait, though it asks the same", async () => {
+    const world = readyWorker(PERMISSION);
+    world.tmux.onKeys = (name, keys) => {
+      if (keys.includes("1"))
+        world.hook(name, ev("PermissionRequest", { tool_name: "Bash", tool_input: { command: "ls" } }));
+    };
+    const pressed = world.clock.now();
+    await sendKeys(world.deps, { name: "w1", keys: ["1"] });
+    expect(world.clock.now() - pressed).toBeLessThan(1000);
+  });
+
   test("logs emits the events in order", async () => {
     const world = readyWorker();
     world.hook("w1", ev("UserPromptSubmit", { prompt: "x" }));
