@@ -93,7 +93,7 @@ export async function runTurns(
   try {
     worker ??= await acquireWorker(io.deps, input, io.err);
     if (worker.kind === "dead") return reportDead(io, input, render, worker, started);
-    const loaded = await loadWorker(io.deps, worker.name);
+    const loaded = worker.loaded ?? (await loadWorker(io.deps, worker.name));
     const { meta, provider } = loaded;
     let runModelUsage: Record<string, Record<string, unknown>> = {};
     let code: number = EXIT.ok;

@@ -12,8 +12,9 @@ import { claimSpare } from "../../operations/pool/claim.ts";
 import { spawnWorker } from "../../operations/spawn/spawn.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/worker/find-worker.ts";
 import { killWorker } from "../../operations/worker/kill.ts";
-import { statusOf } from "../../operations/worker/status.ts";
-import { lastScreen, loadWorker } from "../../operations/worker/worker.ts";
+import { describeWorker } from "../../operations/worker/status.ts";
+import { viewWorker } from "../../operations/worker/view.ts";
+import { lastScreen, type Worker } from "../../operations/worker/worker.ts";
 import { renderDialogNotes } from "../verbs/render-dialogs.ts";
 
 export type PrintWorker =
@@ -21,7 +22,15 @@ export type PrintWorker =
    * `refill`: a claimed spare's, started once the turn is over (operations/pool/claim.ts).
    * `dialogs`: the startup dialogs answered for a worker started here (said on stderr already).
    */
-  | { kind: "ready"; name: string; anonymous: boolean; refill?: () => void; dialogs?: DialogAnswer[] }
+  | {
+      kind: "ready";
+      name: string;
+      anonymous: boolean;
+      refill?: () => void;
+      dialogs?: DialogAnswer[];
+      /** The worker as this -p read it (a reused one); a worker it started is read by the turn. */
+      loaded?: Worker;
+    }
   /** A named worker that died: reported with its evidence, never silently respawned. */
   | { kind: "dead"; name: string; state: string; exit: ExitRecord | null; screen: string };
 
@@ -120,12 +129,13 @@ async function reuse(
   input: PrintInput,
   note: (text: string) => void,
 ): Promise<PrintWorker> {
-  const status = await statusOf(deps, name);
+  const view = await viewWorker(deps, name);
+  const status = await describeWorker(deps, view);
   if (status.state === "dead" || status.state === "killed") {
     const screen = screenTail(await lastScreen(deps, name).catch(() => null));
     return { kind: "dead", name, state: status.state, exit: status.exit, screen };
   }
-  const { meta } = await loadWorker(deps, name);
+  const { meta } = view;
   if (meta.nonInteractive !== true)
     note(
       `umbel: worker ${name} was not started by -p: its CLI asks for permissions as in its TUI, and a prompt ends the turn with exit 126\n`,
@@ -136,7 +146,7 @@ async function reuse(
       `umbel: worker ${name} is already running; launch flags apply only when a worker starts (ignored: ${given.map(flagName).join(", ")})\n`,
     );
   }
-  return { kind: "ready", name, anonymous: false };
+  return { kind: "ready", name, anonymous: false, loaded: view };
 }
 
 /** The worker was started with this very value (meta records model, permission mode, allowed tools). */

@@ -9,10 +9,10 @@ import {
 import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../../core/fleet/answer.ts";
 import type { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.ts";
 import type { Deps, Lock } from "../../core/ports.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import { screenTail } from "../../core/worker/screen.ts";
 import { sendKeys } from "../worker/keys.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "../worker/worker.ts";
+import { lastTurn, viewWorker, type WorkerView } from "../worker/view.ts";
+import { checkLiveness, loadWorker, type Worker } from "../worker/worker.ts";
 
 /**
  * Answers the prompt the worker shows by meaning (allow, always, deny, an option): the provider's
@@ -35,7 +35,8 @@ export async function answerPrompt(deps: Deps, input: AnswerInput): Promise<Answ
     throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
   const lock = await holdAnswer(deps, name);
   try {
-    return await answerHeld(deps, input, started);
+    // Under the lock the events are looked at again: the prompt's id is the one pending now.
+    return await answerHeld(deps, await viewWorker(deps, worker), input, started);
   } finally {
     await lock.release();
   }
@@ -45,13 +46,15 @@ export async function answerPrompt(deps: Deps, input: AnswerInput): Promise<Answ
 const ANSWERED = "answered.json";
 type Answered = { readonly inputId: string; readonly choice: string; readonly at: string };
 
-async function answerHeld(deps: Deps, input: AnswerInput, started: number): Promise<AnswerResult> {
-  const worker = await loadWorker(deps, input.name);
+async function answerHeld(
+  deps: Deps,
+  worker: WorkerView,
+  input: AnswerInput,
+  started: number,
+): Promise<AnswerResult> {
   const { name } = worker.meta;
   const { provider } = worker;
-  const events = await readEvents(deps, provider, name);
-  const last = lastSubmitIndex(provider, events);
-  const turn = last === null ? null : (await currentTurn(deps, worker, events, last)).turn;
+  const turn = await lastTurn(deps, worker);
   const pending = turn?.status === "input" ? { inputId: inputIdOf(turn), text: turn.text } : null;
   const screen = (await deps.tmux.capture(name)) ?? "";
   const shown = provider.classifyScreen(screen);

@@ -15,17 +15,11 @@ import {
 } from "../../core/fleet/queue.ts";
 import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
+import type { TurnState } from "../../core/wait/turn.ts";
 import { openGuard } from "../guard/open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "../worker/send.ts";
-import {
-  checkLiveness,
-  currentTurn,
-  isTurnOnByHooks,
-  loadWorker,
-  readEvents,
-  type Worker,
-} from "../worker/worker.ts";
+import { lastTurn, viewWorker, type WorkerView } from "../worker/view.ts";
+import { checkLiveness, isTurnOnByHooks, loadWorker, type Worker } from "../worker/worker.ts";
 
 /**
  * `send --queue` and the drain (core/fleet/queue.ts says why there is no daemon). Every change to the queue
@@ -44,7 +38,7 @@ export async function sendOrQueue(deps: Deps, input: GuardedSendInput): Promise<
       `worker ${input.name} is busy with its queued prompt ${sent.id} (sent now, baseline ${sent.baseline}); send --queue queues yours`,
       { name: input.name, sent },
     );
-  return sendPrompt(deps, input);
+  return sendPrompt(deps, input, worker);
 }
 
 /**
@@ -66,7 +60,7 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
     const id = `q-${deps.system.uuid().slice(-8)}`;
     const queuedAt = new Date(deps.clock.now()).toISOString();
     const ahead = pendingCount(queue);
-    if (ahead === 0 && !(await isWaitingOutLimit(deps, worker)) && !(await isBusyByHooks(deps, worker))) {
+    if (ahead === 0 && !(await isTurnOn(deps, await viewWorker(deps, worker)))) {
       try {
         const sent = await deliver(deps, worker, text, started, prepareTurn(deps, worker, plan));
         queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
@@ -112,9 +106,9 @@ export async function drainOnTurnEnd(deps: Deps, name: string): Promise<SentFrom
 export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQueue | null> {
   const { name } = worker.meta;
   if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
-  if ((await openGuard(deps, worker)) !== null) return null;
-  if (await isWaitingOutLimit(deps, worker)) return null;
-  if (await isBusyByHooks(deps, worker)) return null;
+  const view = await viewWorker(deps, worker);
+  if ((await openGuard(deps, view)) !== null) return null;
+  if (await isTurnOn(deps, view)) return null;
   const lock = await deps.store.lock(name, "send");
   if (!lock) return null;
   try {
@@ -144,12 +138,8 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
  * by itself, codex and gemini with the waiting umbel's continuation prompt); a queued prompt sent
  * now would take its place. The queue waits for the continued turn's end.
  */
-async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
-  if (worker.meta.onLimit !== "continue" || !worker.provider.limits) return false;
-  const events = await readEvents(deps, worker.provider, worker.meta.name);
-  const last = lastSubmitIndex(worker.provider, events);
-  if (last === null) return false;
-  const { turn } = await currentTurn(deps, worker, events, last);
+function isWaitingOutLimit(view: WorkerView, turn: TurnState): boolean {
+  if (view.meta.onLimit !== "continue" || !view.provider.limits) return false;
   return turn.status === "failure" && turn.limit !== undefined;
 }
 
@@ -158,12 +148,16 @@ async function isWaitingOutLimit(deps: Deps, worker: Worker): Promise<boolean> {
  * a TUI lagging its hooks shows the idle composer at a turn's start, and a prompt sent then lands in
  * the busy worker.
  */
-async function isBusyByHooks(deps: Deps, worker: Worker): Promise<boolean> {
-  const events = await readEvents(deps, worker.provider, worker.meta.name);
-  const last = lastSubmitIndex(worker.provider, events);
-  if (last === null) return false;
-  const { turn } = await currentTurn(deps, worker, events, last);
-  return isTurnOnByHooks(deps, worker, events, last, turn);
+async function isBusyByHooks(deps: Deps, view: WorkerView, turn: TurnState): Promise<boolean> {
+  if (view.lastSubmit === null) return false;
+  return isTurnOnByHooks(deps, view, view.events, view.lastSubmit, turn);
+}
+
+/** The last turn is not over: waiting out a usage limit, or on by its hooks. */
+async function isTurnOn(deps: Deps, view: WorkerView): Promise<boolean> {
+  const turn = await lastTurn(deps, view);
+  if (turn === null) return false;
+  return isWaitingOutLimit(view, turn) || (await isBusyByHooks(deps, view, turn));
 }
 
 export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {

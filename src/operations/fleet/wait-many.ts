@@ -1,11 +1,11 @@
-import { NoTurnError } from "../../core/errors.ts";
 import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../../core/fleet/wait-many.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import { type GuardProgress, waitGuarded } from "../guard/guard.ts";
 import { withTurnTelemetry } from "../limits/telemetry.ts";
-import { loadWorker, readEvents } from "../worker/worker.ts";
+import { turnBaseline } from "../wait/wait.ts";
+import { viewWorker, type WorkerView } from "../worker/view.ts";
+import { loadWorker } from "../worker/worker.ts";
 import { drainQueue } from "./queue.ts";
 
 /**
@@ -27,23 +27,24 @@ export async function waitForTurns(
     ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
   };
   const [first] = names;
-  if (names.length === 1 && first !== undefined && !input.any && !input.all)
+  if (names.length === 1 && first !== undefined && !input.any && !input.all) {
+    const view = await viewWorker(deps, first);
+    const after = input.after === undefined ? {} : { after: input.after };
     return drainAfter(
       deps,
-      await waitGuarded(
-        deps,
-        { name: first, ...limits, ...(input.after === undefined ? {} : { after: input.after }) },
-        onProgress,
-      ),
+      view,
+      await waitGuarded(deps, { name: first, ...limits, ...after }, onProgress, view),
     );
+  }
   // Every worker must exist and have a turn before any machine starts: never a half-started wait.
-  for (const name of names) await requireTurn(deps, name);
+  const views = new Map<string, WorkerView>();
+  for (const name of names) views.set(name, requireTurn(await viewWorker(deps, name)));
   const stop = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal;
   const each = { ...deps, signal };
   const order: string[] = [];
   const waits = names.map((name) =>
-    waitGuarded(each, { name, ...limits }, onProgress).then((outcome) => {
+    waitGuarded(each, { name, ...limits }, onProgress, views.get(name)).then((outcome) => {
       order.push(name);
       if (input.any) stop.abort();
       return outcome;
@@ -56,7 +57,10 @@ export async function waitForTurns(
   if (failed?.status === "rejected") throw failed.reason;
   const outcomes = new Map<string, Outcome>();
   for (const [i, s] of settled.entries())
-    if (s.status === "fulfilled") outcomes.set(names[i] ?? "", await drainAfter(deps, s.value));
+    if (s.status === "fulfilled") {
+      const view = views.get(s.value.name);
+      if (view) outcomes.set(names[i] ?? "", await drainAfter(deps, view, s.value));
+    }
   return input.any ? firstOf(deps, outcomes, order) : allOf(outcomes, names);
 }
 
@@ -85,20 +89,18 @@ function allOf(outcomes: Map<string, Outcome>, names: readonly string[]): WaitRe
  * the worker on. A turn that ended (stop, provider-error) leaves the worker idle: its next queued
  * prompt (send --queue) is sent now, and the outcome names it with its baseline.
  */
-async function drainAfter(deps: Deps, waited: Outcome): Promise<Outcome> {
-  const outcome = await withTurnTelemetry(deps, waited);
+async function drainAfter(deps: Deps, view: WorkerView, waited: Outcome): Promise<Outcome> {
+  const outcome = await withTurnTelemetry(deps, waited, view);
   if ((outcome.reason !== "stop" && outcome.reason !== "provider-error") || deps.signal?.aborted)
     return outcome;
+  // The turn is over: the queue's next prompt goes to the worker as it is now (a kill or a takeover
+  // may have come during the wait), so its meta.json is read again.
   const sent = await drainQueue(deps, await loadWorker(deps, outcome.name));
   return sent ? { ...outcome, next: sent } : outcome;
 }
 
-/** The worker exists and has been sent a prompt (else NoTurnError, exit 5, as `wait NAME` says). */
-async function requireTurn(deps: Deps, name: string): Promise<void> {
-  const worker = await loadWorker(deps, name);
-  const events = await readEvents(deps, worker.provider, name);
-  if (lastSubmitIndex(worker.provider, events) === null)
-    throw new NoTurnError(`worker ${name} has not been sent a prompt yet: there is no turn to wait for`, {
-      name,
-    });
+/** The worker has been sent a prompt (else NoTurnError, exit 5, as `wait NAME` says). */
+function requireTurn(view: WorkerView): WorkerView {
+  turnBaseline(view);
+  return view;
 }

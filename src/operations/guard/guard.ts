@@ -18,7 +18,8 @@ import {
 import { DEFAULT_WAIT_TIMEOUT_MS, turnBaseline, type WaitProgress, waitForTurn } from "../wait/wait.ts";
 import { readAnswer } from "../worker/read.ts";
 import { deliverTurn } from "../worker/send.ts";
-import { loadWorker, readEvents, type Worker } from "../worker/worker.ts";
+import { viewWorker, type WorkerView } from "../worker/view.ts";
+import type { Worker } from "../worker/worker.ts";
 import { checkStep } from "./check.ts";
 import { sendFeedback, type TurnRunner, watchTurn } from "./turn.ts";
 
@@ -47,22 +48,20 @@ export async function waitGuarded(
   deps: Deps,
   input: WaitInput,
   onProgress?: (p: GuardProgress) => void,
+  /** The worker as the verb looked at it (once), else looked at here. */
+  loaded?: WorkerView,
 ): Promise<Outcome> {
-  const worker = await loadWorker(deps, input.name);
-  const baseline = await turnBaseline(deps, worker, input.after);
+  const view = loaded ?? (await viewWorker(deps, input.name));
+  const worker: Worker = { meta: view.meta, provider: view.provider };
+  const baseline = input.after ?? turnBaseline(view);
   const records = await deps.guards.list(worker.meta.name);
   const guard =
     records.length === 0
       ? null
       : input.after !== undefined
         ? findGuard(records, baseline)
-        : (guardOfSubmit(
-            records,
-            worker.provider,
-            await readEvents(deps, worker.provider, input.name),
-            baseline,
-          )?.guard ?? null);
-  if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress);
+        : (guardOfSubmit(records, worker.provider, view.events, baseline)?.guard ?? null);
+  if (!guard) return waitForTurn(deps, { ...input, after: baseline }, onProgress, { worker });
   const runner: TurnRunner = {
     wait: (turn, d, { timeoutMs, onProgress: progress, halt }) =>
       waitForTurn(

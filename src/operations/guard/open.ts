@@ -1,8 +1,7 @@
 import { WorkerBusyError } from "../../core/errors.ts";
 import { describeGuard, type GuardRecord, guardOfSubmit } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
-import { currentTurn, readEvents, type Worker } from "../worker/worker.ts";
+import { lastTurn, type WorkerView } from "../worker/view.ts";
 
 /**
  * The guard of the worker's last turn while it is still open: its checks or its feedback turn are
@@ -10,16 +9,13 @@ import { currentTurn, readEvents, type Worker } from "../worker/worker.ts";
  * none, it is done, or its attempt's turn ended in failure (a provider error, a usage limit: no
  * check runs on such a turn, so the guarded turn has ended; a later wait reports it again).
  */
-export async function openGuard(deps: Deps, worker: Worker): Promise<GuardRecord | null> {
-  const records = await deps.guards.list(worker.meta.name);
+export async function openGuard(deps: Deps, view: WorkerView): Promise<GuardRecord | null> {
+  const records = await deps.guards.list(view.meta.name);
   if (records.every((r) => r.phase === "done")) return null;
-  const events = await readEvents(deps, worker.provider, worker.meta.name);
-  const last = lastSubmitIndex(worker.provider, events);
-  if (last === null) return null;
-  const guard = guardOfSubmit(records, worker.provider, events, last)?.guard;
+  if (view.lastSubmit === null) return null;
+  const guard = guardOfSubmit(records, view.provider, view.events, view.lastSubmit)?.guard;
   if (guard === undefined || guard.phase === "done") return null;
-  if (guard.phase === "turn" && (await currentTurn(deps, worker, events, last)).turn.status === "failure")
-    return null;
+  if (guard.phase === "turn" && (await lastTurn(deps, view))?.status === "failure") return null;
   return guard;
 }
 
@@ -28,10 +24,10 @@ export async function openGuard(deps: Deps, worker: Worker): Promise<GuardRecord
  * prompt typed between a failed check and its feedback turn (2 of 2) left the next attempt to be
  * checked on the state that prompt's turn left. Only the guard's own loop goes on with the worker.
  */
-export async function refuseOpenGuard(deps: Deps, worker: Worker): Promise<void> {
-  const guard = await openGuard(deps, worker);
+export async function refuseOpenGuard(deps: Deps, view: WorkerView): Promise<void> {
+  const guard = await openGuard(deps, view);
   if (guard === null) return;
-  const { name } = worker.meta;
+  const { name } = view.meta;
   const where = describeGuard({
     attempt: Math.max(1, guard.turns.length),
     maxAttempts: guard.maxAttempts,

@@ -1,6 +1,5 @@
 import type { Deps } from "../../core/ports.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
-import { currentTurn, readEvents, type Worker } from "../worker/worker.ts";
+import { lastTurn, type WorkerView } from "../worker/view.ts";
 
 /** How long the CLI may take to close a limit's box once its key is pressed. */
 const CLOSE_MS = 1500;
@@ -12,13 +11,11 @@ const POLL_MS = 100;
  * drawn later is closed here, before a prompt is pasted, and only once the turn is over (a box
  * during a turn, gemini's "Keep trying / Stop", belongs to `wait`). Returns the screen after.
  */
-export async function closeLimitBox(deps: Deps, worker: Worker, screen: string): Promise<string> {
-  const { provider, meta } = worker;
+export async function closeLimitBox(deps: Deps, view: WorkerView, screen: string): Promise<string> {
+  const { provider, meta } = view;
   const state = provider.classifyScreen(screen);
   if (state.kind !== "error" || !state.keys?.length || !provider.limits?.boxAfterMs) return screen;
-  const events = await readEvents(deps, provider, meta.name);
-  const last = lastSubmitIndex(provider, events);
-  const turn = last === null ? null : (await currentTurn(deps, worker, events, last)).turn.status;
+  const turn = (await lastTurn(deps, view))?.status ?? null;
   if (turn !== "failure" && turn !== "stop") return screen;
   await deps.tmux.sendKeys(meta.name, [...state.keys]);
   const until = deps.clock.now() + CLOSE_MS;

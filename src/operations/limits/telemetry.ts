@@ -32,8 +32,13 @@ const ENDED: ReadonlySet<Outcome["reason"]> = new Set(["stop", "rejected", "prov
  * events/) until the provider says its records are this turn's; a provider that needs no settling
  * and a turn that did not end (input, timeout, …) take what is there now.
  */
-export async function withTurnTelemetry(deps: Deps, outcome: Outcome): Promise<Outcome> {
-  const worker = await loadWorker(deps, outcome.name);
+export async function withTurnTelemetry(
+  deps: Deps,
+  outcome: Outcome,
+  /** The worker as the verb read it (once), else read here. */
+  loaded?: Worker,
+): Promise<Outcome> {
+  const worker = loaded ?? (await loadWorker(deps, outcome.name));
   const { provider } = worker;
   if (!provider.readTelemetry) return { ...outcome, telemetry: null };
   // A turn ended without its end-of-turn hook (an Escape) is not waited for: nothing says when

@@ -142,6 +142,8 @@ export async function followTurn(
         maxTokens: input.maxTokens,
       },
       guard?.onProgress,
+      // The wait reads the worker itself: handing it this one shifts the in-memory world's virtual
+      // clock (its follower and its wait advance one shared time) past the marker a unit test pins.
       input.cost ? { cost: input.cost } : {},
     );
     // The statusline as the turn ended: claude rewrites it ~0.4 s after its Stop (measured).

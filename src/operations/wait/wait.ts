@@ -5,7 +5,6 @@ import type { Deps, Waker } from "../../core/ports.ts";
 import type { WaitInput } from "../../core/schemas.ts";
 import { startWait, stepWait } from "../../core/wait/machine.ts";
 import { OUTCOME_EXIT, type Outcome } from "../../core/wait/outcome.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
 import type {
   PaneSeen,
   WaitBudget,
@@ -13,9 +12,9 @@ import type {
   WaitObservation,
   WaitProgress,
 } from "../../core/wait/types.ts";
-import { parseEvents } from "../../core/worker/events.ts";
 import { bounded, LATE } from "../worker/bounded.ts";
 import { deliverTurn } from "../worker/send.ts";
+import { viewWorker, type WorkerView } from "../worker/view.ts";
 import { lastScreen, loadWorker, type Worker } from "../worker/worker.ts";
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30 * 60_000;
@@ -32,13 +31,17 @@ export async function waitForTurn(
   deps: Deps,
   input: WaitInput,
   onProgress?: (progress: WaitProgress) => void,
-  /** A cost budget (`-p --max-budget-usd`), beside the input's token budget. */
-  options: { readonly cost?: Pick<WaitBudget, "maxCostUsd" | "costBaseUsd"> } = {},
+  options: {
+    /** A cost budget (`-p --max-budget-usd`), beside the input's token budget. */
+    readonly cost?: Pick<WaitBudget, "maxCostUsd" | "costBaseUsd">;
+    /** The worker as the verb read it (once), else read here. */
+    readonly worker?: Worker;
+  } = {},
 ): Promise<Outcome> {
   const startedAt = deps.clock.now();
-  const worker = await loadWorker(deps, input.name);
+  const worker = options.worker ?? (await loadWorker(deps, input.name));
   const { name } = worker.meta;
-  const baseline = await turnBaseline(deps, worker, input.after);
+  const baseline = input.after ?? turnBaseline(await viewWorker(deps, worker));
   const stallMs = Number(deps.env.UMBEL_RETRY_STALL_MS);
   let state = startWait({
     provider: worker.provider,
@@ -82,19 +85,14 @@ export async function waitForTurn(
   }
 }
 
-/** The turn to wait for: after `after`, else the last prompt sent (none yet: NoTurnError, exit 5). */
-export async function turnBaseline(deps: Deps, worker: Worker, after: number | undefined): Promise<number> {
-  if (after !== undefined) return after;
-  const { name } = worker.meta;
-  const last = lastSubmitIndex(
-    worker.provider,
-    parseEvents(worker.provider, await deps.store.readHooksLog(name)),
-  );
-  if (last === null)
+/** The turn to wait for when no `after` is given: the last prompt sent (none yet: NoTurnError, exit 5). */
+export function turnBaseline(view: WorkerView): number {
+  const { name } = view.meta;
+  if (view.lastSubmit === null)
     throw new NoTurnError(`worker ${name} has not been sent a prompt yet: there is no turn to wait for`, {
       name,
     });
-  return last;
+  return view.lastSubmit;
 }
 
 type Pending = Exclude<WaitCommand, { kind: "done" }>;

@@ -1,10 +1,10 @@
 import { findGuard, guardOfSubmit, structuredOf } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { ReadInput } from "../../core/schemas.ts";
-import { findRecordSource, findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
-import { parseEvents } from "../../core/worker/events.ts";
+import { findRecordSource, findSessionId } from "../../core/wait/turn.ts";
 import type { ReadResult } from "../../core/worker/outputs.ts";
-import { currentTurn, loadWorker, type Worker } from "./worker.ts";
+import { viewWorker } from "./view.ts";
+import { currentTurn, type Worker } from "./worker.ts";
 
 /** The transcript may land after the Stop hook (a late flush); re-read it for this long. */
 const SETTLE_MS = 3000;
@@ -22,9 +22,9 @@ export async function readAnswer(
   /** The worker as the caller loaded it for this verb (read once), else loaded here. */
   loaded?: Worker,
 ): Promise<ReadResult> {
-  const worker = loaded ?? (await loadWorker(deps, input.name));
-  const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name));
-  const asked = input.after ?? lastSubmitIndex(worker.provider, events) ?? 0;
+  const worker = await viewWorker(deps, loaded ?? input.name);
+  const { events } = worker;
+  const asked = input.after ?? worker.lastSubmit ?? 0;
   const records = await deps.guards.list(input.name);
   const guard =
     input.after === undefined

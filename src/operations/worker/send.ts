@@ -4,14 +4,14 @@ import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import { withSchemaNote } from "../../core/guard/prompt.ts";
 import type { Deps, Lock, Waker } from "../../core/ports.ts";
 import type { Delivery } from "../../core/providers/types.ts";
-import { lastSubmitIndex } from "../../core/wait/turn.ts";
-import { countEvents, parseEvents } from "../../core/worker/events.ts";
+import { parseEvents } from "../../core/worker/events.ts";
 import type { SendResult } from "../../core/worker/outputs.ts";
 import { screenTail } from "../../core/worker/screen.ts";
 import { refuseOpenGuard } from "../guard/open.ts";
 import { type GuardPlan, newGuardRecord, planGuard, recordTurnSchema } from "../guard/plan.ts";
 import { closeLimitBox } from "../limits/limit-box.ts";
-import { checkLiveness, currentTurn, loadWorker, readEvents, type Worker } from "./worker.ts";
+import { lastTurn, viewWorker } from "./view.ts";
+import { checkLiveness, loadWorker, type Worker } from "./worker.ts";
 
 /**
  * claude's and codex's: Enter follows the bracketed paste after 10 ms. Measured on claude 2.1.332
@@ -132,15 +132,17 @@ export async function deliver(
   sender: Sender = "caller",
 ): Promise<SendResult> {
   const { name } = worker.meta;
-  if (sender === "caller") await refuseOpenGuard(deps, worker);
-  const screen = await closeLimitBox(deps, worker, await settledScreen(deps, worker));
+  const settled = await settledScreen(deps, worker);
+  // The one look at the worker before typing, under the composer lock: its open guard, the limit
+  // box, whether a turn is on, and the baseline the prompt gets all come from this read.
+  const view = await viewWorker(deps, worker);
+  if (sender === "caller") await refuseOpenGuard(deps, view);
+  const screen = await closeLimitBox(deps, view, settled);
   const state = worker.provider.classifyScreen(screen);
   if (state.kind === "ready" && worker.provider.screenShowsStreaming === false) {
     // codex streams its answer with no busy marker: the hooks say whether a turn is still on (a
     // prompt sent now would steer that turn, not start one).
-    const events = await readEvents(deps, worker.provider, name);
-    const last = lastSubmitIndex(worker.provider, events);
-    if (last !== null && (await currentTurn(deps, worker, events, last)).turn.status === "running") {
+    if ((await lastTurn(deps, view))?.status === "running") {
       throw new WorkerBusyError(`worker ${name} is busy with a turn; wait for it before sending`, {
         name,
         screen: screenTail(screen),
@@ -157,7 +159,7 @@ export async function deliver(
       screen: screenTail(screen),
     });
   }
-  const baseline = countEvents(await deps.store.readHooksLog(name));
+  const baseline = view.eventCount;
   const undo = (await prepare?.(baseline)) ?? (async () => {});
   try {
     return await paste(deps, worker, prompt, screen, baseline, started);
@@ -270,9 +272,7 @@ async function settledScreen(deps: Deps, worker: Worker): Promise<string> {
   const first = worker.provider.classifyScreen(screen).kind;
   if (first !== "busy" && first !== "unknown") return screen;
   if (first === "busy") {
-    const events = await readEvents(deps, worker.provider, name);
-    const last = lastSubmitIndex(worker.provider, events);
-    const turn = last === null ? null : (await currentTurn(deps, worker, events, last)).turn.status;
+    const turn = (await lastTurn(deps, await viewWorker(deps, worker)))?.status;
     if (turn !== "stop" && turn !== "failure") return screen;
   }
   // A screen mid-redraw reads "unknown" (gemini under load redraws its whole frame for a moment),

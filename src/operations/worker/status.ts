@@ -7,23 +7,17 @@ import { billingEnvOf, billingFromEnv } from "../../core/limits/billing.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { WorkerState } from "../../core/schemas.ts";
-import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
+import { findSessionId } from "../../core/wait/turn.ts";
 import type { StatusResult } from "../../core/worker/status.ts";
 import { readQueue } from "../fleet/queue.ts";
 import { worktreeStatus } from "../fleet/worktree.ts";
 import { telemetryOf } from "../limits/telemetry.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";
-import {
-  checkLiveness,
-  currentTurn,
-  isTurnOnByHooks,
-  loadWorker,
-  readEvents,
-  type Worker,
-} from "./worker.ts";
+import { lastTurn, viewWorker, type WorkerView } from "./view.ts";
+import { checkLiveness, isTurnOnByHooks, type Worker } from "./worker.ts";
 
 export async function statusOf(deps: Deps, name: string): Promise<StatusResult> {
-  return describe(deps, await loadWorker(deps, name));
+  return describeWorker(deps, await viewWorker(deps, name));
 }
 
 export async function listWorkers(deps: Deps): Promise<StatusResult[]> {
@@ -45,9 +39,9 @@ export async function listWorkers(deps: Deps): Promise<StatusResult[]> {
   return results.filter((r): r is StatusResult => r !== null);
 }
 
-async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
-  const { meta, provider } = worker;
-  const events = await readEvents(deps, provider, meta.name);
+/** The status of a worker the verb has looked at already (`-p --name` reuses the view it took). */
+export async function describeWorker(deps: Deps, worker: WorkerView): Promise<StatusResult> {
+  const { meta, provider, events } = worker;
   const live = await checkLiveness(deps, worker);
   const base = {
     name: meta.name,
@@ -76,9 +70,8 @@ async function describe(deps: Deps, worker: Worker): Promise<StatusResult> {
   }
   if (meta.state === "starting")
     return { ...base, state: "starting", pid: live.pid, exit: null, reason: null, prompt: null };
-  const last = lastSubmitIndex(provider, events);
-  const turn =
-    last === null ? { status: "none" as const } : (await currentTurn(deps, worker, events, last)).turn;
+  const last = worker.lastSubmit;
+  const turn = (await lastTurn(deps, worker)) ?? { status: "none" as const };
   let state: WorkerState =
     turn.status === "running" ? "busy" : turn.status === "input" ? "needs-input" : "idle";
   if (state !== "idle" && !(turn.status === "running" && turn.sawStop)) {
