@@ -85,7 +85,7 @@ export const PermissionMode = z
 export type PermissionMode = z.infer<typeof PermissionMode>;
 
 /** The text of a JSON object (settings travel as text so every face can pass them through). */
-export const JsonObjectText = z.string().refine(isJsonObjectText, "must be the text of a JSON object");
+const JsonObjectText = z.string().refine(isJsonObjectText, "must be the text of a JSON object");
 
 export function isJsonObjectText(text: string): boolean {
   return parseJsonObject(text) !== null;

@@ -2,24 +2,18 @@ import { z } from "zod";
 import { choiceError } from "../common/suggest.ts";
 import { UsageError } from "../errors.ts";
 import { GuardFields, orphanGuardField } from "../guard/fields.ts";
-import { OnLimit } from "../limits/limits.ts";
 import { getProvider } from "../providers/registry.ts";
-import {
-  Duration,
-  EnvSpec,
-  JsonObjectText,
-  MaxTokens,
-  PermissionMode,
-  ProviderId,
-  SpawnInput,
-  type WithProvider,
-  WorkerName,
-} from "../schemas.ts";
+import { Duration, MaxTokens, PermissionMode, SpawnInput, type WithProvider } from "../schemas.ts";
 import { isBlankPrompt } from "../worker/prompt.ts";
+
+/** SpawnInput's field schemas: -p's flags that start a worker validate as spawn's do. */
+const spawn = SpawnInput.shape;
 
 /**
  * `umbel -p`: the flags of `claude -p` it mirrors (same spelling, same meaning), plus umbel's own.
- * The face parses argv into this object; `checkPrintInput` holds the rules between flags.
+ * The face parses argv into this object; `checkPrintInput` holds the rules between flags. A flag
+ * that is a spawn option is SpawnInput's field (its schema, described in -p's words), passed on
+ * under its own name to the worker -p makes (`spawnOfPrint`).
  */
 export const PrintInput = z
   .object({
@@ -33,18 +27,19 @@ export const PrintInput = z
       .default("text")
       .describe("text, or stream-json: one user message per stdin line, a turn each"),
     verbose: z.boolean().default(false).describe("Required by stream-json; with json, print every message"),
-    provider: ProviderId.optional().describe(
+    provider: spawn.provider.describe(
       "Which agent CLI runs the turn (default: UMBEL_PROVIDER, else config.toml's provider, else the dialect's own CLI)",
     ),
-    model: z.string().min(1).optional().describe("Model to run"),
-    allowedTools: z.array(z.string().min(1)).optional().describe("Tools allowed without asking"),
-    disallowedTools: z.array(z.string().min(1)).optional().describe("Tools the worker may not use"),
+    model: spawn.model.describe("Model to run"),
+    allowedTools: spawn.allowedTools.describe("Tools allowed without asking"),
+    disallowedTools: spawn.disallowedTools.describe("Tools the worker may not use"),
+    // PermissionMode's own description (spawn's names each CLI's default).
     permissionMode: PermissionMode.optional(),
-    systemPrompt: z.string().min(1).optional().describe("Replace the system prompt"),
-    appendSystemPrompt: z.string().min(1).optional().describe("Add to the end of the system prompt"),
-    addDir: z.array(z.string().min(1)).optional().describe("More directories the worker may use"),
-    settings: JsonObjectText.optional().describe("Settings (JSON text; a file path is read by the face)"),
-    mcpConfig: z.array(z.string().min(1)).optional().describe("MCP server configs: JSON text or file paths"),
+    systemPrompt: spawn.systemPrompt.describe("Replace the system prompt"),
+    appendSystemPrompt: spawn.appendSystemPrompt.describe("Add to the end of the system prompt"),
+    addDir: spawn.addDir.describe("More directories the worker may use"),
+    settings: spawn.settings.describe("Settings (JSON text; a file path is read by the face)"),
+    mcpConfig: spawn.mcpConfig.describe("MCP server configs: JSON text or file paths"),
     maxTurns: z.number().int().positive().optional().describe("Stop after this many model turns"),
     maxBudgetUsd: z
       .number()
@@ -54,23 +49,21 @@ export const PrintInput = z
         "Stop once the run has cost this many USD, as the provider records it (claude's statusline; umbel reads no cost from codex, gemini or opencode)",
       ),
     maxTokens: MaxTokens.optional(),
-    onLimit: OnLimit.optional(),
+    onLimit: spawn.onLimit,
     continue: z.boolean().default(false).describe("Continue the most recent conversation in cwd"),
-    resume: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Continue a conversation: a umbel worker name or the provider's session id"),
-    cwd: z.string().min(1).optional().describe("Working directory (default: the current directory)"),
-    env: EnvSpec.optional(),
+    resume: spawn.resumeSession.describe(
+      "Continue a conversation: a umbel worker name or the provider's session id",
+    ),
+    cwd: spawn.cwd.describe("Working directory (default: the current directory)"),
+    env: spawn.env,
     timeout: Duration.optional().describe("Give up after this long (default 30m, at most 168h)"),
     // A new worker's start is bounded apart from the turn, as spawn's is (a slow start on loaded
     // cores is not a slow turn; a CLI hung while starting is not left to eat the whole --timeout).
-    startTimeout: SpawnInput.shape.startTimeout,
+    startTimeout: spawn.startTimeout,
     idleTimeout: Duration.optional().describe(
       "Give up once the worker has been still this long (at most 168h)",
     ),
-    name: WorkerName.optional().describe("Run in the named worker, creating it if needed, and keep it"),
+    name: spawn.name.optional().describe("Run in the named worker, creating it if needed, and keep it"),
     // The guardrails (docs/guardrails.md): claude's --json-schema, and umbel's accept checks.
     ...GuardFields,
   })
@@ -90,7 +83,38 @@ export const LAUNCH_FLAGS = [
   "settings",
   "mcpConfig",
   "onLimit",
-] as const satisfies readonly (keyof PrintInput)[];
+] as const satisfies readonly (keyof PrintInput & keyof SpawnInput)[];
+
+/** What -p passes on, by name, to a worker it makes: the launch flags, its cwd, env and start bound. */
+const SPAWN_FIELDS = [
+  ...LAUNCH_FLAGS,
+  "cwd",
+  "env",
+  "startTimeout",
+] as const satisfies readonly (keyof PrintInput & keyof SpawnInput)[];
+
+/**
+ * The spawn of the worker -p makes for a turn: non-interactive (the vendor's -p never asks a person:
+ * what would need one is refused and the model goes on), resuming or continuing as `how` says, with
+ * umbel's StructuredOutput tool for --json-schema, and the spawn options given.
+ */
+export function spawnOfPrint(
+  input: PrintInput,
+  name: string,
+  how: { resumeSession?: string; continueSession?: boolean },
+): SpawnInput {
+  const spawn: SpawnInput = {
+    name,
+    provider: input.provider,
+    nonInteractive: true,
+    ...how,
+    ...(input.jsonSchema === undefined ? {} : { structured: true }),
+  };
+  for (const key of SPAWN_FIELDS) {
+    if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
+  }
+  return spawn;
+}
 
 /** Rules between flags, with claude -p's own messages where it has the same rule. */
 export function checkPrintInput(input: PrintInput): void {

@@ -1,6 +1,5 @@
-import type { StructuredServer } from "../guard/tool.ts";
 import type { BillingRoute } from "../limits/billing.ts";
-import type { PermissionMode } from "../schemas.ts";
+import type { LaunchInput } from "./launch-types.ts";
 
 /**
  * A provider's own home (codex CODEX_HOME, gemini GEMINI_CLI_HOME): the user's config files it
@@ -40,23 +39,22 @@ export type HomeContext = {
   readonly launch: HomeLaunch;
 };
 
-export type HomeLaunch = {
-  readonly systemPrompt?: string | undefined;
-  readonly appendSystemPrompt?: string | undefined;
-  readonly disallowedTools?: readonly string[] | undefined;
-  /** claude's `mcpServers` map, merged from every --mcp-config. */
-  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
-  /** umbel's StructuredOutput server (spawn --structured), allowed without a permission prompt. */
-  readonly structuredServer?: StructuredServer | undefined;
-  /**
-   * A non-interactive worker (umbel -p): a provider that makes its CLI so in its config (gemini's
-   * excluded tools, opencode's) reads the permission flags it applies to.
-   */
-  readonly nonInteractive?: boolean | undefined;
-  readonly permissionMode?: PermissionMode | undefined;
-  readonly unattended?: boolean | undefined;
-  readonly allowedTools?: readonly string[] | undefined;
-};
+/**
+ * A non-interactive worker (umbel -p) reads the permission flags: a provider that makes its CLI so
+ * in its config applies them there (gemini's excluded tools, opencode's).
+ */
+export type HomeLaunch = Pick<
+  LaunchInput,
+  | "systemPrompt"
+  | "appendSystemPrompt"
+  | "disallowedTools"
+  | "mcpServers"
+  | "structuredServer"
+  | "nonInteractive"
+  | "permissionMode"
+  | "unattended"
+  | "allowedTools"
+>;
 
 /** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */
 export type HomeEntry =

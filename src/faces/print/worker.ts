@@ -1,9 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { LAUNCH_FLAGS, type PrintInput } from "../../core/print/input.ts";
+import { LAUNCH_FLAGS, type PrintInput, spawnOfPrint } from "../../core/print/input.ts";
 import { isSessionId } from "../../core/providers/registry.ts";
-import { type SpawnInput, WorkerName } from "../../core/schemas.ts";
+import { WorkerName } from "../../core/schemas.ts";
 import type { ExitRecord } from "../../core/wait/outcome.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
@@ -98,18 +98,7 @@ async function create(
 ): Promise<PrintWorker> {
   const anonymous = input.name === undefined;
   const name = input.name ?? `p-${deps.system.uuid().slice(0, 8)}`;
-  const spawn: SpawnInput = {
-    name,
-    provider: input.provider,
-    // The vendor's -p never asks a person: what would need one is refused and the model goes on.
-    nonInteractive: true,
-    ...how,
-    // --json-schema needs umbel's StructuredOutput tool in the worker.
-    ...(input.jsonSchema === undefined ? {} : { structured: true }),
-  };
-  for (const key of [...LAUNCH_FLAGS, "cwd", "env", "startTimeout"] as const) {
-    if (input[key] !== undefined) Object.assign(spawn, { [key]: input[key] });
-  }
+  const spawn = spawnOfPrint(input, name, how);
   // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps
   // its pool name and goes at the end like any anonymous worker; --name N takes N).
   const claimed = await claimSpare(deps, spawn, { rename: !anonymous });

@@ -33,13 +33,6 @@ export function checkFleetOptions(provider: Provider, input: SpawnInput): void {
     });
 }
 
-/** allow rules the CLI answers itself (gemini's --allowed-tools), merged into allowedTools. */
-export function nativeAllowedTools(provider: Provider, input: SpawnInput): string[] | undefined {
-  const native = provider.policy?.allowEvent === null ? (input.allow ?? []) : [];
-  const tools = [...(input.allowedTools ?? []), ...native];
-  return tools.length > 0 ? tools : input.allowedTools;
-}
-
 export async function writeFleetFiles(deps: Deps, provider: Provider, input: SpawnInput): Promise<void> {
   const rules = { allow: input.allow ?? [], deny: input.deny ?? [] };
   const denyAsks = input.nonInteractive === true;

@@ -4,7 +4,7 @@ import { getProvider } from "../../core/providers/registry.ts";
 import type { SpawnInput } from "../../core/schemas.ts";
 import { buildWorkerEnv } from "../../core/worker/env.ts";
 import { withConfiguredEnv } from "../../core/worker/user-config.ts";
-import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/spawn.ts";
+import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/resolve.ts";
 import { loadUserConfig } from "../worker/user-config.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { sha256Hex } from "../../common/sha256.ts";
-import type { StructuredServer } from "../../guard/tool.ts";
+import type { HomeLaunch } from "../home-types.ts";
 import { planCodexMcpServers, renderStructuredServer } from "./mcp.ts";
 import { tomlString } from "./toml.ts";
 
@@ -64,13 +64,10 @@ export type CodexHomeInput = {
   readonly envNames?: readonly string[] | undefined;
 };
 
-type CodexHomeLaunch = {
-  readonly systemPrompt?: string | undefined;
-  readonly appendSystemPrompt?: string | undefined;
-  /** claude's `mcpServers` map, merged from every --mcp-config. */
-  readonly mcpServers?: Readonly<Record<string, unknown>> | undefined;
-  readonly structuredServer?: StructuredServer | undefined;
-};
+type CodexHomeLaunch = Pick<
+  HomeLaunch,
+  "systemPrompt" | "appendSystemPrompt" | "mcpServers" | "structuredServer"
+>;
 
 type HomeFile = { readonly path: string; readonly content: string; readonly mode: number };
 /** A symlink `path → target`, made only when `target` exists. */
