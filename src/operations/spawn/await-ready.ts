@@ -1,3 +1,4 @@
+import { drive } from "../../core/common/drive.ts";
 import { SpawnFailedError, UmbelError } from "../../core/errors.ts";
 import type { Deps, Waker } from "../../core/ports.ts";
 import type { Provider } from "../../core/providers/types.ts";
@@ -24,18 +25,21 @@ export async function waitReady(
 ): Promise<DialogAnswer[]> {
   const { timeoutMs, ...rest } = options;
   const deadline = deps.clock.now() + timeoutMs;
-  let state = startReady({ provider, name, deadline, timeoutMs, ...rest });
   const waker = deps.watch.dir(deps.store.paths(name).events);
   const looked: Looked = { screen: undefined };
   try {
-    let seen = observe(deps, { kind: "tick" });
-    for (;;) {
-      const step = stepReady(state, seen);
-      state = step.state;
-      if (step.next.kind === "ready") return [...step.next.dialogs];
-      if (step.next.kind === "fail") throw step.next.error;
-      seen = await performReady(deps, name, waker, step.next, looked);
-    }
+    return await drive({
+      state: startReady({ provider, name, deadline, timeoutMs, ...rest }),
+      first: observe(deps, { kind: "tick" }),
+      step: stepReady,
+      isEnd: (command): command is Extract<ReadyCommand, { kind: "ready" | "fail" }> =>
+        command.kind === "ready" || command.kind === "fail",
+      end: (command) => {
+        if (command.kind === "fail") throw command.error;
+        return [...command.dialogs];
+      },
+      perform: (command) => performReady(deps, name, waker, command, looked),
+    });
   } catch (error) {
     if (error instanceof UmbelError) throw error;
     throw new SpawnFailedError(`spawn failed: ${(error as Error).message}`, { name }, { cause: error });

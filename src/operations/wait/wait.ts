@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { drive } from "../../core/common/drive.ts";
 import { NoTurnError, TmuxError, TmuxTimeoutError } from "../../core/errors.ts";
 import { STATUS_LINE_FILE } from "../../core/limits/telemetry.ts";
 import type { Deps, Waker } from "../../core/ports.ts";
@@ -43,7 +44,7 @@ export async function waitForTurn(
   const { name } = worker.meta;
   const baseline = input.after ?? turnBaseline(await viewWorker(deps, worker));
   const stallMs = Number(deps.env.UMBEL_RETRY_STALL_MS);
-  let state = startWait({
+  const state = startWait({
     provider: worker.provider,
     baseline,
     startedAt,
@@ -60,26 +61,28 @@ export async function waitForTurn(
   const waker = deps.watch.dir(deps.store.paths(name).events);
   const looked: Looked = { screen: undefined };
   try {
-    let seen: WaitObservation = observe(deps, { kind: "tick" });
-    for (;;) {
-      const step = stepWait(state, seen);
-      state = step.state;
-      const command = step.next;
+    return await drive({
+      state,
+      first: observe(deps, { kind: "tick" }),
+      step: stepWait,
+      isEnd: (command): command is Extract<WaitCommand, { kind: "done" }> => command.kind === "done",
       // A continuation prompt (--on-limit continue) moves the baseline to the turn it started.
-      if (command.kind === "done") {
+      end: (command, ended) => {
         deps.trace.mark(`wait ${name}: ${command.reason}`);
         return outcome(
           name,
-          state.config.baseline,
+          ended.config.baseline,
           startedAt,
           deps.clock.now(),
           command.reason,
           command.evidence,
         );
-      }
-      if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
-      seen = await perform(deps, worker, waker, command, looked);
-    }
+      },
+      perform: (command) => {
+        if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
+        return perform(deps, worker, waker, command, looked);
+      },
+    });
   } finally {
     waker.close();
   }
