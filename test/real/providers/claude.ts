@@ -10,6 +10,7 @@ import { bash, text } from "../../stub-model/replies.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
 import { type ClaudeHome, seedClaudeHome } from "../claude-home.ts";
 import type { RealWorld } from "../scenarios/drive.ts";
+import type { FleetProfile } from "../scenarios/fleet.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
 
 export const CLAUDE_API_KEY = "sk-ant-test-umbel-real-0123456789abcdefghij";
@@ -129,4 +130,33 @@ async function removeSettled(dir: string): Promise<void> {
     }
     await Bun.sleep(50);
   }
+}
+
+export function claudeFleetProfile(bin: string | null): FleetProfile<ClaudeWorld> {
+  return {
+    label: "claude",
+    bin,
+    makeWorld: () => makeClaudeWorld(bin, { noRetries: true }),
+    spawnFlags: CLAUDE_KEY_FLAGS,
+    prefix: "f",
+    timeout: "40s",
+    rulesFlags: ["--permission-mode", "manual"],
+    allowedPrompt: "stub:bash touch policy.txt",
+    logsShowPolicy: true,
+    approval: {
+      prompt: "stub:bash echo approved > approved.txt",
+      made: { file: "approved.txt", content: "approved\n" },
+      answered: { option: { number: 1, label: "Yes" }, keys: ["1"] },
+      // Notification permission_prompt, 1-7 s after the PermissionRequest (2.1.332).
+      reannounced: '"notification_type":"permission_prompt"',
+    },
+    deny: {
+      prompt: "stub:bash echo no > denied.txt",
+      absent: "denied.txt",
+      byInputId: true,
+      answered: { option: { label: "No" } },
+    },
+    // The worktree is a folder claude has never trusted: spawn answers its trust dialog.
+    worktree: { flags: ["--allow", "Bash(touch:*)"], spawned: { dialogsAnswered: ["trust"] } },
+  };
 }

@@ -7,6 +7,7 @@ import { seedCodexWorld, stubProviderToml } from "../../helpers/codex-world.ts";
 import { createSandbox } from "../../helpers/sandbox.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
 import type { RealWorld } from "../scenarios/drive.ts";
+import type { FleetProfile } from "../scenarios/fleet.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
 
 export type CodexWorld = RealWorld & {
@@ -65,5 +66,32 @@ export function codexWorkerProfile(bin: string | null): WorkerProfile<CodexWorld
     killRemoves: (w, name) => [join(realpathSync(w.sb.root), "codex-home", `umbel-${name}.config.toml`)],
     leftovers: (w) => [join(w.sb.work, ".codex")],
     print: ["--provider", "codex"],
+  };
+}
+
+export function codexFleetProfile(bin: string | null): FleetProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    makeWorld: () => makeCodexWorld(bin),
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    prefix: "c",
+    timeout: "60s",
+    rulesFlags: [],
+    // What codex asks about is an escalation out of its sandbox: the rule answers that request.
+    allowedPrompt: "stub:escalate touch policy.txt",
+    logsShowPolicy: false,
+    approval: {
+      prompt: "stub:escalate mkdir approved",
+      made: { file: "approved" },
+      answered: { option: { number: 1, label: "Yes, proceed" }, keys: ["y"] },
+    },
+    deny: {
+      prompt: "stub:escalate mkdir denied",
+      absent: "denied",
+      byInputId: false,
+      answered: { keys: ["Escape"] },
+    },
+    worktree: { flags: [] },
   };
 }
