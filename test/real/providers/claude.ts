@@ -11,6 +11,7 @@ import { startStubModel } from "../../stub-model/stub-model.ts";
 import { type ClaudeHome, seedClaudeHome } from "../claude-home.ts";
 import type { RealWorld } from "../scenarios/drive.ts";
 import type { FleetProfile } from "../scenarios/fleet.ts";
+import type { LimitProfile } from "../scenarios/limits.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
 
 export const CLAUDE_API_KEY = "sk-ant-test-umbel-real-0123456789abcdefghij";
@@ -109,6 +110,66 @@ export function claudeWorkerProfile(bin: string | null): WorkerProfile<ClaudeWor
       permission: { name: "perm", flags: ["--permission-mode", "manual"] },
       apiError: { name: "errs", flags: ["--env", "CLAUDE_CODE_MAX_RETRIES=0"] },
       kill: { name: "doomed", flags: [] },
+    },
+  };
+}
+
+/** A subscriber's claude (limits.md §1.1): these reach a worker only by name (--env). */
+const SUBSCRIBER = {
+  CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock-token-0123456789",
+  CLAUDE_CODE_SUBSCRIPTION_TYPE: "max",
+  CLAUDE_CODE_RATE_LIMIT_TIER: "default_claude_max_20x",
+  CLAUDE_CODE_MAX_RETRIES: "0",
+};
+export const SUBSCRIBER_FLAGS = Object.keys(SUBSCRIBER).flatMap((name) => ["--env", name]);
+/** The usage-window headers a subscriber's answers carry (statusline rate_limits). */
+const WINDOWS = {
+  "anthropic-ratelimit-unified-status": "allowed",
+  "anthropic-ratelimit-unified-reset": "{now+3600}",
+  "anthropic-ratelimit-unified-representative-claim": "five_hour",
+  "anthropic-ratelimit-unified-5h-utilization": "0.93",
+  "anthropic-ratelimit-unified-5h-reset": "{now+3600}",
+  "anthropic-ratelimit-unified-7d-utilization": "0.42",
+  "anthropic-ratelimit-unified-7d-reset": "{now+200000}",
+};
+
+/**
+ * A claude.ai subscriber session offline (shared notes, limits.md §1.1): CLAUDE_CODE_OAUTH_TOKEN with
+ * a mock token, no API key; only then does claude treat the unified rate-limit headers as a usage
+ * limit, fill the statusline's rate_limits, and continue by itself.
+ */
+async function makeClaudeSubscriberWorld(bin: string | null): Promise<ClaudeWorld> {
+  const world = await makeClaudeWorld(bin, { trusted: true, apiKey: "sk-ant-unused-0123456789abcdef" });
+  delete world.sb.env.ANTHROPIC_API_KEY;
+  Object.assign(world.sb.env, SUBSCRIBER);
+  world.stub.setHeaders(WINDOWS);
+  return world;
+}
+
+export function claudeLimitProfile(bin: string | null): LimitProfile<ClaudeWorld> {
+  const mains = (w: ClaudeWorld, prompt: string) =>
+    w.stub.mainRequests().filter((r) => r.main?.prompt.startsWith(prompt));
+  return {
+    label: "claude",
+    bin,
+    makeWorld: () => makeClaudeSubscriberWorld(bin),
+    worker: "rl",
+    spawnFlags: [...SUBSCRIBER_FLAGS, "--start-timeout", "60s"],
+    timeout: "60s",
+    how: "in seconds, one request (no retry storm)",
+    prompt: "limit one stub:limit 3600 five_hour 1",
+    window: "five_hour",
+    resetsIn: 3600,
+    message: { limitStartsWith: "You've hit your 5-hour limit · resets " },
+    withinMs: 15_000,
+    async checkLimited(w, outcome) {
+      expect(mains(w, "limit one").length).toBe(1);
+      // The statusline claude writes after the limit (its prompt id is /rate-limit-options', a new one).
+      expect(outcome.telemetry).toMatchObject({
+        settled: true,
+        windows: [{ name: "five_hour", usedPercent: 100 }, {}],
+      });
+      // claude opened /rate-limit-options (autoContinueAtUsageLimit false); the next turn's wait closes it.
     },
   };
 }

@@ -5,9 +5,11 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../../helpers/codex-world.ts";
 import { createSandbox } from "../../helpers/sandbox.ts";
+import { limit } from "../../stub-model/limits.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
-import type { RealWorld } from "../scenarios/drive.ts";
+import { json, type RealWorld } from "../scenarios/drive.ts";
 import type { FleetProfile } from "../scenarios/fleet.ts";
+import type { LimitProfile } from "../scenarios/limits.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
 
 export type CodexWorld = RealWorld & {
@@ -93,5 +95,44 @@ export function codexFleetProfile(bin: string | null): FleetProfile<CodexWorld> 
       answered: { keys: ["Escape"] },
     },
     worktree: { flags: [] },
+  };
+}
+
+/**
+ * A 429 `usage_limit_reached` ends codex's turn at once and fires no hook; the rollout's
+ * task_complete (codex_error_info usage_limit_exceeded) and its token_count windows decide.
+ */
+export function codexLimitProfile(bin: string | null): LimitProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    makeWorld: () => makeCodexWorld(bin),
+    worker: "xl",
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    timeout: "60s",
+    how: "from the rollout (no hook fires)",
+    reply: limit(1800, "pro"),
+    prompt: "use the quota",
+    window: "primary",
+    resetsIn: 1800,
+    message: { limitStartsWith: "You’ve hit your usage limit." },
+    async checkLimited(w) {
+      // Only UserPromptSubmit fired for the turn (shared notes, limits.md §2.3).
+      const logs = (await w.sb.umbel(["logs", "xl"])).stdout;
+      expect(logs.split("\n").filter((l) => /Stop|Interrupt/.test(l))).toEqual([]);
+      const status = json((await w.sb.umbel(["status", "xl", "--json"])).stdout);
+      expect(status.telemetry).toMatchObject({
+        costUsd: null,
+        missing: { costUsd: "codex records no cost" },
+      });
+      expect((status.telemetry as { windows: { name: string }[] }).windows.map((x) => x.name)).toEqual([
+        "primary",
+        "secondary",
+      ]);
+      // Its "Approaching rate limits / Switch to … ?" popup was answered "Keep current model" by wait.
+      const screen = (await w.sb.umbel(["capture", "xl"])).stdout;
+      expect(screen).not.toContain("Approaching rate limits");
+      expect(screen).toContain("5h limit: only <1% left");
+    },
   };
 }

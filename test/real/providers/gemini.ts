@@ -1,14 +1,17 @@
 // The real gemini-cli 0.61.0 against the stub model (GOOGLE_GEMINI_BASE_URL and a stub API key):
 // its world and what the shared scenarios expect of it.
+import { expect } from "bun:test";
 import { join } from "node:path";
 import { STUB_KEY } from "../../helpers/gemini-world.ts";
 import { createSandbox } from "../../helpers/sandbox.ts";
+import { limit } from "../../stub-model/limits.ts";
 import { bash, text } from "../../stub-model/replies.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
-import type { RealWorld } from "../scenarios/drive.ts";
+import { json, type RealWorld } from "../scenarios/drive.ts";
+import type { LimitProfile } from "../scenarios/limits.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
 
-export const GEMINI_SPAWN_FLAGS = ["--provider", "gemini", "--start-timeout", "60s"];
+const GEMINI_SPAWN_FLAGS = ["--provider", "gemini", "--start-timeout", "60s"];
 
 /** untrusted: nothing marks the work folder as trusted (umbel's GEMINI_CLI_TRUST_WORKSPACE must). */
 export async function makeGeminiWorld(bin: string | null): Promise<RealWorld> {
@@ -54,5 +57,31 @@ export function geminiWorkerProfile(bin: string | null): WorkerProfile {
     // Nothing in the project or the user's ~/.gemini.
     leftovers: (w) => [join(w.sb.work, ".gemini"), join(w.sb.dir, "home", ".gemini")],
     print: ["--provider", "gemini"],
+  };
+}
+
+/**
+ * The "Usage limit reached" box fires no hook; umbel chooses Stop, gemini writes the error line to
+ * its chat file and fires AfterAgent, and that line makes it a limit.
+ */
+export function geminiLimitProfile(bin: string | null): LimitProfile {
+  return {
+    label: "gemini",
+    bin,
+    makeWorld: () => makeGeminiWorld(bin),
+    worker: "gl",
+    spawnFlags: GEMINI_SPAWN_FLAGS,
+    timeout: "60s",
+    how: "at the daily quota",
+    reply: limit(0, "daily"),
+    prompt: "spend my quota",
+    window: "daily",
+    resetsIn: null,
+    message: { contains: "exhausted your daily quota" },
+    async checkLimited(w) {
+      const status = json((await w.sb.umbel(["status", "gl", "--json"])).stdout);
+      expect(status.billing).toMatchObject({ route: "api-key" });
+      expect(status.telemetry).toMatchObject({ costUsd: null });
+    },
   };
 }

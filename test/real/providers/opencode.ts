@@ -16,7 +16,7 @@ import type { WorkerProfile } from "../scenarios/worker.ts";
  */
 export const OPENCODE_START = ["--start-timeout", "120s"];
 
-export async function makeOpencodeWorld(bin: string | null): Promise<RealWorld> {
+async function makeOpencodeWorld(bin: string | null): Promise<RealWorld> {
   const stub = await startStubModel({ dialect: "openai-chat" });
   const sb = await createSandbox();
   Object.assign(sb.env, { UMBEL_OPENCODE_BIN: bin ?? "opencode" }, stubOpencodeEnv(stub.url));
