@@ -1,43 +1,19 @@
-// umbel's guardrails (--json-schema, --accept) with the real Claude Code TUI: guardrail-scenarios.ts.
+// umbel's guardrails (--json-schema, --accept) with the real Claude Code TUI: scenarios/guardrails.ts.
 import { setDefaultTimeout } from "bun:test";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createSandbox } from "../helpers/sandbox.ts";
-import { startStubModel } from "../stub-model/stub-model.ts";
-import { seedClaudeHome } from "./claude-home.ts";
-import { guardrailScenarios } from "./guardrail-scenarios.ts";
+import { CLAUDE_KEY_FLAGS, makeClaudeWorld } from "./providers/claude.ts";
 import { requireRealClaude } from "./real-bin.ts";
+import { guardrailScenarios } from "./scenarios/guardrails.ts";
 
 setDefaultTimeout(120_000);
 
 const claude = requireRealClaude("test/real/claude-guardrails.test.ts");
-const API_KEY = "sk-ant-test-umbel-guard-0123456789abcdefgh";
 
 if (claude)
   guardrailScenarios("claude", async () => {
-    const stub = await startStubModel({ dialect: "anthropic" });
-    const dir = await mkdtemp(join(tmpdir(), "umbel-real-guard-"));
-    const sb = await createSandbox();
-    const home = seedClaudeHome(dir, { apiKey: API_KEY, trustedDirs: [sb.work] });
-    Object.assign(sb.env, {
-      HOME: home.home,
-      CLAUDE_CONFIG_DIR: home.configDir,
-      TMPDIR: home.tmpDir,
-      DISABLE_AUTOUPDATER: "1",
-      ANTHROPIC_BASE_URL: stub.url,
-      ANTHROPIC_API_KEY: API_KEY,
-      CLAUDE_CODE_MAX_RETRIES: "0",
-      UMBEL_CLAUDE_BIN: claude,
+    const world = await makeClaudeWorld(claude, {
+      apiKey: "sk-ant-test-umbel-guard-0123456789abcdefgh",
+      trusted: true,
+      noRetries: true,
     });
-    return {
-      sb,
-      stub,
-      spawnFlags: ["--env", "ANTHROPIC_API_KEY"],
-      async dispose() {
-        await sb.dispose();
-        await stub.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    return { ...world, spawnFlags: CLAUDE_KEY_FLAGS };
   });

@@ -5,55 +5,27 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { STUB_KEY } from "../helpers/gemini-world.ts";
-import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
-import { type StubModel, startStubModel } from "../stub-model/stub-model.ts";
+import { makeGeminiWorld } from "./providers/gemini.ts";
 import { requireRealGemini } from "./real-gemini.ts";
+import { drive, type RealWorld } from "./scenarios/drive.ts";
 
 // The real CLI on real tmux takes seconds a turn; the file declares its own timeout.
 setDefaultTimeout(150_000);
 
 const gemini = requireRealGemini("test/real/fleet-gemini.test.ts");
-type Json = Record<string, unknown> & { evidence: Record<string, unknown> };
-const json = (text: string) => JSON.parse(text) as Json;
 
-describe.skipIf(gemini === null)("issue 22 on real gemini", () => {
-  let stub: StubModel;
-  let sb: Sandbox;
+describe.skipIf(gemini === null)("gemini: issue 22 through dist/umbel", () => {
+  let world: RealWorld;
+  const { ok, turn } = drive(() => world, "60s");
   beforeAll(async () => {
-    stub = await startStubModel({ dialect: "gemini" });
-    sb = await createSandbox({ untrusted: true });
-    Object.assign(sb.env, {
-      UMBEL_GEMINI_BIN: gemini ?? "gemini",
-      GEMINI_API_KEY: STUB_KEY,
-      GOOGLE_GEMINI_BASE_URL: stub.url,
-    });
+    world = await makeGeminiWorld(gemini);
   });
   afterAll(async () => {
-    await sb?.dispose();
-    await stub?.stop();
+    await world?.dispose();
   });
 
-  async function ok(args: string[], stdin?: string): Promise<Json> {
-    const r = await sb.umbel([...args, "--json"], stdin === undefined ? {} : { stdin });
-    if (r.code !== 0) throw new Error(`umbel ${args.join(" ")} → ${r.code}\n${r.stdout}${r.stderr}`);
-    return json(r.stdout);
-  }
-  async function turn(name: string, prompt: string) {
-    const sent = await ok(["send", name], prompt);
-    const waited = await sb.umbel([
-      "wait",
-      name,
-      "--after",
-      String(sent.baseline),
-      "--json",
-      "--timeout",
-      "60s",
-    ]);
-    return { baseline: sent.baseline as number, outcome: json(waited.stdout), code: waited.code };
-  }
-
   test("git diff --output is asked, not run by gemini's allowlist; the rule's own command runs; a wrapped rm is denied", async () => {
+    const { sb } = world;
     const repo = join(sb.work, "gd");
     mkdirSync(repo);
     const git = (...args: string[]) =>

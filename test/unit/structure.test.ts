@@ -353,6 +353,25 @@ describe("structure", () => {
   });
 
   /**
+   * The real tier writes a scenario once and runs it over every CLI (issue 23): a module that declares
+   * tests without being a test file is such a table and lives in test/real/scenarios/; a provider's
+   * world and the data its scenarios expect live in test/real/providers/<cli>.ts, which declares none.
+   */
+  test("real-tier scenario tables live in test/real/scenarios/, provider profiles in test/real/providers/", () => {
+    const DECLARES = /^import \{[^}]*\b(describe|test)\b[^}]*\} from "bun:test";/m;
+    const modules = files("test/real", [".ts"]).filter((file) => !file.endsWith(".test.ts"));
+    const declaring = modules.filter((file) => DECLARES.test(readFileSync(join(ROOT, file), "utf8")));
+    expect(declaring).toContain("test/real/scenarios/worker.ts");
+    expect(declaring.filter((file) => !file.startsWith("test/real/scenarios/"))).toEqual([]);
+    expect(files("test/real/scenarios", [".test.ts"])).toEqual([]);
+    expect(
+      files("test/real/providers", [".ts"]).filter(
+        (file) => declaring.includes(file) || file.endsWith(".test.ts"),
+      ),
+    ).toEqual([]);
+  });
+
+  /**
    * bun's default is 5 s, and bun 1.4.5 gives a preload's setDefaultTimeout to the first file of a
    * run only; an e2e test that took 4.25 s alone timed out under load. A file of these tiers starts
    * processes, tmux or real CLIs, so it declares its own default at its top (per-test values still

@@ -1,22 +1,18 @@
 // The guardrails through dist/umbel and a REAL agent CLI against the stub model: the stub calls
 // umbel's StructuredOutput tool by a part of its name (`stub:tool`), and an accept check's output
-// carries the stub directive that fixes the worker's file in the feedback turn. Shared by
-// test/real/{claude,codex,gemini}-guardrails.test.ts.
+// carries the stub directive that fixes the worker's file in the feedback turn. Run by
+// test/real/{claude,codex,gemini}-guardrails.test.ts on the worlds of test/real/providers/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Sandbox } from "../helpers/sandbox.ts";
-import type { StubModel } from "../stub-model/stub-model.ts";
+import type { RealWorld } from "./drive.ts";
 
 type Json = Record<string, unknown> & { evidence: Record<string, unknown> };
 type Attempt = { attempt: number; passed: boolean; checks: { exitCode: number | null; output: string }[] };
 
-export type GuardrailWorld = {
-  readonly sb: Sandbox;
-  readonly stub: StubModel;
+export type GuardrailWorld = RealWorld & {
   /** Flags spawn needs for this CLI (provider, env, unattended …). */
   readonly spawnFlags: readonly string[];
-  dispose(): Promise<void>;
 };
 
 const SCHEMA = JSON.stringify({

@@ -1,0 +1,138 @@
+// The real codex-cli 0.171.0 against the stub model: its world (a "user" CODEX_HOME whose
+// config.toml points codex at the stub) and what the shared scenarios expect of it.
+import { expect } from "bun:test";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { seedCodexWorld, stubProviderToml } from "../../helpers/codex-world.ts";
+import { createSandbox } from "../../helpers/sandbox.ts";
+import { limit } from "../../stub-model/limits.ts";
+import { startStubModel } from "../../stub-model/stub-model.ts";
+import { json, type RealWorld } from "../scenarios/drive.ts";
+import type { FleetProfile } from "../scenarios/fleet.ts";
+import type { LimitProfile } from "../scenarios/limits.ts";
+import type { WorkerProfile } from "../scenarios/worker.ts";
+
+export type CodexWorld = RealWorld & {
+  /** The user's CODEX_HOME, and its config.toml as it was before any worker ran. */
+  readonly userHome: string;
+  readonly userConfigBefore: string;
+};
+
+export const CODEX_SPAWN_FLAGS = ["--provider", "codex", "--start-timeout", "60s"];
+
+/** untrusted: nothing marks the work folder as trusted (umbel's profile must). */
+export async function makeCodexWorld(bin: string | null): Promise<CodexWorld> {
+  const stub = await startStubModel({ dialect: "openai" });
+  const sb = await createSandbox({ untrusted: true });
+  const userHome = seedCodexWorld(join(sb.dir, "codex"), stubProviderToml(stub.url)).userCodexHome;
+  Object.assign(sb.env, { UMBEL_CODEX_BIN: bin ?? "codex", CODEX_HOME: userHome });
+  return {
+    sb,
+    stub,
+    userHome,
+    userConfigBefore: readFileSync(join(userHome, "config.toml"), "utf8"),
+    async dispose() {
+      await sb.dispose();
+      await stub.stop();
+    },
+  };
+}
+
+export function codexWorkerProfile(bin: string | null): WorkerProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    makeWorld: () => makeCodexWorld(bin),
+    worker: "rc",
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    timeout: "60s",
+    folder: "an untrusted folder",
+    spawned: { state: "ready" },
+    first: { prompt: "say hello", reply: "hello from the stub" },
+    async checkFirstTurn(w) {
+      // The trust lives in umbel's profile, not in the user's config or the project.
+      expect(readFileSync(join(w.userHome, "config.toml"), "utf8")).toBe(w.userConfigBefore);
+      expect(existsSync(join(w.sb.work, ".codex"))).toBe(false);
+    },
+    multiLine: "first line\n  second, indented\n\n\"dq\" 'sq' $HOME `tick` \\back\n日本語 🎉 end?",
+    permission: (w) => ({
+      prompt: "stub:escalate touch escalated.txt",
+      asks: "Bash: touch escalated.txt (stub escalation)",
+      screen: "Would you like to run the following command?",
+      read: { prefix: "STUB-TOOL-RESULT is_error=false" },
+      made: { path: join(w.sb.work, "escalated.txt") },
+    }),
+    approve: { keys: "y" },
+    apiError: { status: 401, messageStartsWith: "unexpected status 401 Unauthorized", idleAfter: true },
+    // The worker's own codex profile goes with it.
+    killRemoves: (w, name) => [join(realpathSync(w.sb.root), "codex-home", `umbel-${name}.config.toml`)],
+    leftovers: (w) => [join(w.sb.work, ".codex")],
+    print: ["--provider", "codex"],
+  };
+}
+
+export function codexFleetProfile(bin: string | null): FleetProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    makeWorld: () => makeCodexWorld(bin),
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    prefix: "c",
+    timeout: "60s",
+    rulesFlags: [],
+    // What codex asks about is an escalation out of its sandbox: the rule answers that request.
+    allowedPrompt: "stub:escalate touch policy.txt",
+    logsShowPolicy: false,
+    approval: {
+      prompt: "stub:escalate mkdir approved",
+      made: { file: "approved" },
+      answered: { option: { number: 1, label: "Yes, proceed" }, keys: ["y"] },
+    },
+    deny: {
+      prompt: "stub:escalate mkdir denied",
+      absent: "denied",
+      byInputId: false,
+      answered: { keys: ["Escape"] },
+    },
+    worktree: { flags: [] },
+  };
+}
+
+/**
+ * A 429 `usage_limit_reached` ends codex's turn at once and fires no hook; the rollout's
+ * task_complete (codex_error_info usage_limit_exceeded) and its token_count windows decide.
+ */
+export function codexLimitProfile(bin: string | null): LimitProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    makeWorld: () => makeCodexWorld(bin),
+    worker: "xl",
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    timeout: "60s",
+    how: "from the rollout (no hook fires)",
+    reply: limit(1800, "pro"),
+    prompt: "use the quota",
+    window: "primary",
+    resetsIn: 1800,
+    message: { limitStartsWith: "You’ve hit your usage limit." },
+    async checkLimited(w) {
+      // Only UserPromptSubmit fired for the turn (shared notes, limits.md §2.3).
+      const logs = (await w.sb.umbel(["logs", "xl"])).stdout;
+      expect(logs.split("\n").filter((l) => /Stop|Interrupt/.test(l))).toEqual([]);
+      const status = json((await w.sb.umbel(["status", "xl", "--json"])).stdout);
+      expect(status.telemetry).toMatchObject({
+        costUsd: null,
+        missing: { costUsd: "codex records no cost" },
+      });
+      expect((status.telemetry as { windows: { name: string }[] }).windows.map((x) => x.name)).toEqual([
+        "primary",
+        "secondary",
+      ]);
+      // Its "Approaching rate limits / Switch to … ?" popup was answered "Keep current model" by wait.
+      const screen = (await w.sb.umbel(["capture", "xl"])).stdout;
+      expect(screen).not.toContain("Approaching rate limits");
+      expect(screen).toContain("5h limit: only <1% left");
+    },
+  };
+}
