@@ -1,7 +1,5 @@
-import { join } from "node:path";
 import { drive } from "../../core/common/drive.ts";
 import { NoTurnError, TmuxError, TmuxTimeoutError } from "../../core/errors.ts";
-import { STATUS_LINE_FILE } from "../../core/limits/telemetry.ts";
 import type { Deps, Waker } from "../../core/ports.ts";
 import type { WaitInput } from "../../core/schemas.ts";
 import { startWait, stepWait } from "../../core/wait/machine.ts";
@@ -13,6 +11,7 @@ import type {
   WaitObservation,
   WaitProgress,
 } from "../../core/wait/types.ts";
+import { readStatusLine } from "../limits/cost.ts";
 import { bounded, LATE } from "../worker/bounded.ts";
 import { deliverTurn } from "../worker/send.ts";
 import { viewWorker, type WorkerView } from "../worker/view.ts";
@@ -127,7 +126,7 @@ async function perform(
       const log = await deps.store.readHooksLog(name);
       const exit = await deps.store.readExit(name);
       if (!command.statusLine) return observe(deps, { kind: "read", log, exit });
-      const statusLine = await deps.files.readText(join(deps.store.paths(name).events, STATUS_LINE_FILE));
+      const statusLine = await readStatusLine(deps, name);
       return observe(deps, { kind: "read", log, exit, statusLine });
     }
     case "send":
