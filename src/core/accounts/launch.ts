@@ -1,14 +1,15 @@
 import { didYouMean } from "../common/suggest.ts";
 import { UsageError } from "../errors.ts";
+import type { Provider } from "../providers/types.ts";
 import type { EnvSpec, ProviderId } from "../schemas.ts";
 import type { UserConfig } from "../worker/user-config.ts";
-import { type Account, AUTO_ACCOUNT } from "./schema.ts";
+import { AUTO_ACCOUNT } from "./schema.ts";
 
 /**
  * What an account changes for one worker (measured per CLI; docs/providers.md, "accounts: what
- * isolates a sign-in"). An account's `home` is the value that CLI's own home variable takes, so the
- * whole config home of that sign-in (its settings too: gemini's selected auth method, codex's
- * forced login method) comes from it:
+ * isolates a sign-in"; each provider's `accountHome` says it). An account's `home` is the value that
+ * CLI's own home variable takes, so the whole config home of that sign-in (its settings too: the
+ * selected auth method, a forced login method) comes from it:
  * - claude: the worker's CLAUDE_CONFIG_DIR (`.credentials.json`, `.claude.json` and the transcripts
  *   live there; 2.1.332);
  * - codex: umbel's managed CODEX_HOME for this account (`codex-home-<account>`) links the account
@@ -38,7 +39,7 @@ export type AccountLaunch = {
 export function resolveAccount(
   config: UserConfig,
   choice: string | undefined,
-  provider: ProviderId,
+  provider: Pick<Provider, "id" | "accountHome">,
   hostEnv: Readonly<Record<string, string | undefined>>,
 ): AccountLaunch | null {
   if (choice === undefined) return null;
@@ -57,10 +58,10 @@ export function resolveAccount(
       known,
     });
   }
-  if (account.provider !== provider)
+  if (account.provider !== provider.id)
     throw new UsageError(
-      `account "${choice}" is a ${account.provider} account; this worker runs ${provider} (pass --provider ${account.provider}, or another account)`,
-      { account: choice, accountProvider: account.provider, provider },
+      `account "${choice}" is a ${account.provider} account; this worker runs ${provider.id} (pass --provider ${account.provider}, or another account)`,
+      { account: choice, accountProvider: account.provider, provider: provider.id },
     );
   const env: Record<string, EnvSpec[string]> = {};
   for (const [target, source] of Object.entries(account.env ?? {})) {
@@ -72,29 +73,12 @@ export function resolveAccount(
     env[target] = { fromEnv: source };
   }
   const home = account.home === undefined ? undefined : expandHome(account.home, hostEnv, choice);
-  const homed = home === undefined ? { env: {}, hostEnv: {} } : homeFor(account.provider, home);
-  return { name: choice, provider, home, env: { ...homed.env, ...env }, hostEnv: homed.hostEnv };
-}
-
-/** Where `home` goes for each CLI (the module comment says what each was measured to read). */
-export function homeFor(
-  provider: Account["provider"],
-  home: string,
-): { env: Record<string, string>; hostEnv: Record<string, string> } {
-  switch (provider) {
-    case "claude":
-      return { env: { CLAUDE_CONFIG_DIR: home }, hostEnv: {} };
-    case "codex":
-      return { env: {}, hostEnv: { CODEX_HOME: home } };
-    case "gemini":
-      return { env: {}, hostEnv: { GEMINI_CLI_HOME: home } };
-    case "opencode":
-      return { env: { XDG_DATA_HOME: home }, hostEnv: {} };
-  }
+  const homed = home === undefined ? { env: {}, hostEnv: {} } : provider.accountHome(home);
+  return { name: choice, provider: provider.id, home, env: { ...homed.env, ...env }, hostEnv: homed.hostEnv };
 }
 
 /** `~` and `~/…` against HOME; any other path must be absolute. */
-export function expandHome(
+function expandHome(
   path: string,
   hostEnv: Readonly<Record<string, string | undefined>>,
   account: string,
@@ -102,7 +86,8 @@ export function expandHome(
   const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
   if (trimmed === "~" || trimmed.startsWith("~/")) {
     const home = hostEnv.HOME;
-    if (!home) throw new UsageError(`account "${account}": home starts with ~ but HOME is not set`, { account });
+    if (!home)
+      throw new UsageError(`account "${account}": home starts with ~ but HOME is not set`, { account });
     return `${home.replace(/\/+$/, "")}${trimmed.slice(1)}`;
   }
   if (!trimmed.startsWith("/"))

@@ -18,12 +18,18 @@ export const AUTO_ACCOUNT = "auto";
 
 export const AccountName = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "an account name is 1-63 of a-z 0-9 - and starts with a letter or digit")
-  .refine((name) => name !== AUTO_ACCOUNT, `"${AUTO_ACCOUNT}" is spawn --account's placement keyword, not a name`)
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,62}$/,
+    "an account name is 1-63 of a-z 0-9 - and starts with a letter or digit",
+  )
+  .refine(
+    (name) => name !== AUTO_ACCOUNT,
+    `"${AUTO_ACCOUNT}" is spawn --account's placement keyword, not a name`,
+  )
   .describe("An account declared as [accounts.NAME] in config.toml");
 export type AccountName = z.infer<typeof AccountName>;
 
-export const Account = z
+const Account = z
   .object({
     provider: ProviderId.describe("The CLI this account signs in"),
     home: z
@@ -36,18 +42,12 @@ export const Account = z
     env: z
       .record(EnvName, EnvName.describe("The variable in umbel's environment the value is copied from"))
       .optional()
-      .describe("TARGET = SOURCE: the worker gets TARGET set from umbel's $SOURCE (names only, never values)"),
+      .describe(
+        "TARGET = SOURCE: the worker gets TARGET set from umbel's $SOURCE (names only, never values)",
+      ),
   })
   .strict();
 export type Account = z.infer<typeof Account>;
 
 export const Accounts = z.record(z.string(), Account);
 export type Accounts = z.infer<typeof Accounts>;
-
-/** spawn --account: a declared account's name, or `auto` (placement: not built yet). */
-export const AccountChoice = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "an account name is 1-63 of a-z 0-9 - (or auto)")
-  .describe(
-    "Run the worker on this account of config.toml ([accounts.NAME]): its sign-in home and token variables. None: the provider's default sign-in. `auto` (placement by headroom) is not built yet",
-  );

@@ -89,7 +89,8 @@ export function parseUserConfig(text: string, file: string): UserConfig {
       table = readHeader(tokens, i, fail);
       lines[table] = t.line;
       const [first, account] = table.split(".") as [string, string | undefined];
-      const parent = account === undefined ? data : ((data[first] ??= {}) as Record<string, unknown>);
+      if (account !== undefined) data[first] ??= {};
+      const parent = account === undefined ? data : (data[first] as Record<string, unknown>);
       parent[account ?? first] ??= {};
       i += account === undefined ? 3 : 5;
       continue;
@@ -226,11 +227,15 @@ function readHeader(tokens: Token[], i: number, fail: (line: number, message: st
     if (at(2)?.kind !== "." || name === null || at(4)?.kind !== "]")
       return fail(line, "an account is a table [accounts.NAME], e.g. [accounts.work]");
     const valid = AccountName.safeParse(name);
-    if (!valid.success) return fail(line, `[accounts.${name}]: ${valid.error.issues[0]?.message ?? "invalid"}`);
+    if (!valid.success)
+      return fail(line, `[accounts.${name}]: ${valid.error.issues[0]?.message ?? "invalid"}`);
     return `accounts.${name}`;
   }
   if (first === null || at(2)?.kind !== "]")
-    return fail(line, "a table header is [provider] or [accounts.NAME], e.g. [claude] (no other dotted or nested tables)");
+    return fail(
+      line,
+      "a table header is [provider] or [accounts.NAME], e.g. [claude] (no other dotted or nested tables)",
+    );
   return first;
 }
 
@@ -273,7 +278,8 @@ function explainAccount(
   const [, , key, entry] = (issue?.path ?? []).map(String);
   const unknown = issue?.code === "unrecognized_keys" ? issue.keys : [];
   const header = lines[`accounts.${name}`] ?? 1;
-  const at = (k: string | undefined) => (k === undefined ? header : (lines[`accounts.${name}.${k}`] ?? header));
+  const at = (k: string | undefined) =>
+    k === undefined ? header : (lines[`accounts.${name}.${k}`] ?? header);
   const table = `[accounts.${name}]`;
   if (key === undefined && unknown.length > 0)
     return {
@@ -283,11 +289,14 @@ function explainAccount(
   if (key === "provider") {
     const given = (data.accounts as Record<string, Record<string, unknown>>)[name]?.provider;
     return given === undefined
-      ? { line: header, message: `${table} needs its provider, e.g. provider = "claude"` }
+      ? { line: header, message: `${table} needs its provider, e.g. provider = "${ProviderId.options[0]}"` }
       : { line: at(key), message: `${table} provider: ${issue?.message ?? "invalid"}` };
   }
   if (key === "env" && entry === undefined && issue?.code === "invalid_type")
-    return { line: at(key), message: `${table} env is an inline table of names, e.g. env = { TARGET = "SOURCE" }` };
+    return {
+      line: at(key),
+      message: `${table} env is an inline table of names, e.g. env = { TARGET = "SOURCE" }`,
+    };
   if (key === "env" && issue?.code === "invalid_key")
     return { line: at(key), message: `${table} env: ${issue.issues[0]?.message ?? "invalid name"}` };
   if (key === "env")

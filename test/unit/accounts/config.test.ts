@@ -35,7 +35,8 @@ env = ["ANTHROPIC_BASE_URL"]
   });
 
   test("an empty inline table and a trailing comma are fine", () => {
-    const text = '[accounts.a]\nprovider = "gemini"\nenv = { A = "B", C = "D", }\n[accounts.b]\nprovider = "codex"\nenv = {}\n';
+    const text =
+      '[accounts.a]\nprovider = "gemini"\nenv = { A = "B", C = "D", }\n[accounts.b]\nprovider = "codex"\nenv = {}\n';
     expect(parseUserConfig(text, "/h/c.toml").accounts).toEqual({
       a: { provider: "gemini", env: { A: "B", C: "D" } },
       b: { provider: "codex", env: {} },

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { resolveAccount } from "../../../src/core/accounts/launch.ts";
+import { resolveAccount as resolveWith } from "../../../src/core/accounts/launch.ts";
 import { UsageError } from "../../../src/core/errors.ts";
+import { getProvider } from "../../../src/core/providers/registry.ts";
+import type { ProviderId } from "../../../src/core/schemas.ts";
 import type { UserConfig } from "../../../src/core/worker/user-config.ts";
 
 const config: UserConfig = {
@@ -12,6 +14,12 @@ const config: UserConfig = {
     tokens: { provider: "claude", env: { CLAUDE_CODE_OAUTH_TOKEN: "OTHER" } },
   },
 };
+const resolveAccount = (
+  c: UserConfig,
+  name: string | undefined,
+  id: ProviderId,
+  env: Record<string, string>,
+) => resolveWith(c, name, getProvider(id), env);
 const host = { HOME: "/home/u", WORK_TOKEN: "sk-ant-oat01-canary", OTHER: "x" };
 
 describe("an account for one worker", () => {
@@ -21,7 +29,12 @@ describe("an account for one worker", () => {
   });
 
   test.each([
-    ["work", "claude", { CLAUDE_CONFIG_DIR: "/home/u/.claude-work", CLAUDE_CODE_OAUTH_TOKEN: { fromEnv: "WORK_TOKEN" } }, {}],
+    [
+      "work",
+      "claude",
+      { CLAUDE_CONFIG_DIR: "/home/u/.claude-work", CLAUDE_CODE_OAUTH_TOKEN: { fromEnv: "WORK_TOKEN" } },
+      {},
+    ],
     ["home-codex", "codex", {}, { CODEX_HOME: "/home/u/.codex-home" }],
     ["gem", "gemini", {}, { GEMINI_CLI_HOME: "/srv/gem" }],
     ["oc", "opencode", { XDG_DATA_HOME: "/home/u/oc" }, {}],
