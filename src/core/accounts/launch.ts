@@ -78,7 +78,7 @@ export function resolveAccount(
 }
 
 /** `~` and `~/…` against HOME; any other path must be absolute. */
-function expandHome(
+export function expandHome(
   path: string,
   hostEnv: Readonly<Record<string, string | undefined>>,
   account: string,
