@@ -91,6 +91,14 @@ export function isJsonObjectText(text: string): boolean {
   return parseJsonObject(text) !== null;
 }
 
+/** spawn --account: an account of config.toml (core/accounts/schema.ts), or `auto` (not built yet). */
+const AccountChoice = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "an account name is 1-63 of a-z 0-9 - (or auto)")
+  .describe(
+    "Run the worker on this account of config.toml ([accounts.NAME]: its sign-in home and token variables; umbel accounts lists them). None: the provider's default sign-in. auto (placement by headroom) is not built yet",
+  );
+
 export const SpawnInput = z
   .object({
     name: WorkerName,
@@ -178,6 +186,7 @@ export const SpawnInput = z
       ),
     ...FleetSpawnOptions.shape,
     onLimit: OnLimit.optional(),
+    account: AccountChoice.optional(),
   })
   .strict();
 /** What spawn runs: the schema's input with its provider resolved by the face. */

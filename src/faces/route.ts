@@ -44,6 +44,7 @@ const VERB_NAMES = [
   "attach",
   "doctor",
   "pool",
+  "accounts",
 ] as const;
 
 /** Commands the CLI face answers that are not verbs of the table (generated from it). */

@@ -148,6 +148,7 @@ describe("structure", () => {
    * and to the map in the same change.
    */
   const FEATURES = [
+    "accounts",
     "common",
     "dialects",
     "doctor",

@@ -85,6 +85,8 @@ export function keyMaterial(parts: {
     notify: input.notify ?? null,
     // claude's own auto-continue at a usage limit is set in its settings as it starts.
     onLimit: input.onLimit ?? null,
+    // spawn --account: a spare signed in to another account must never stand in for this one.
+    account: input.account ?? null,
   };
   const env = Object.keys(parts.env)
     .sort()
@@ -123,6 +125,7 @@ export function refillArgv(
   flag("deny", input.deny);
   flag("structured", input.structured);
   flag("on-limit", input.onLimit);
+  flag("account", input.account);
   flag("non-interactive", input.nonInteractive);
   if (input.startTimeout !== undefined) flag("start-timeout", `${input.startTimeout}ms`);
   flag("env", Object.keys(input.env ?? {}));

@@ -50,6 +50,9 @@ export const PrintInput = z
       ),
     maxTokens: MaxTokens.optional(),
     onLimit: spawn.onLimit,
+    account: spawn.account.describe(
+      "Run on this account of config.toml ([accounts.NAME]); none: the default sign-in",
+    ),
     continue: z.boolean().default(false).describe("Continue the most recent conversation in cwd"),
     resume: spawn.resumeSession.describe(
       "Continue a conversation: a umbel worker name or the provider's session id",
@@ -83,6 +86,7 @@ export const LAUNCH_FLAGS = [
   "settings",
   "mcpConfig",
   "onLimit",
+  "account",
 ] as const satisfies readonly (keyof PrintInput & keyof SpawnInput)[];
 
 /** What -p passes on, by name, to a worker it makes: the launch flags, its cwd, env and start bound. */

@@ -54,6 +54,7 @@ export type HomeLaunch = Pick<
   | "permissionMode"
   | "unattended"
   | "allowedTools"
+  | "account"
 >;
 
 /** An entry of a provider home: dirs 0700, files written atomically, links made only to existing targets. */

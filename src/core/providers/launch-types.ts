@@ -49,6 +49,8 @@ export type LaunchRequest = {
   readonly sessionTrust?: boolean | undefined;
   /** The optional launch flags given, e.g. `--system-prompt` (a provider refuses those it does not honour). */
   readonly launchFlags?: readonly LaunchFlag[] | undefined;
+  /** The account of config.toml the worker runs on (spawn --account), resolved before the request; none: the default. */
+  readonly account?: string | undefined;
   /** The names passed with --env (and the config file): a variable that is a mode switch is refused. */
   readonly envNames?: readonly string[] | undefined;
 };

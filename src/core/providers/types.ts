@@ -134,6 +134,13 @@ export type ProviderCommon = {
    * `doctor` name it and the way to pass it.
    */
   readonly signInToken?: { readonly env: string; readonly makeWith: string };
+  /**
+   * What an account's `home` (config.toml [accounts.NAME], core/accounts/launch.ts) becomes for this
+   * CLI: variables of the worker (claude's CLAUDE_CONFIG_DIR) and overrides of umbel's environment
+   * as the home planner reads it (codex's CODEX_HOME: where the user's auth is found). Measured per
+   * CLI (docs/providers.md, "accounts: what isolates a sign-in").
+   */
+  accountHome(home: string): AccountHome;
   /** Where a stored sign-in shows without starting the TUI (`umbel doctor`); none: doctor cannot tell. */
   signInClues?(env: Readonly<Record<string, string | undefined>>): SignInClues;
   /**
@@ -332,3 +339,9 @@ export type StallInput = {
 export type Stall =
   | { readonly stalled: false; readonly attempts: number }
   | { readonly stalled: true; readonly attempts: number; readonly sinceMs: number; readonly error: string };
+
+/** Provider.accountHome's answer. */
+export type AccountHome = {
+  readonly env: Readonly<Record<string, string>>;
+  readonly hostEnv: Readonly<Record<string, string>>;
+};

@@ -43,6 +43,7 @@ export function launchRequest(
     sessionTrust: resolved.sessionTrust,
     launchFlags: launchFlagsGiven(input),
     envNames: resolved.envNames,
+    account: input.account,
   };
 }
 

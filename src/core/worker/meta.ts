@@ -23,6 +23,8 @@ export const Meta = z.object({
   nonInteractive: z.boolean().optional(),
   /** Spawned with umbel's StructuredOutput tool (spawn --structured): its turns can take a schema. */
   structured: z.boolean().optional(),
+  /** The account of config.toml it runs on (spawn --account); absent: the provider's default sign-in. */
+  account: z.string().optional(),
   /** What the worker does at a usage limit (absent: stop). */
   onLimit: OnLimit.optional(),
   /** The billing route its env and settings select (names only; absent in older state: derived). */

@@ -69,6 +69,13 @@ export const StatusResult = z.object({
     .optional()
     .describe("What it does at a usage limit: stop (limited, exit 120) or continue through the reset"),
   billing: BillingRoute.optional(),
+  account: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "The account of config.toml it runs on (spawn --account); null: the provider's default sign-in",
+    ),
   broken: BrokenWorker.optional(),
   telemetry: Telemetry.nullable()
     .optional()

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
+import { AccountName, Accounts } from "../accounts/schema.ts";
 import { didYouMean } from "../common/suggest.ts";
 import { UsageError } from "../errors.ts";
 import { EnvName, type EnvSpec, ProviderId } from "../schemas.ts";
@@ -13,6 +14,11 @@ import { EnvName, type EnvSpec, ProviderId } from "../schemas.ts";
  *
  *   [claude]
  *   env = ["CLAUDE_CODE_OAUTH_TOKEN"]
+ *
+ *   [accounts.work]            # core/accounts/schema.ts
+ *   provider = "claude"
+ *   home = "~/.claude-work"
+ *   env = { CLAUDE_CODE_OAUTH_TOKEN = "WORK_CLAUDE_TOKEN" }
  */
 
 const ProviderConfig = z
@@ -34,6 +40,7 @@ export const UserConfig = z
       "The provider of a spawn, -p, MCP call or workflow worker that names none (UMBEL_PROVIDER wins)",
     ),
     ...TABLES,
+    accounts: Accounts.optional().describe("[accounts.NAME]: sign-ins besides each provider's default"),
   })
   .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
@@ -79,19 +86,19 @@ export function parseUserConfig(text: string, file: string): UserConfig {
     const t = tokens[i] as Token;
     const next = () => tokens[++i] ?? fail(t.line, "unexpected end of file");
     if (t.kind === "[") {
-      const name = next();
-      if (name.kind !== "word" || next().kind !== "]")
-        fail(t.line, "a table header is [provider], e.g. [claude] (no dotted or nested tables)");
-      table = (name as Word).text;
+      table = readHeader(tokens, i, fail);
       lines[table] = t.line;
-      data[table] ??= {};
-      i++;
+      const [first, account] = table.split(".") as [string, string | undefined];
+      if (account !== undefined) data[first] ??= {};
+      const parent = account === undefined ? data : (data[first] as Record<string, unknown>);
+      parent[account ?? first] ??= {};
+      i += account === undefined ? 3 : 5;
       continue;
     }
     if (t.kind !== "word" || next().kind !== "=") fail(t.line, "expected `key = value`");
     const [value, end] = readValue(tokens, i + 1, fail);
     const key = (t as Word).text;
-    const into = table === null ? data : (data[table] as Record<string, unknown>);
+    const into = table === null ? data : tableOf(data, table);
     into[key] = value;
     lines[`${table ?? ""}.${key}`] = t.line;
     i = end;
@@ -112,6 +119,7 @@ function explainIssue(
   const unknown = issue?.code === "unrecognized_keys" ? issue.keys : [];
   const providers = ProviderId.options.join(", ");
   if (first === undefined) return explainTopLevel(unknown[0] ?? "", lines);
+  if (first === "accounts" && key !== undefined) return explainAccount(issue, key, data, lines);
   if (first === "provider")
     return {
       line: lines[".provider"] ?? lines.provider ?? 1,
@@ -163,11 +171,11 @@ type Word = { kind: "word"; text: string; line: number };
 type Token =
   | Word
   | { kind: "string"; text: string; line: number }
-  | { kind: "[" | "]" | "=" | "," | "."; line: number };
+  | { kind: "[" | "]" | "=" | "," | "." | "{" | "}"; line: number };
 
 function tokenize(text: string, fail: (line: number, message: string) => never): Token[] {
   const tokens: Token[] = [];
-  const re = /\s+|#[^\n]*|"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([A-Za-z0-9_-]+)|([[\]=,.])|(.)/gy;
+  const re = /\s+|#[^\n]*|"((?:[^"\\\n]|\\.)*)"|'([^'\n]*)'|([A-Za-z0-9_-]+)|([[\]=,.{}])|(.)/gy;
   let line = 1;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const [all, basic, literal, word, punct, other] = m;
@@ -189,6 +197,7 @@ function readValue(
 ): [unknown, number] {
   const first = tokens[i];
   if (first?.kind === "string") return [first.text, i + 1];
+  if (first?.kind === "{") return readInlineTable(tokens, i, fail);
   if (first?.kind !== "[")
     return fail(first?.line ?? tokens[i - 1]?.line ?? 1, "a value is a quoted string or a list of them");
   const items: string[] = [];
@@ -202,4 +211,98 @@ function readValue(
     if (t.kind !== "string") return fail(t.line, 'list items are quoted strings, e.g. "NAME"');
     items.push(t.text);
   }
+}
+
+/** `[provider]` or `[accounts.NAME]` at tokens[i]: the table's key (`accounts.NAME` for an account). */
+function readHeader(tokens: Token[], i: number, fail: (line: number, message: string) => never): string {
+  const line = (tokens[i] as Token).line;
+  const at = (k: number) => tokens[i + k];
+  const word = (k: number) => {
+    const t = at(k);
+    return t?.kind === "word" ? t.text : null;
+  };
+  const first = word(1);
+  if (first === "accounts") {
+    const name = word(3);
+    if (at(2)?.kind !== "." || name === null || at(4)?.kind !== "]")
+      return fail(line, "an account is a table [accounts.NAME], e.g. [accounts.work]");
+    const valid = AccountName.safeParse(name);
+    if (!valid.success)
+      return fail(line, `[accounts.${name}]: ${valid.error.issues[0]?.message ?? "invalid"}`);
+    return `accounts.${name}`;
+  }
+  if (first === null || at(2)?.kind !== "]")
+    return fail(
+      line,
+      "a table header is [provider] or [accounts.NAME], e.g. [claude] (no other dotted or nested tables)",
+    );
+  return first;
+}
+
+function tableOf(data: Record<string, unknown>, table: string): Record<string, unknown> {
+  const [first, account] = table.split(".") as [string, string | undefined];
+  const top = data[first] as Record<string, unknown>;
+  return account === undefined ? top : (top[account] as Record<string, unknown>);
+}
+
+/** `{ KEY = "VALUE", … }` from tokens[i] (TOML's inline table, of strings); returns it and the index after it. */
+function readInlineTable(
+  tokens: Token[],
+  i: number,
+  fail: (line: number, message: string) => never,
+): [Record<string, string>, number] {
+  const table: Record<string, string> = {};
+  let line = (tokens[i] as Token).line;
+  for (let j = i + 1; ; j++) {
+    const t = tokens[j];
+    if (t === undefined) return fail(line + 1, "an inline table that is never closed with }");
+    line = t.line;
+    if (t.kind === "}") return [table, j + 1];
+    if (t.kind === ",") continue;
+    const eq = tokens[j + 1];
+    const value = tokens[j + 2];
+    if (t.kind !== "word" || eq?.kind !== "=" || value?.kind !== "string")
+      return fail(t.line, 'an inline table holds KEY = "VALUE" pairs, e.g. { TARGET = "SOURCE" }');
+    table[t.text] = value.text;
+    j += 2;
+  }
+}
+
+/** A complaint about `[accounts.NAME]`, in the file's words (never quoting a value). */
+function explainAccount(
+  issue: z.core.$ZodIssue | undefined,
+  name: string,
+  data: Record<string, unknown>,
+  lines: Record<string, number>,
+): { line: number; message: string } {
+  const [, , key, entry] = (issue?.path ?? []).map(String);
+  const unknown = issue?.code === "unrecognized_keys" ? issue.keys : [];
+  const header = lines[`accounts.${name}`] ?? 1;
+  const at = (k: string | undefined) =>
+    k === undefined ? header : (lines[`accounts.${name}.${k}`] ?? header);
+  const table = `[accounts.${name}]`;
+  if (key === undefined && unknown.length > 0)
+    return {
+      line: at(unknown[0]),
+      message: `${table} knows provider, home and env (not ${unknown.join(", ")})${didYouMean(unknown[0] ?? "", ["provider", "home", "env"])}`,
+    };
+  if (key === "provider") {
+    const given = (data.accounts as Record<string, Record<string, unknown>>)[name]?.provider;
+    return given === undefined
+      ? { line: header, message: `${table} needs its provider, e.g. provider = "${ProviderId.options[0]}"` }
+      : { line: at(key), message: `${table} provider: ${issue?.message ?? "invalid"}` };
+  }
+  if (key === "env" && entry === undefined && issue?.code === "invalid_type")
+    return {
+      line: at(key),
+      message: `${table} env is an inline table of names, e.g. env = { TARGET = "SOURCE" }`,
+    };
+  if (key === "env" && issue?.code === "invalid_key")
+    return { line: at(key), message: `${table} env: ${issue.issues[0]?.message ?? "invalid name"}` };
+  if (key === "env")
+    return {
+      line: at(key),
+      message: `${table} env: names only: TARGET = "SOURCE" names a variable in umbel's environment; a value never goes in a file`,
+    };
+  return { line: at(key), message: `${table} ${key ?? ""}: ${issue?.message ?? "invalid"}` };
 }

@@ -29,6 +29,7 @@ const SPECS: Record<string, FlagSpec> = {
   "--max-budget-usd": { key: "maxBudgetUsd", kind: "value" },
   "--max-tokens": { key: "maxTokens", kind: "value" },
   "--on-limit": { key: "onLimit", kind: "value" },
+  "--account": { key: "account", kind: "value" },
   "-c": { key: "continue", kind: "flag" },
   "--continue": { key: "continue", kind: "flag" },
   "-r": { key: "resume", kind: "value" },
@@ -118,6 +119,7 @@ function shape({ values, flags }: DialectArgs): Omit<PrintArgs, "argvPrompt"> {
     "jsonSchema",
     "acceptTimeout",
     "onLimit",
+    "account",
   ]) {
     const value = last(key);
     if (value !== undefined) raw[key] = value;

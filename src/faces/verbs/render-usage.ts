@@ -7,9 +7,11 @@ import type { RateWindow, Telemetry, TokenCounts } from "../../core/limits/telem
 export function renderUsageLines(s: {
   billing?: BillingRoute | undefined;
   onLimit?: string | undefined;
+  account?: string | null | undefined;
   telemetry?: Telemetry | null | undefined;
 }): string[] {
   const lines: string[] = [];
+  if (s.account) lines.push(`account:  ${s.account}`);
   if (s.billing) lines.push(`billing:  ${renderBilling(s.billing)}`);
   if (s.onLimit) lines.push(`on-limit: ${s.onLimit}`);
   const t = s.telemetry;

@@ -63,12 +63,15 @@ export function renderTable(rows: readonly StatusResult[]): string {
   if (rows.length === 0) return "";
   // The subscription windows, when some worker's provider reports them (so a caller can stop at 95 %).
   const windows = rows.some((r) => (r.telemetry?.windows.length ?? 0) > 0);
+  // The account, when some worker runs on one of config.toml's (spawn --account); "-": the default.
+  const accounts = rows.some((r) => r.account);
   const table = [
-    ["NAME", "STATE", "PROVIDER", ...(windows ? ["WINDOWS"] : []), "CWD"],
+    ["NAME", "STATE", "PROVIDER", ...(accounts ? ["ACCOUNT"] : []), ...(windows ? ["WINDOWS"] : []), "CWD"],
     ...rows.map((r) => [
       r.name,
       stateLabel(r),
       r.provider,
+      ...(accounts ? [r.account ?? "-"] : []),
       ...(windows ? [renderWindows(r.telemetry?.windows ?? []) || "-"] : []),
       r.cwd,
     ]),

@@ -1,3 +1,4 @@
+import { accountsVerb } from "./accounts.ts";
 import { answerVerb } from "./answer.ts";
 import { doctorVerb } from "./doctor.ts";
 import { attachVerb, captureVerb, keysVerb, logsVerb, lsVerb, statusVerb } from "./inspect.ts";
@@ -25,4 +26,5 @@ export const VERBS: readonly Verb[] = [
   attachVerb,
   doctorVerb,
   poolVerb,
+  accountsVerb,
 ];

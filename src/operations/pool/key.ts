@@ -1,9 +1,10 @@
+import { resolveAccount } from "../../core/accounts/launch.ts";
 import { keyMaterial } from "../../core/pool/pool.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import type { SpawnInput } from "../../core/schemas.ts";
 import { buildWorkerEnv } from "../../core/worker/env.ts";
-import { withConfiguredEnv } from "../../core/worker/user-config.ts";
+import { accountEnv } from "../spawn/prepare.ts";
 import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/resolve.ts";
 import { loadUserConfig } from "../worker/user-config.ts";
 
@@ -22,12 +23,14 @@ export async function spawnKeyMaterial(deps: Deps, input: SpawnInput): Promise<s
   const cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
   const bin = resolveBinary(deps, provider);
-  const { config } = await loadUserConfig(deps);
+  const userConfig = await loadUserConfig(deps);
+  const account = resolveAccount(userConfig.config, input.account, provider, deps.env);
   const env = buildWorkerEnv({
-    host: deps.env,
+    // An account's home (codex, gemini) is part of what a spare stands for, as its env is.
+    host: { ...deps.env, ...account?.hostEnv },
     provider,
     providerEnv: {},
-    explicit: withConfiguredEnv(config, provider.id, deps.env, input.env),
+    explicit: accountEnv(userConfig, provider, account, deps.env, input.env),
     // UMBEL_SESSION is each worker's own name: not part of what a spare stands for.
     umbel: { UMBEL_HOME: deps.store.root },
   });

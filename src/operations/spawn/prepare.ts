@@ -1,3 +1,4 @@
+import { type AccountLaunch, resolveAccount } from "../../core/accounts/launch.ts";
 import { UsageError } from "../../core/errors.ts";
 import { STRUCTURED_SERVER_NAME } from "../../core/guard/tool.ts";
 import type { Deps } from "../../core/ports.ts";
@@ -23,7 +24,9 @@ export type PreparedSpawn = {
   readonly bin: string;
   readonly request: LaunchRequest;
   readonly userConfig: LoadedConfig;
-  /** --env with the config file's names for this provider under it. */
+  /** The account of config.toml it runs on (spawn --account), or null: the provider's default. */
+  readonly account: AccountLaunch | null;
+  /** --env with the account's mapping under it, and the config file's names for this provider under both. */
   readonly explicitEnv: EnvSpec | undefined;
   readonly worktree: WorktreePlan | null;
   /** The names of the worker's environment before the provider's plan adds its own. */
@@ -56,7 +59,8 @@ export async function prepareSpawn(
     );
   // The user config's names for this provider (a container's CLAUDE_CODE_OAUTH_TOKEN), under --env.
   const userConfig = await loadUserConfig(deps);
-  const explicitEnv = withConfiguredEnv(userConfig.config, provider.id, deps.env, input.env);
+  const account = resolveAccount(userConfig.config, input.account, provider, deps.env);
+  const explicitEnv = accountEnv(userConfig, provider, account, deps.env, input.env);
   const request = launchRequest(input, provider, {
     addDirs,
     mcpServers,
@@ -82,6 +86,7 @@ export async function prepareSpawn(
     bin,
     request,
     userConfig,
+    account,
     explicitEnv,
     worktree,
     workerEnvNames: Object.keys(probeEnv),
@@ -89,4 +94,25 @@ export async function prepareSpawn(
     // Read here, not after the boot slot: see the virtual clock's note in spawn.ts.
     spawnerStart: await deps.system.processStart(deps.pid),
   };
+}
+
+/**
+ * A worker's explicit env: --env over the account's mapping (and its home variable) over the
+ * config's names for the provider. On an account, the provider's sign-in token from [provider] env
+ * (claude's CLAUDE_CODE_OAUTH_TOKEN) is left out: it would sign the worker in to the default account
+ * whatever the account's home holds.
+ */
+export function accountEnv(
+  userConfig: LoadedConfig,
+  provider: Provider,
+  account: AccountLaunch | null,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  explicit: EnvSpec | undefined,
+): EnvSpec | undefined {
+  if (account === null) return withConfiguredEnv(userConfig.config, provider.id, hostEnv, explicit);
+  const token = provider.signInToken?.env;
+  const config = userConfig.config;
+  const names = (config[provider.id]?.env ?? []).filter((name) => name !== token);
+  const trimmed = { ...config, [provider.id]: { env: names } };
+  return withConfiguredEnv(trimmed, provider.id, hostEnv, { ...account.env, ...explicit });
 }

@@ -137,7 +137,13 @@ export async function launchWorker(
     // spawn waits for a slot, so each await between a slot and the tmux start is time on that clock.
     const cwd = prepared.worktree ? await makeWorkerCwd(deps, prepared.worktree, made) : prepared.cwd;
     const started = await makeLaunchInput(deps, input, prepared);
-    const where = { name: input.name, cwd, workerEnvNames: prepared.workerEnvNames };
+    const where = {
+      name: input.name,
+      cwd,
+      workerEnvNames: prepared.workerEnvNames,
+      // An account's home, where the provider's planner looks for the user's (codex, gemini).
+      hostEnv: { ...deps.env, ...prepared.account?.hostEnv },
+    };
     const laidOut = provider.home
       ? await layOutHome(deps, provider, where, started, made)
       : planHomeless(provider, started.launch);

@@ -114,7 +114,12 @@ export function planHomeless(provider: PlainProvider, launch: LaunchInput): Laid
 export async function layOutHome(
   deps: Deps,
   provider: HomedProvider,
-  where: { readonly name: string; readonly cwd: string; readonly workerEnvNames: readonly string[] },
+  where: {
+    readonly name: string;
+    readonly cwd: string;
+    readonly workerEnvNames: readonly string[];
+    readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  },
   started: { launch: LaunchInput; assets: Assets },
   made: Made,
 ): Promise<LaidOut> {
@@ -129,7 +134,7 @@ export async function layOutHome(
     hookCommand: launch.hookCommand,
     eventsLog: paths.hooksLog,
     eventsPlugin: assets.plugin,
-    hostEnv: deps.env,
+    hostEnv: where.hostEnv,
     workerEnvNames: where.workerEnvNames,
     launch,
   };
@@ -194,6 +199,7 @@ export function startingMeta(
         }
       : {}),
     ...(input.onLimit ? { onLimit: input.onLimit } : {}),
+    ...(input.account ? { account: input.account } : {}),
     // Names only: what reached the worker decides its route (status shows it).
     billing: laidOut.billing ?? billingFromEnv(billingEnvOf(provider), facts.envNames),
     // A warm pool's spare (core/pool/pool.ts): claimable once ready, while pool.spare exists.

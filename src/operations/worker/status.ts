@@ -55,6 +55,7 @@ export async function describeWorker(deps: Deps, worker: WorkerView): Promise<St
     ...(meta.worktree ? { worktree: await worktreeStatus(deps, meta.worktree) } : {}),
     guard: null,
     onLimit: meta.onLimit ?? ("stop" as const),
+    account: meta.account ?? null,
     // Workers from before umbel recorded it: the names they were given decide.
     billing: meta.billing ?? billingFromEnv(billingEnvOf(provider), meta.envNames),
     telemetry: await telemetryOf(deps, worker, events),

@@ -26,6 +26,7 @@ describe("MCP tools", () => {
       "umbel_keys",
       "umbel_doctor",
       "umbel_pool",
+      "umbel_accounts",
       "umbel_help",
       "umbel_run",
     ]);
@@ -50,6 +51,7 @@ describe("MCP tools", () => {
     const readOnly = TOOLS.filter((t) => t.annotations.readOnlyHint).map((t) => t.name);
     expect(readOnly.sort()).toEqual(
       [
+        "umbel_accounts",
         "umbel_capture",
         "umbel_doctor",
         "umbel_help",

@@ -51,6 +51,7 @@ describe("the verb table", () => {
       "attach",
       "doctor",
       "pool",
+      "accounts",
     ]);
   });
 

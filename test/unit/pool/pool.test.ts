@@ -194,6 +194,25 @@ describe("claiming a spare", () => {
     );
   });
 
+  test("--account is part of the key: a spare on one account is never claimed for another, or for the default", async () => {
+    const w = world({ WORK_TOKEN: "t" });
+    w.dirs.add("/");
+    w.files.set(
+      `${w.deps.store.root}/config.toml`,
+      '[accounts.work]\nprovider = "claude"\nhome = "/srv/w"\nenv = { CLAUDE_CODE_OAUTH_TOKEN = "WORK_TOKEN" }\n',
+    );
+    await warm(w, { account: "work", count: 1 });
+    expect(await claimSpare(w.deps, { name: "p-0", provider: "claude" }, { rename: false })).toBeNull();
+    const claimed = await claimSpare(
+      w.deps,
+      { name: "p-1", provider: "claude", account: "work" },
+      { rename: false },
+    );
+    expect(claimed?.name).toMatch(/^pool-/);
+    claimed?.refill();
+    expect(w.detached[0]?.argv).toEqual(expect.arrayContaining(["--account", "work"]));
+  });
+
   test("pool warm takes no --notify (a claimed spare's hooks would name the spare)", () => {
     expect(PoolInput.safeParse({ action: "warm", notify: "true" }).success).toBe(false);
   });

@@ -29,6 +29,7 @@ describe("spawnOfPrint", () => {
     ["settings", { settings: "{}" }, { settings: "{}" }],
     ["mcpConfig", { mcpConfig: ["{}"] }, { mcpConfig: ["{}"] }],
     ["onLimit", { onLimit: "stop" }, { onLimit: "stop" }],
+    ["account", { account: "work" }, { account: "work" }],
     ["cwd", { cwd: "sub" }, { cwd: "sub" }],
     ["env", { env: { A: "1" } }, { env: { A: "1" } }],
     ["startTimeout (parsed once, as spawn's)", { startTimeout: "90s" }, { startTimeout: 90_000 }],

@@ -33,6 +33,7 @@ describe("launchRequest", () => {
     ["nonInteractive", { nonInteractive: true }, { nonInteractive: true }],
     ["resumeSession → resumeSessionId", { resumeSession: "sid-9" }, { resumeSessionId: "sid-9" }],
     ["onLimit", { onLimit: "stop" }, { onLimit: "stop" }],
+    ["account", { account: "work" }, { account: "work" }],
     [
       "continueSession, a launch flag",
       { continueSession: true },

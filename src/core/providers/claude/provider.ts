@@ -67,6 +67,8 @@ export const claude: PlainProvider = {
   // A subscription's long-lived token; not in envNames, so it is passed only when asked for.
   signInToken: { env: "CLAUDE_CODE_OAUTH_TOKEN", makeWith: "claude setup-token" },
   signInClues: claudeSignInClues,
+  // 2.1.332: .credentials.json, .claude.json and projects/ all live in the config dir.
+  accountHome: (home) => ({ env: { CLAUDE_CONFIG_DIR: home }, hostEnv: {} }),
   // The trust dialog's "Yes" and the API-key dialog's go into .claude.json (notes: §1).
   dialogRecord: (env) =>
     env.CLAUDE_CONFIG_DIR ? `${env.CLAUDE_CONFIG_DIR}/.claude.json` : `${env.HOME ?? "~"}/.claude.json`,

@@ -124,6 +124,8 @@ export const codex: HomedProvider = {
   policy: HOOK_POLICY,
   notifyRules: CODEX_NOTIFY_RULES,
   clearInputKeys: clearCodexComposerKeys,
+  // 0.171.0: auth.json (and config.toml) of the account's CODEX_HOME, linked into its own managed home.
+  accountHome: (home) => ({ env: {}, hostEnv: { CODEX_HOME: home } }),
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??
     unsupportedLaunchOption(options) ??
@@ -138,14 +140,24 @@ function userCodexHome(env: Readonly<Record<string, string | undefined>>): strin
   return (env.CODEX_HOME || `${env.HOME ?? ""}/.codex`).replace(/\/+$/, "");
 }
 
+/**
+ * The managed home the workers of one sign-in share: `codex-home` for the default, `codex-home-<account>`
+ * for an account (its auth.json link and config.toml are that account home's: core/accounts/launch.ts).
+ */
+function codexManagedHome(context: Pick<HomeContext, "stateRoot" | "launch">): string {
+  const account = context.launch.account;
+  return `${context.stateRoot}/codex-home${account === undefined ? "" : `-${account}`}`;
+}
+
 /** The shared `$UMBEL_HOME/codex-home` with this worker's profile; links only to files that exist. */
 function planCodexHomeEntries(
   context: HomeContext,
   files: Readonly<Record<string, string | null>>,
 ): HomePlan {
   const userHome = userCodexHome(context.hostEnv);
+  const home = codexManagedHome(context);
   const plan = planCodexHome({
-    home: `${context.stateRoot}/codex-home`,
+    home,
     userHome,
     userConfig: files[`${userHome}/config.toml`] ?? null,
     worker: context.worker,
@@ -155,7 +167,7 @@ function planCodexHomeEntries(
     envNames: context.workerEnvNames,
   });
   return {
-    home: `${context.stateRoot}/codex-home`,
+    home,
     entries: [
       ...plan.dirs.map((path) => ({ kind: "dir" as const, path, mode: 0o700 })),
       ...plan.files.map((file) => ({ kind: "file" as const, ...file })),

@@ -127,6 +127,8 @@ export const gemini: HomedProvider = {
   maxTurnsHalt: "hook",
   // 0.61.0: the agent stops after that tool ("Agent execution stopped: <reason>"), no AfterAgent.
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
+  // 0.61.0: GEMINI_CLI_HOME=<home> keeps the sign-in in <home>/.gemini; the worker's own home links it.
+  accountHome: (home) => ({ env: {}, hostEnv: { GEMINI_CLI_HOME: home } }),
   home: {
     reads: (context) => {
       const dir = userGeminiDir(context.hostEnv);

@@ -94,6 +94,8 @@ export const opencode: HomedProvider = {
   hookEvents: [],
   submitEvent: OPENCODE_SUBMIT_EVENT,
   hookWire: OPENCODE_HOOK_WIRE,
+  // 1.18.33: auth.json is $XDG_DATA_HOME/opencode/auth.json (its sessions database moves with it).
+  accountHome: (home) => ({ env: { XDG_DATA_HOME: home }, hostEnv: {} }),
   home: {
     reads: (context: HomeContext) =>
       context.hostEnv.OPENCODE_CONFIG ? [context.hostEnv.OPENCODE_CONFIG] : [],

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
+import { sendAndWait, spawnOk } from "../helpers/cli.ts";
+import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+
+// Workers on real tmux take seconds a test (declared here: see docs/architecture.md, "Tests").
+setDefaultTimeout(60_000);
+
+/** spawn --account through dist/umbel with the fake CLIs: the account's home and token reach the worker, and the token nothing else. */
+
+const SECRET = `acct-canary-${crypto.randomUUID()}`;
+let sb: Sandbox;
+let claudeHome: string;
+let codexHome: string;
+
+beforeAll(async () => {
+  sb = await createSandbox({ env: { WORK_CLAUDE_TOKEN: SECRET } });
+  claudeHome = join(sb.dir, "claude-work");
+  codexHome = join(sb.dir, "codex-acct");
+  mkdirSync(claudeHome);
+  mkdirSync(codexHome);
+  // The fake claude keeps its trusted folders in its config dir, as the real one keeps .claude.json.
+  copyFileSync(join(sb.cfg, "fake-trusted"), join(claudeHome, "fake-trusted"));
+  writeFileSync(join(codexHome, "auth.json"), '{"auth_mode":"chatgpt"}\n');
+  mkdirSync(sb.root, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    join(sb.root, "config.toml"),
+    `[accounts.work]
+provider = "claude"
+home = "${claudeHome}"
+env = { CLAUDE_CODE_OAUTH_TOKEN = "WORK_CLAUDE_TOKEN" }
+
+[accounts.cx]
+provider = "codex"
+home = "${codexHome}"
+`,
+  );
+});
+afterAll(async () => {
+  await sb.dispose();
+});
+
+function allFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? allFiles(path) : [path];
+  });
+}
+
+const reply = async (name: string, prompt: string) => {
+  await sendAndWait(sb, name, prompt);
+  return (await sb.umbel(["read", name])).stdout;
+};
+
+describe("spawn --account", () => {
+  test("claude: CLAUDE_CONFIG_DIR is the account's home and its token arrives by name, in no argv, tmux environment, state file or log", async () => {
+    let sampling = true;
+    const seen: string[] = [];
+    const sampler = (async () => {
+      while (sampling) {
+        const args = Bun.spawnSync(["ps", "-eo", "args="]).stdout.toString();
+        if (args.includes(SECRET)) seen.push(args);
+        await Bun.sleep(5);
+      }
+    })();
+    const trace = join(sb.dir, "trace.log");
+    const spawned = await sb.umbel(["spawn", "w1", "--account", "work", "--json"], {
+      env: { UMBEL_TRACE: trace },
+    });
+    sampling = false;
+    await sampler;
+    expect(spawned.stderr).not.toContain(SECRET);
+    expect(spawned.code).toBe(0);
+    expect(seen).toEqual([]);
+    expect(await reply("w1", "fake:env CLAUDE_CONFIG_DIR")).toBe(`ENV CLAUDE_CONFIG_DIR=${claudeHome}\n`);
+    expect(await reply("w1", "fake:env CLAUDE_CODE_OAUTH_TOKEN")).toBe(
+      `ENV CLAUDE_CODE_OAUTH_TOKEN=${SECRET}\n`,
+    );
+
+    const status = JSON.parse((await sb.umbel(["status", "w1", "--json"])).stdout) as Record<string, unknown>;
+    expect(status.account).toBe("work");
+    expect((await sb.umbel(["ls"])).stdout).toMatch(/ACCOUNT[\s\S]*w1\s+\S+\s+claude\s+work/);
+    const accounts = JSON.parse((await sb.umbel(["accounts", "--json"])).stdout) as {
+      name: string | null;
+      workers: string[];
+    }[];
+    expect(accounts.find((a) => a.name === "work")?.workers).toEqual(["w1"]);
+
+    const tmux = createTmux({ socket: deriveSocket(sb.root, undefined), hostEnv: sb.env });
+    expect(await tmux.showEnvironment()).not.toContain(SECRET);
+    expect(await tmux.showEnvironment("w1")).not.toContain(SECRET);
+    const traced = readFileSync(trace, "utf8");
+    expect(traced).toContain("tmux");
+    expect(traced).not.toContain(SECRET);
+    // hooks.jsonl's Stop payload quotes the model's answer (which printed it): the only place it may be.
+    const leaks = allFiles(sb.root).filter(
+      (f) => readFileSync(f, "utf8").includes(SECRET) && !f.endsWith("hooks.jsonl"),
+    );
+    expect(leaks).toEqual([]);
+    const hookLines = readFileSync(join(sb.root, "sessions", "w1", "events", "hooks.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l.includes(SECRET));
+    expect(hookLines.every((l) => l.includes('"hook_event_name":"Stop"'))).toBe(true);
+  });
+
+  test("codex: a managed home of the account's own, its auth.json linked from the account's home", async () => {
+    const spawned = await spawnOk(sb, "c1", ["--provider", "codex", "--account", "cx"]);
+    expect(spawned).toMatchObject({ name: "c1", provider: "codex", state: "ready" });
+    const managed = join(realpathSync(sb.root), "codex-home-cx");
+    expect(readlinkSync(join(managed, "auth.json"))).toBe(join(codexHome, "auth.json"));
+    expect(await reply("c1", "fake:env CODEX_HOME")).toBe(`ENV CODEX_HOME=${managed}\n`);
+    const status = JSON.parse((await sb.umbel(["status", "c1", "--json"])).stdout) as Record<string, unknown>;
+    expect(status.account).toBe("cx");
+  });
+
+  test("another provider's account, an unknown one and auto: exit 2 before anything is made", async () => {
+    for (const [flags, words] of [
+      [["--account", "cx"], "is a codex account"],
+      [["--account", "wrok"], "did you mean work?"],
+      [["--account", "auto"], "not built yet"],
+    ] as const) {
+      const r = await sb.umbel(["spawn", "bad", ...flags]);
+      expect(r.stderr).toContain(words);
+      expect(r.code).toBe(2);
+    }
+    expect(readdirSync(join(sb.root, "sessions"))).not.toContain("bad");
+  });
+});
