@@ -4,13 +4,13 @@
 // --input-id refused, wait --any over two real workers, a worktree kept while dirty), then what only
 // claude has: issue 22's MCP spoof, -p --name meeting a prompt, a question (AskUserQuestion).
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eventually } from "../helpers/sandbox.ts";
 import { matchingToolUse, text, toolUse } from "../stub-model/replies.ts";
 import { CLAUDE_KEY_FLAGS, claudeFleetProfile } from "./providers/claude.ts";
 import { requireRealClaude } from "./real-bin.ts";
-import { type Json, json } from "./scenarios/drive.ts";
+import { dirtyRepo, type Json, json } from "./scenarios/drive.ts";
 import { fleetScenarios } from "./scenarios/fleet.ts";
 
 // Real workers take seconds a turn; the file declares its own timeout (oven-sh/bun#43787).
@@ -22,16 +22,7 @@ fleetScenarios(claudeFleetProfile(claude), {
   after({ world, ok, turn }) {
     test("issue 22: an MCP call whose arguments say tool_name Read, git diff --output and a dodged rm are never let through", async () => {
       const { sb, stub } = world();
-      const repo = join(sb.work, "gd");
-      mkdirSync(repo);
-      const git = (...args: string[]) =>
-        Bun.spawnSync(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
-      git("init", "-q", "-b", "main");
-      writeFileSync(join(repo, "a.txt"), "one\n");
-      git("add", ".");
-      git("commit", "-q", "-m", "first");
-      writeFileSync(join(repo, "a.txt"), "two\n");
-      writeFileSync(join(repo, "keep.txt"), "x");
+      const repo = dirtyRepo(sb.work);
       const server = {
         command: process.execPath,
         args: [join(import.meta.dir, "..", "fixtures", "write-mcp.ts")],

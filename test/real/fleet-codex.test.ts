@@ -4,10 +4,11 @@
 // --any over two real workers, a worktree kept while dirty), then issue 22 as codex meets it.
 // Skipped locally without `npm run setup:real`.
 import { expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CODEX_SPAWN_FLAGS, codexFleetProfile } from "./providers/codex.ts";
 import { requireRealCodex } from "./real-codex.ts";
+import { dirtyRepo } from "./scenarios/drive.ts";
 import { fleetScenarios } from "./scenarios/fleet.ts";
 
 // The real CLI on real tmux takes seconds a turn; the file declares its own timeout.
@@ -19,16 +20,7 @@ fleetScenarios(codexFleetProfile(codex), {
   after({ world, ok, turn }) {
     test("issue 22: an escalated git diff --output is asked, never allowed by Bash(git diff:*); a dodged rm is denied", async () => {
       const { sb } = world();
-      const repo = join(sb.work, "gd");
-      mkdirSync(repo);
-      const git = (...args: string[]) =>
-        Bun.spawnSync(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
-      git("init", "-q", "-b", "main");
-      writeFileSync(join(repo, "a.txt"), "one\n");
-      git("add", ".");
-      git("commit", "-q", "-m", "first");
-      writeFileSync(join(repo, "a.txt"), "two\n");
-      writeFileSync(join(repo, "keep.txt"), "x");
+      const repo = dirtyRepo(sb.work);
       await ok([
         "spawn",
         "cs",

@@ -3,11 +3,11 @@
 // itself (measured); umbel's BeforeTool answer `ask` makes it ask a person first, and a denied
 // command wrapped in keywords and assignments is refused. Skipped locally without `npm run setup:real`.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { makeGeminiWorld } from "./providers/gemini.ts";
 import { requireRealGemini } from "./real-gemini.ts";
-import { drive, type RealWorld } from "./scenarios/drive.ts";
+import { dirtyRepo, drive, type RealWorld } from "./scenarios/drive.ts";
 
 // The real CLI on real tmux takes seconds a turn; the file declares its own timeout.
 setDefaultTimeout(150_000);
@@ -26,16 +26,7 @@ describe.skipIf(gemini === null)("gemini: issue 22 through dist/umbel", () => {
 
   test("git diff --output is asked, not run by gemini's allowlist; the rule's own command runs; a wrapped rm is denied", async () => {
     const { sb } = world;
-    const repo = join(sb.work, "gd");
-    mkdirSync(repo);
-    const git = (...args: string[]) =>
-      Bun.spawnSync(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
-    git("init", "-q", "-b", "main");
-    writeFileSync(join(repo, "a.txt"), "one\n");
-    git("add", ".");
-    git("commit", "-q", "-m", "first");
-    writeFileSync(join(repo, "a.txt"), "two\n");
-    writeFileSync(join(repo, "keep.txt"), "x");
+    const repo = dirtyRepo(sb.work);
     await ok([
       "spawn",
       "gs",

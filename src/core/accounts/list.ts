@@ -21,11 +21,7 @@ const AccountRow = z.object({
     "The route its variable names select: subscription, api-key or cloud, and the names that decided it",
   ),
   workers: z.array(z.string()).describe("Its live workers (starting, idle, busy or needs-input), by name"),
-  windows: z
-    .null()
-    .describe(
-      "Its last known usage windows: unknown for now (placement's persisted windows are the next part)",
-    ),
+  windows: z.null().describe("Its last known usage windows: unknown for now (not yet kept per account)"),
 });
 export type AccountRow = z.infer<typeof AccountRow>;
 
@@ -109,5 +105,5 @@ export function renderAccounts(r: AccountsResult): string {
   const lines = table.map((row) =>
     row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "),
   );
-  return `${lines.join("\n")}\nwindows: unknown (each account's windows are persisted in the next part of issue 24)\n`;
+  return `${lines.join("\n")}\nwindows: unknown (umbel does not keep each account's windows yet)\n`;
 }

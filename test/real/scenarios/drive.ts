@@ -1,5 +1,7 @@
 // What every real-tier scenario drives: a sandbox (its own state root and tmux server) with the
 // stub model the CLI talks to, and the few umbel calls a turn is made of.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Sandbox } from "../../helpers/sandbox.ts";
 import type { StubModel } from "../../stub-model/stub-model.ts";
 
@@ -55,4 +57,22 @@ export function drive(world: () => RealWorld, timeout: string): Driver {
     };
   }
   return { ok, turn, waitAfter };
+}
+
+/**
+ * Issue 22's repository: one commit of a.txt, then a.txt changed and keep.txt added, so `git diff
+ * --output FILE` has something to write and an `rm` something to remove. Returns its path.
+ */
+export function dirtyRepo(work: string): string {
+  const repo = join(work, "gd");
+  mkdirSync(repo);
+  const git = (...args: string[]) =>
+    Bun.spawnSync(["git", "-C", repo, "-c", "user.name=t", "-c", "user.email=t@example.com", ...args]);
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(repo, "a.txt"), "one\n");
+  git("add", ".");
+  git("commit", "-q", "-m", "first");
+  writeFileSync(join(repo, "a.txt"), "two\n");
+  writeFileSync(join(repo, "keep.txt"), "x");
+  return repo;
 }
