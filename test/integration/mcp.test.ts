@@ -47,6 +47,7 @@ const HINTS: [string, Record<string, boolean>][] = [
   ["umbel_logs", { readOnlyHint: true }],
   ["umbel_keys", { readOnlyHint: false, destructiveHint: true }],
   ["umbel_doctor", { readOnlyHint: true }],
+  ["umbel_accounts", { readOnlyHint: true }],
   // warm starts agent CLIs and drain kills spares; neither touches a worker in use.
   ["umbel_pool", { readOnlyHint: false, destructiveHint: true, idempotentHint: true }],
   ["umbel_help", { readOnlyHint: true }],
