@@ -37,15 +37,15 @@ export async function waitForTurns(
     );
   }
   // Every worker must exist and have a turn before any machine starts: never a half-started wait.
-  const views = new Map<string, WorkerView>();
-  for (const name of names) views.set(name, requireTurn(await viewWorker(deps, name)));
+  const views: WorkerView[] = [];
+  for (const name of names) views.push(requireTurn(await viewWorker(deps, name)));
   const stop = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal;
   const each = { ...deps, signal };
   const order: string[] = [];
-  const waits = names.map((name) =>
-    waitGuarded(each, { name, ...limits }, onProgress, views.get(name)).then((outcome) => {
-      order.push(name);
+  const waits = views.map((view) =>
+    waitGuarded(each, { name: view.meta.name, ...limits }, onProgress, view).then((outcome) => {
+      order.push(view.meta.name);
       if (input.any) stop.abort();
       return outcome;
     }),
@@ -58,8 +58,8 @@ export async function waitForTurns(
   const outcomes = new Map<string, Outcome>();
   for (const [i, s] of settled.entries())
     if (s.status === "fulfilled") {
-      const view = views.get(s.value.name);
-      if (view) outcomes.set(names[i] ?? "", await drainAfter(deps, view, s.value));
+      const view = views[i];
+      if (view) outcomes.set(view.meta.name, await drainAfter(deps, view, s.value));
     }
   return input.any ? firstOf(deps, outcomes, order) : allOf(outcomes, names);
 }
