@@ -216,6 +216,59 @@ describe("pool drain racing a takeover's move", () => {
       await cleanUp();
     },
   );
+
+  test("a drain whose lock found the spare moved, while the takeover then made its link: exit 0, NAME untouched", async () => {
+    // CI, stop 34 (1 in 6 rounds under load): drain's claim lock met the moved directory (ENOENT),
+    // and by the time it looked again the old name was the takeover's link: drain exited 1.
+    const spare = await warm();
+    let drainAtLock = () => {};
+    const drainThere = new Promise<void>((r) => (drainAtLock = r));
+    let resumeDrain = () => {};
+    const drainGo = new Promise<void>((r) => (resumeDrain = r));
+    let claimerAtLink = () => {};
+    const atLink = new Promise<void>((r) => (claimerAtLink = r));
+    let resumeClaimer = () => {};
+    const claimerGo = new Promise<void>((r) => (resumeClaimer = r));
+    let claiming: Promise<unknown> = Promise.resolve();
+    // The drain has listed the spare and is about to take its lock; the lock then meets the moved
+    // directory, and the claimer finishes (link, session, meta) before the drain looks again.
+    let first = true;
+    const drainer: Deps = {
+      ...deps,
+      store: {
+        ...deps.store,
+        lock: async (name, key) => {
+          if (first) {
+            first = false;
+            drainAtLock();
+            await drainGo;
+          }
+          try {
+            return await deps.store.lock(name, key);
+          } catch (error) {
+            resumeClaimer();
+            await claiming;
+            throw error;
+          }
+        },
+      },
+    };
+    const draining = runPool(drainer, { action: "drain" } as PoolInput);
+    await drainThere;
+    const claimer = intercepted(deps, (call) => {
+      if (call !== "store.linkAlias") return undefined;
+      claimerAtLink();
+      return claimerGo;
+    });
+    claiming = claimSpare(claimer, input("mover3"), { rename: true });
+    await atLink;
+    resumeDrain();
+    const drained = await draining;
+    expect(drained.removed).toEqual([]);
+    expect(((await claiming) as { name: string } | null)?.name).toBe("mover3");
+    expect(await expectConsistent(spare, "mover3")).toBe("NAME");
+    await cleanUp();
+  });
 });
 
 /** What each run of a claim killed at its n-th mutating call leaves, once the next umbel looked. */

@@ -141,16 +141,23 @@ async function takeSpare(
 
 /**
  * The spare's claim lock; null when another process holds it, or when the spare is gone since it was
- * listed: taken over (its directory renamed to NAME, the link that keeps its old path not made yet)
- * or removed. That lock's folder is missing then (ENOENT): pool drain exited 1 on it.
+ * listed: taken over (its directory renamed to NAME) or removed. That lock's folder is missing then
+ * (ENOENT): pool drain exited 1 on it. By the time it looks again the takeover may have made the link
+ * that keeps the old path (CI, stop 34): a spare is gone when its name is no longer a directory of its
+ * own (listNames skips links), not only when nothing is there.
  */
 export async function lockSpare(deps: Deps, name: string): Promise<Lock | null> {
   try {
     return await deps.store.lock(name, "claim");
   } catch (error) {
-    if (error instanceof FileAccessError && !(await deps.store.exists(name).catch(() => true))) return null;
+    if (error instanceof FileAccessError && !(await stillListed(deps, name))) return null;
     throw error;
   }
+}
+
+/** The spare is still a worker directory of its own (true when that cannot be read: the error stands). */
+async function stillListed(deps: Deps, name: string): Promise<boolean> {
+  return (await deps.store.listNames().catch(() => [name])).includes(name);
 }
 
 /**
