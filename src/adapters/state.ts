@@ -7,6 +7,7 @@ import { NameTakenError, StateError, WorkerIncompleteError, WorkerNotFoundError 
 import type { Lock, StorePort } from "../core/ports.ts";
 import type { ExitRecord } from "../core/wait/outcome.ts";
 import { Meta } from "../core/worker/meta.ts";
+import { createAccountsStore } from "./accounts/store.ts";
 import {
   asFileFault,
   isExists,
@@ -67,6 +68,7 @@ export function createStore(root: string, ready: () => Promise<void>): StorePort
     paths,
     claim,
     ...createPoolStore(root, dir, ready),
+    ...createAccountsStore(root, ready),
     ...createBootSlots(root, ready),
 
     async writeMeta(meta: Meta): Promise<void> {

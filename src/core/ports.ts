@@ -1,6 +1,8 @@
+import type { AccountWindows } from "./accounts/placement.ts";
 import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "./guard/record.ts";
 import type { HomeEntry } from "./providers/home-types.ts";
 import type { RecordSource } from "./providers/transcript-types.ts";
+import type { ProviderId } from "./schemas.ts";
 import type { ExitRecord } from "./wait/outcome.ts";
 import type { Meta } from "./worker/meta.ts";
 import type { RunState } from "./workflow/state.ts";
@@ -125,6 +127,17 @@ export type StorePort = {
   moveInto(from: string, to: string): Promise<void>;
   /** `from` as a link to `to`'s directory (a taken-over spare's running hooks write through it); kept if there. */
   linkAlias(from: string, to: string): Promise<void>;
+  /**
+   * What umbel last saw of one account's windows and limit (`accounts/` under the state root, 0600;
+   * account null: the provider's default sign-in); nothing seen yet reads as an empty record.
+   */
+  readAccountWindows(provider: ProviderId, account: string | null): Promise<AccountWindows>;
+  /** The record `update` makes of the one there, written whole when it changed; returns it. */
+  updateAccountWindows(
+    provider: ProviderId,
+    account: string | null,
+    update: (known: AccountWindows) => AccountWindows,
+  ): Promise<AccountWindows>;
   /** Where the boot slots are (a waiter watches it: a spawn that is done removes its slot's file). */
   readonly bootSlotsDir: string;
   /**

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { type AccountWindows, unseen } from "../../src/core/accounts/placement.ts";
 import { sha256Hex } from "../../src/core/common/sha256.ts";
 import {
   NameTakenError,
@@ -79,6 +80,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   const detached: { argv: string[]; env: Record<string, string> }[] = [];
   /** A taken-over spare's old name → the worker it became (the link linkAlias leaves). */
   const aliases = new Map<string, string>();
+  /** Each account's last-seen windows (the state root's accounts/), by `provider/account`. */
+  const accountWindows = new Map<string, AccountWindows>();
   const session = (name: string): FakeSession => {
     const s = sessions.get(name);
     if (!s) throw new WorkerNotFoundError(`no worker named ${name}`, { name });
@@ -194,6 +197,15 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     async linkAlias(from, to) {
       aliases.set(from, to);
+    },
+    async readAccountWindows(provider, account) {
+      return accountWindows.get(`${provider}/${account ?? ""}`) ?? unseen(provider, account);
+    },
+    async updateAccountWindows(provider, account, update) {
+      const key = `${provider}/${account ?? ""}`;
+      const next = update(accountWindows.get(key) ?? unseen(provider, account));
+      accountWindows.set(key, next);
+      return next;
     },
   };
   const fileSystem: FilesPort = {
