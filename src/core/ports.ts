@@ -283,6 +283,12 @@ export type SystemPort = {
    * `log`): the warm pool's refill. `env` is its whole environment.
    */
   startDetached(argv: readonly string[], env: Readonly<Record<string, string>>, log: string): void;
+  /**
+   * Runs a program on this process's own terminal (stdin, stdout and stderr inherited; `env` is its
+   * whole environment) and resolves with its exit status, 128+N when signal N ended it: `umbel
+   * accounts login`, the CLI's sign-in, which talks to the person, never to tmux.
+   */
+  runOnTerminal(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<number>;
   /** The absolute path of a program (PATH lookup relative to cwd), or null. */
   which(bin: string, where: { PATH: string; cwd: string }): string | null;
   uuid(): string;
