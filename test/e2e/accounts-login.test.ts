@@ -94,6 +94,14 @@ describe("umbel accounts login NAME", () => {
     expect(readRun().argv).toBe("auth login");
   });
 
+  test("the CLI's own flags after -- are passed on to its sign-in", async () => {
+    const r = await sb.umbel(["accounts", "login", "cx", "--", "--device-auth"], {
+      env: { FAKE_SIGN_IN_LOG: log },
+    });
+    expect(r.code).toBe(0);
+    expect(readRun().argv).toBe("login --device-auth");
+  });
+
   test.each([
     [["accounts", "login"], "needs an account name (declared: work, cx, gem, oc, tokens)"],
     [["accounts", "login", "wrok"], 'no account "wrok"'],

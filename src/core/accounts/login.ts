@@ -25,6 +25,10 @@ export const AccountsInput = z
         "login: run the account's own CLI sign-in on this terminal (CLI only); none: list the accounts",
       ),
     name: z.string().optional().describe("login: the account ([accounts.NAME] of config.toml)"),
+    args: z
+      .array(z.string())
+      .optional()
+      .describe("login: the CLI's own flags for its sign-in, after -- (codex login --device-auth)"),
   })
   .strict();
 export type AccountsInput = z.infer<typeof AccountsInput>;
@@ -62,7 +66,8 @@ export type LoginPlan = {
  * (the provider's sign-in token and explicit-only keys: claude's CLAUDE_CODE_OAUTH_TOKEN, an
  * inherited ANTHROPIC_API_KEY, opencode's OPENCODE_AUTH_CONTENT, which opencode would write back
  * into this home's auth.json). The account's own `env` mapping is a worker's, never the sign-in's.
- * No name, `auto`, an unknown name and an account with no home are UsageErrors.
+ * `extra` (the CLI's own flags, given after `--`) follows the sign-in command: the caller's choice,
+ * named, as any flag is. No name, `auto`, an unknown name and an account with no home are UsageErrors.
  */
 export function planLogin(
   config: UserConfig,
@@ -71,6 +76,7 @@ export function planLogin(
     id: ProviderId,
   ) => Pick<Provider, "id" | "accountHome" | "signInArgs" | "explicitOnlyEnv" | "signInToken">,
   hostEnv: Readonly<Record<string, string | undefined>>,
+  extra: readonly string[] = [],
 ): LoginPlan {
   const accounts = config.accounts ?? {};
   const known = Object.keys(accounts);
@@ -110,7 +116,7 @@ export function planLogin(
     account: name,
     provider: account.provider,
     home,
-    args: provider.signInArgs,
+    args: [...provider.signInArgs, ...extra],
     env: { ...env, ...homed.hostEnv, ...homed.env },
   };
 }

@@ -9,9 +9,13 @@ import { loadUserConfig } from "../worker/user-config.ts";
  * 0700 when missing; an existing one, or a link to one, is left as it is). Its exit status is the
  * result: umbel adds nothing to what the CLI said.
  */
-export async function loginAccount(deps: Deps, name: string | undefined): Promise<LoginResult> {
+export async function loginAccount(
+  deps: Deps,
+  name: string | undefined,
+  extra: readonly string[] = [],
+): Promise<LoginResult> {
   const { config } = await loadUserConfig(deps);
-  const plan = planLogin(config, name, getProvider, deps.env);
+  const plan = planLogin(config, name, getProvider, deps.env, extra);
   const bin = resolveBinary(deps, getProvider(plan.provider));
   if (!(await deps.files.isDirectory(plan.home))) await deps.files.ownDirectory(plan.home);
   const command = [bin, ...plan.args];

@@ -75,6 +75,14 @@ describe("umbel accounts login NAME: the CLI's own sign-in in the account's home
     expect((error as UsageError).data).toMatchObject(data);
   });
 
+  test("the CLI's own flags after `--` follow its sign-in command (codex login --device-auth)", () => {
+    expect(planLogin(config, "home-codex", getProvider, host, ["--device-auth"]).args).toEqual([
+      "login",
+      "--device-auth",
+    ]);
+    expect(planLogin(config, "gem", getProvider, host, ["-m", "x"]).args).toEqual(["-m", "x"]);
+  });
+
   test("no account declared: the message says so", () => {
     expect(() => planLogin({}, "work", getProvider, host)).toThrow("none is declared in config.toml");
   });

@@ -74,6 +74,7 @@ describe("the verb table", () => {
     expect(Object.keys(VERBS.find((v) => v.name === "accounts")?.input.shape ?? {})).toEqual([
       "action",
       "name",
+      "args",
     ]);
   });
 
