@@ -24,7 +24,8 @@ export const AccountsInput = z
       .describe(
         "login: run the account's own CLI sign-in on this terminal (CLI only); none: list the accounts",
       ),
-    name: z.string().optional().describe("login: the account ([accounts.NAME] of config.toml)"),
+    // Not `name`: that positional completes worker names.
+    account: z.string().optional().describe("login: the account ([accounts.NAME] of config.toml)"),
     args: z
       .array(z.string())
       .optional()

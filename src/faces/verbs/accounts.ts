@@ -17,22 +17,22 @@ import { defineVerb, LOOKS } from "./verb.ts";
 export const accountsVerb = defineVerb({
   name: "accounts",
   description:
-    "List the accounts: each provider's default sign-in and each [accounts.NAME] of config.toml, with its home, billing route (and the variable names that decide it), its live workers, and its windows (unknown for now). `login NAME` runs that account's own CLI sign-in on this terminal, in the account's home",
+    "List the accounts: each provider's default sign-in and each [accounts.NAME] of config.toml, with its home, billing route (and the variable names that decide it), its live workers, and its windows (unknown for now). `login ACCOUNT` runs that account's own CLI sign-in on this terminal, in the account's home",
   input: AccountsInput,
   output: AccountsOutput,
-  run: async ({ action, name, args }, { deps }): Promise<AccountsOutput> =>
-    action === "login" ? { login: await loginAccount(deps, name, args) } : listAccounts(deps),
+  run: async ({ action, account, args }, { deps }): Promise<AccountsOutput> =>
+    action === "login" ? { login: await loginAccount(deps, account, args) } : listAccounts(deps),
   text: (r) => (r.login ? "" : renderAccounts(listOf(r))),
   // A login's status is the CLI's own.
   exitCode: (r) => r.login?.exitCode ?? 0,
   cli: {
-    usage: "[login NAME [-- CLI-FLAGS]]",
-    summary: "list the accounts and their workers; login NAME: sign one in",
-    positionals: ["action", "name", "args"],
+    usage: "[login ACCOUNT [-- FLAGS]]",
+    summary: "list the accounts and their workers; login ACCOUNT: sign one in",
+    positionals: ["action", "account", "args"],
     // A login's output was the terminal (the CLI's own); there is nothing to print after it.
     json: (r) => (r.login ? undefined : r.accounts),
     details:
-      "login NAME runs the CLI's own sign-in with the account's home variable set (home made 0700 if missing): claude auth login (CLAUDE_CONFIG_DIR), codex login (CODEX_HOME), gemini's auth dialog on its first start, then /quit (GEMINI_CLI_HOME), opencode auth login (XDG_DATA_HOME). Flags after -- are the CLI's own (codex login --device-auth). umbel exits with the CLI's status. Not an MCP tool: a sign-in needs a person at a terminal.",
+      "login ACCOUNT runs the CLI's own sign-in with the account's home variable set (home made 0700 if missing): claude auth login (CLAUDE_CONFIG_DIR), codex login (CODEX_HOME), gemini's auth dialog on its first start, then /quit (GEMINI_CLI_HOME), opencode auth login (XDG_DATA_HOME). Flags after -- are the CLI's own (codex login --device-auth). umbel exits with the CLI's status. Not an MCP tool: a sign-in needs a person at a terminal.",
     examples: ["umbel accounts login work", "umbel accounts login cx -- --device-auth"],
   },
   mcp: {

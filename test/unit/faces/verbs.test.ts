@@ -73,7 +73,7 @@ describe("the verb table", () => {
     expect(Object.keys(tool?.output.shape ?? {})).toEqual(["accounts"]);
     expect(Object.keys(VERBS.find((v) => v.name === "accounts")?.input.shape ?? {})).toEqual([
       "action",
-      "name",
+      "account",
       "args",
     ]);
   });
