@@ -75,7 +75,7 @@ export function planLogin(
   name: string | undefined,
   providerOf: (
     id: ProviderId,
-  ) => Pick<Provider, "id" | "accountHome" | "signInArgs" | "explicitOnlyEnv" | "signInToken">,
+  ) => Pick<Provider, "accountHome" | "signInArgs" | "explicitOnlyEnv" | "signInToken">,
   hostEnv: Readonly<Record<string, string | undefined>>,
   extra: readonly string[] = [],
 ): LoginPlan {
@@ -84,7 +84,7 @@ export function planLogin(
   const declared = known.length > 0 ? `declared: ${known.join(", ")}` : "none is declared in config.toml";
   if (name === undefined)
     throw new UsageError(
-      `umbel accounts login needs an account name (${declared}); the default sign-in is the CLI's own: run it there`,
+      `umbel accounts login needs an account name (${declared}); the default sign-in is the CLI's own, run as usual`,
       { known },
     );
   if (name === AUTO_ACCOUNT)
