@@ -65,7 +65,7 @@ describe("umbel accounts login with the pinned CLIs", () => {
       async () => {
         const r = await sb.umbel(["accounts", "login", cli.account, "--", "--help"]);
         // opencode (yargs) prints its help on stderr: the terminal's either way.
-      expect(r.stdout + r.stderr).toContain(cli.usage);
+        expect(r.stdout + r.stderr).toContain(cli.usage);
         expect(r.code).toBe(0);
         expect(statSync(homeOf(cli.account)).mode & 0o777).toBe(0o700);
       },
