@@ -58,7 +58,10 @@ export type TmuxPort = {
   killSession(name: string): Promise<void>;
   showEnvironment(name?: string): Promise<string>;
   killServer(): Promise<void>;
-  /** The one interactive tmux call: the caller's terminal is handed to tmux (beside it, only SystemPort.runOnTerminal). */
+  /**
+   * The one interactive tmux call: the caller's terminal is handed to tmux (the only other handoff
+   * is SystemPort.runOnTerminal's, an account's sign-in).
+   */
   attach(name: string): Promise<number>;
   /** Renames a session (a claimed spare becoming `spawn NAME`'s worker). */
   renameSession(from: string, to: string): Promise<void>;
