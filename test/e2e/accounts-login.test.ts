@@ -92,6 +92,12 @@ describe("umbel accounts login NAME", () => {
     expect(r.stdout).toBe("");
     expect(r.code).toBe(7);
     expect(readRun().argv).toBe("auth login");
+    // A sign-in ended by a signal: 128+N, as a shell reports it (SIGTERM is 15).
+    const killed = await sb.umbel(["accounts", "login", "work"], {
+      env: { FAKE_SIGN_IN_LOG: log, FAKE_SIGN_IN_SIGNAL: "TERM" },
+    });
+    expect(killed.code).toBe(143);
+    readRun();
   });
 
   test("the CLI's own flags after -- are passed on to its sign-in", async () => {
