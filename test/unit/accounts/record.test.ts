@@ -75,16 +75,7 @@ describe("an account's windows, from the telemetry umbel reads", () => {
     const meta = w.sessions.get("w1")?.meta;
     if (!meta) throw new Error("no meta");
     await noteWindows(w.deps, meta, null);
-    await noteWindows(w.deps, meta, {
-      model: null,
-      turns: 0,
-      lastTurn: null,
-      total: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-      contextUsedPercent: null,
-      costUsd: null,
-      windows: [],
-      missing: {},
-    });
+    await noteWindows(w.deps, meta, { windows: [] });
     expect((await w.deps.store.readAccountWindows("claude", "work")).seenAt).toBeNull();
   });
 });
@@ -124,7 +115,7 @@ describe("an account's last limit, from a turn that ended limited", () => {
     const w = worker();
     const meta = w.sessions.get("w1")?.meta;
     if (!meta) throw new Error("no meta");
-    await noteLimit(w.deps, meta, { ...limited({ limit: LIMIT }), reason: "stop", exitCode: 0 });
+    await noteLimit(w.deps, meta, { reason: "stop", evidence: { limit: LIMIT } });
     expect((await w.deps.store.readAccountWindows("claude", null)).lastLimit).toBeNull();
   });
 });
