@@ -19,7 +19,8 @@ export async function streamLogs(
   const worker = await loadWorker(deps, input.name);
   // How --account auto chose the account, before anything the worker did.
   const { placement } = worker.meta;
-  if (placement) emit({ index: 0, name: "umbel:placement", payload: placement });
+  if (placement)
+    emit({ index: 0, name: "umbel:placement", payload: { summary: placement.reason, ...placement } });
   let seen = 0;
   const shown = new Set<string>();
   const drain = async () => {
