@@ -19,6 +19,8 @@ export type PlacedSpawn = { readonly input: SpawnInput; readonly placement: Plac
  */
 export async function placeSpawn(deps: Deps, input: SpawnInput): Promise<PlacedSpawn> {
   if (input.account !== AUTO_ACCOUNT) return { input, placement: null };
+  // The bench counts the tmux calls between these two marks (bench/placement.ts: none).
+  deps.trace.mark(`placement ${input.name}: looking`);
   const provider = getProvider(input.provider);
   const { config } = await loadUserConfig(deps);
   const accounts = accountsOf(config, provider, deps.env);
@@ -34,6 +36,7 @@ export async function placeSpawn(deps: Deps, input: SpawnInput): Promise<PlacedS
   }));
   const decision = placeAccount(candidates, deps.clock.now());
   if (!decision.placed) {
+    deps.trace.mark(`placement ${input.name}: ${decision.reason}`);
     const why = decision.considered.map((c) => `${c.account ?? "default"}: ${c.skipped ?? "?"}`).join("; ");
     throw new NoHeadroomError(`--account auto: no ${provider.id} account has headroom (${why})`, {
       provider: provider.id,
