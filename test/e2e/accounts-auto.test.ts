@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sendAndWait, spawnOk } from "../helpers/cli.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
@@ -124,6 +124,20 @@ describe("claude: --account auto", () => {
       payload: { account: "cb", summary: spawned.placement.reason },
     });
     expect((await sb.umbel(["logs", "p1"])).stdout.split("\n")[0]).toContain(spawned.placement.reason);
+  });
+
+  test("-p --account auto: placed the same way, and its turn's windows go to the picked account's record", async () => {
+    const r = await sb.umbel(["-p", "fake:reply placed", "--account", "auto", "--output-format", "json"]);
+    expect(r.stderr).toContain("placed by --account auto: cb:");
+    expect(JSON.parse(r.stdout)).toMatchObject({ result: "placed", is_error: false });
+    expect(r.code).toBe(0);
+    // The record itself: `accounts` would read its live workers' telemetry again (b1's, newer).
+    const cb = JSON.parse(readFileSync(join(sb.root, "accounts", "cb.json"), "utf8")) as Json & {
+      windows: { usedPercent: number }[];
+    };
+    expect(cb.from).toMatch(/^p-/);
+    expect(cb.windows[0]).toMatchObject({ name: "five_hour", usedPercent: 37 });
+    expect(statSync(join(sb.root, "accounts", "cb.json")).mode & 0o777).toBe(0o600);
   });
 
   test("an account whose limit has not reset is skipped: the next auto goes to the other", async () => {
