@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { type AccountWindows, unseen } from "../../../src/core/accounts/placement.ts";
 import { NoHeadroomError } from "../../../src/core/errors.ts";
+import { renderSpawn, renderSpawnNotes } from "../../../src/faces/verbs/render-mcp.ts";
 import { placeSpawn } from "../../../src/operations/accounts/place.ts";
 import { spawnOrClaim } from "../../../src/operations/pool/claim.ts";
 import { spawnWorker } from "../../../src/operations/spawn/spawn.ts";
@@ -140,6 +141,16 @@ describe("spawn --account auto", () => {
     const r = await spawnWorker(w.deps, { name: "w1", provider: "claude", account: "work" });
     expect(r.placement).toBeUndefined();
     expect(w.sessions.get("w1")?.meta?.placement).toBeUndefined();
+  });
+
+  test("the MCP text and spawn's stderr say how the account was chosen", async () => {
+    const w = world();
+    await record(w, used(null, 95));
+    const r = await spawnWorker(w.deps, { name: "w1", provider: "claude", account: "auto" });
+    const reason = r.placement?.reason ?? "?";
+    expect(renderSpawn(r)).toContain(`Placed by account auto: ${reason}.`);
+    expect(renderSpawnNotes(r)).toBe(`umbel: w1: placed by --account auto: ${reason}\n`);
+    expect(renderSpawnNotes({ ...r, placement: undefined })).toBe("");
   });
 
   test("logs: an umbel:placement line first", async () => {

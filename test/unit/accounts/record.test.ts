@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Outcome } from "../../../src/core/wait/outcome.ts";
 import { noteLimit, noteWindows } from "../../../src/operations/accounts/record.ts";
+import { waitForTurns } from "../../../src/operations/fleet/wait-many.ts";
 import { statusOf } from "../../../src/operations/worker/status.ts";
 import { IDLE } from "../../fixtures/claude-screens.ts";
 import { addWorker, createFakeWorld, type FakeWorld } from "../../helpers/fake-deps.ts";
@@ -117,5 +118,42 @@ describe("an account's last limit, from a turn that ended limited", () => {
     if (!meta) throw new Error("no meta");
     await noteLimit(w.deps, meta, { reason: "stop", evidence: { limit: LIMIT } });
     expect((await w.deps.store.readAccountWindows("claude", null)).lastLimit).toBeNull();
+  });
+});
+
+describe("the seam: wait's end", () => {
+  const LIMIT_TEXT = "You've hit your 5-hour limit · resets 12:04pm (UTC) · out of usage credits";
+  const limitLine = (resetS: number) =>
+    `${JSON.stringify({
+      type: "assistant",
+      message: { id: "e1", model: "<synthetic>", content: [{ type: "text", text: LIMIT_TEXT }] },
+      apiError: "usage_limit_reached",
+      apiErrorParams: {
+        rate_limit_info: { status: "rejected", resetsAt: resetS, rateLimitType: "five_hour" },
+      },
+      error: "rate_limit",
+      isApiErrorMessage: true,
+    })}\n`;
+
+  test("a wait that ends limited at a usage limit: the worker's account keeps the limit", async () => {
+    const w = worker("work");
+    const human = { type: "user", promptId: "p1", origin: { kind: "human" }, message: { content: "hi" } };
+    w.files.set(TX, `${JSON.stringify(human)}\n${limitLine(1_000_000 + 3600)}`);
+    w.hook(
+      "w1",
+      { hook_event_name: "UserPromptSubmit", session_id: "S", prompt_id: "p1", prompt: "hi" },
+      {
+        hook_event_name: "StopFailure",
+        session_id: "S",
+        error: "rate_limit",
+        last_assistant_message: LIMIT_TEXT,
+      },
+    );
+    const outcome = await waitForTurns(w.deps, { name: "w1", after: 1 });
+    expect(outcome.reason).toBe("limited");
+    const known = await w.deps.store.readAccountWindows("claude", "work");
+    expect(known.lastLimit).toMatchObject({ worker: "w1", limit: { window: "five_hour" } });
+    // The wait's telemetry read its windows too.
+    expect(known.windows).toHaveLength(2);
   });
 });
