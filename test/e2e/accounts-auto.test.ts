@@ -161,10 +161,15 @@ describe("claude: --account auto", () => {
     const rows = await accounts();
     const earliest = row(rows, "claude", "ca")?.lastLimit?.limit.resetsAt ?? "";
     const r = await auto("p3");
-    expect(r.stderr).toContain("no claude account has headroom");
-    expect(r.stderr).toContain(earliest);
+    expect(r.stderr).toContain(`no claude account has headroom; the earliest reset is ${earliest}`);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      error: { code: "no-headroom", data: { earliestReset: earliest } },
+    });
     expect(r.code).toBe(120);
     expect(readdirSync(join(sb.root, "sessions"))).not.toContain("p3");
+    const p = await sb.umbel(["-p", "fake:reply no", "--account", "auto"]);
+    expect(p.stderr).toContain(`the earliest reset is ${earliest}`);
+    expect(p.code).toBe(120);
   });
 });
 

@@ -38,7 +38,8 @@ export async function placeSpawn(deps: Deps, input: SpawnInput): Promise<PlacedS
   if (!decision.placed) {
     deps.trace.mark(`placement ${input.name}: ${decision.reason}`);
     const why = decision.considered.map((c) => `${c.account ?? "default"}: ${c.skipped ?? "?"}`).join("; ");
-    throw new NoHeadroomError(`--account auto: no ${provider.id} account has headroom (${why})`, {
+    const reset = decision.earliestReset ? `; the earliest reset is ${decision.earliestReset}` : "";
+    throw new NoHeadroomError(`--account auto: no ${provider.id} account has headroom${reset} (${why})`, {
       provider: provider.id,
       earliestReset: decision.earliestReset,
       reason: decision.reason,

@@ -129,7 +129,7 @@ describe("spawn --account auto", () => {
     expect(error).toMatchObject({
       code: "no-headroom",
       exitCode: 120,
-      message: expect.stringContaining(SOONER),
+      message: expect.stringContaining(`the earliest reset is ${SOONER}`),
       data: { provider: "claude", earliestReset: SOONER },
     });
     expect(w.sessions.size).toBe(0);
