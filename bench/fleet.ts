@@ -12,15 +12,30 @@ import { machine, median, ms } from "./lib/stats.ts";
 const workers = Number(process.argv[2] ?? 50);
 const turnSeconds = Number(process.argv[3] ?? 10);
 
-type Run = { code: number; wallMs: number; cpuMs: number; stdout: string };
+type Run = { code: number; wallMs: number; cpuMs: number; stdout: string; stderr: string; args: string[] };
 
 async function run(sb: Sandbox, args: string[]): Promise<Run> {
   const started = performance.now();
   const child = Bun.spawn([UMBEL, ...args], { cwd: sb.work, env: sb.env, stdout: "pipe", stderr: "pipe" });
-  const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.exited,
+  ]);
   const usage = child.resourceUsage();
   const cpuMs = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1000 : Number.NaN;
-  return { code, wallMs: performance.now() - started, cpuMs, stdout };
+  return { code, wallMs: performance.now() - started, cpuMs, stdout, stderr, args };
+}
+
+/** Each failed call of a step, with its exit code and the first line of its stderr; the bench goes on. */
+function failures(step: string, runs: readonly Run[]): number {
+  const failed = runs.filter((r) => r.code !== 0);
+  for (const r of failed.slice(0, 5))
+    console.log(
+      `  ${step}: umbel ${r.args.join(" ").slice(0, 60)} → exit ${r.code}: ${r.stderr.split("\n")[0] ?? ""}`,
+    );
+  if (failed.length > 5) console.log(`  ${step}: ${failed.length - 5} more failed`);
+  return failed.length;
 }
 
 async function timed(sb: Sandbox, args: string[], rounds = 7): Promise<number> {
@@ -34,9 +49,9 @@ const names = Array.from({ length: workers }, (_, i) => `w${i}`);
 const sb = await createSandbox({ env: { UMBEL_MAX_STARTING: "8", FAKE_CLAUDE_SWALLOW_MS: "0" } });
 try {
   console.log(`fleet on the fake claude (${await machine()})`);
-  await run(sb, ["spawn", "w0"]);
+  failures("spawn", [await run(sb, ["spawn", "w0"])]);
   const one = { ls: await timed(sb, ["ls"]), status: await timed(sb, ["status", "w0"]) };
-  await Promise.all(names.slice(1).map((name) => run(sb, ["spawn", name])));
+  failures("spawn", await Promise.all(names.slice(1).map((name) => run(sb, ["spawn", name]))));
   const ls50 = await timed(sb, ["ls"]);
   const status50 = await timed(sb, ["status"]);
   console.log(
@@ -51,7 +66,10 @@ try {
   await run(sb, ["wait", "w0"]);
   const idle = await run(sb, ["wait", "w0"]);
   for (const mode of ["one wait --all", `${workers} waits`] as const) {
-    await Promise.all(names.map((name) => run(sb, ["send", name, `fake:slow ${turnSeconds * 1000}`])));
+    failures(
+      "send",
+      await Promise.all(names.map((name) => run(sb, ["send", name, `fake:slow ${turnSeconds * 1000}`]))),
+    );
     const started = performance.now();
     const waits =
       mode === "one wait --all"
@@ -59,7 +77,7 @@ try {
         : await Promise.all(names.map((name) => run(sb, ["wait", name])));
     const wall = performance.now() - started;
     const cpu = waits.reduce((sum, w) => sum + w.cpuMs, 0);
-    const failed = waits.filter((w) => w.code !== 0).length;
+    const failed = failures(mode, waits);
     // The waits' own start-up (one finished wait each) is not waiting.
     const waiting = cpu - waits.length * idle.cpuMs;
     console.log(

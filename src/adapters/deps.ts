@@ -7,7 +7,7 @@ import { createGit } from "./git.ts";
 import { endCheck, runCheck } from "./guard/check.ts";
 import { createGuardStore } from "./guard/store.ts";
 import { createHost } from "./host.ts";
-import { startDetached } from "./process.ts";
+import { runOnTerminal, startDetached } from "./process.ts";
 import { processStart } from "./process-start.ts";
 import { createRecords } from "./records.ts";
 import { layOutHome, readHomeSources, removeHomePaths } from "./spawn/home.ts";
@@ -82,6 +82,7 @@ export function createDeps(
       installAssets,
       processStart,
       startDetached,
+      runOnTerminal,
       // A compiled umbel runs its script from Bun's embedded filesystem; anything else is not a binary.
       selfCommand: () => (Bun.main.startsWith("/$bunfs/") ? [process.execPath] : null),
       selfArgv,

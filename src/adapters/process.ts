@@ -1,5 +1,6 @@
 import { closeSync, constants, lstatSync, openSync, renameSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { constants as osConstants } from "node:os";
 import { clampTimerMs } from "../core/common/duration.ts";
 import { ROTATE_LOG_BYTES } from "../core/common/log-bounds.ts";
 import { missingProgram } from "../core/doctor/programs.ts";
@@ -137,6 +138,23 @@ async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>
     await reader.cancel().catch(() => undefined);
   }
   return text + decoder.decode();
+}
+
+/**
+ * The program on this process's terminal (all three streams inherited, `env` its whole environment),
+ * waited for: its exit status, or 128+N for signal N as a shell reports it. Not in `running`: it is
+ * the person's, and a Ctrl-C they type reaches it as it reaches umbel (main's first one only aborts).
+ */
+export async function runOnTerminal(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Promise<number> {
+  const child = startProgram(argv, () =>
+    Bun.spawn([...argv], { env: { ...env }, stdio: ["inherit", "inherit", "inherit"] }),
+  );
+  const code = await child.exited;
+  const signal = child.signalCode;
+  return signal ? 128 + (osConstants.signals[signal as keyof typeof osConstants.signals] ?? 0) : code;
 }
 
 /**

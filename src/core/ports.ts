@@ -60,7 +60,10 @@ export type TmuxPort = {
   killSession(name: string): Promise<void>;
   showEnvironment(name?: string): Promise<string>;
   killServer(): Promise<void>;
-  /** The one interactive call: the caller's terminal is handed to tmux. */
+  /**
+   * The one interactive tmux call: the caller's terminal is handed to tmux (the only other handoff
+   * is SystemPort.runOnTerminal's, an account's sign-in).
+   */
   attach(name: string): Promise<number>;
   /** Renames a session (a claimed spare becoming `spawn NAME`'s worker). */
   renameSession(from: string, to: string): Promise<void>;
@@ -296,6 +299,12 @@ export type SystemPort = {
    * `log`): the warm pool's refill. `env` is its whole environment.
    */
   startDetached(argv: readonly string[], env: Readonly<Record<string, string>>, log: string): void;
+  /**
+   * Runs a program on this process's own terminal (stdin, stdout and stderr inherited; `env` is its
+   * whole environment) and resolves with its exit status, 128+N when signal N ended it: `umbel
+   * accounts login`, the CLI's sign-in, which talks to the person, never to tmux.
+   */
+  runOnTerminal(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<number>;
   /** The absolute path of a program (PATH lookup relative to cwd), or null. */
   which(bin: string, where: { PATH: string; cwd: string }): string | null;
   uuid(): string;

@@ -20,16 +20,33 @@ setDefaultTimeout(60_000);
 /** spawn --account through dist/umbel with the fake CLIs: the account's home and token reach the worker, and the token nothing else. */
 
 const SECRET = `acct-canary-${crypto.randomUUID()}`;
+const GEMINI_SECRET = `acct-gemini-canary-${crypto.randomUUID()}`;
+const OPENCODE_SECRET = `acct-opencode-canary-${crypto.randomUUID()}`;
 let sb: Sandbox;
 let claudeHome: string;
 let codexHome: string;
+let geminiHome: string;
+let opencodeHome: string;
 
 beforeAll(async () => {
-  sb = await createSandbox({ env: { WORK_CLAUDE_TOKEN: SECRET } });
+  sb = await createSandbox({
+    env: { WORK_CLAUDE_TOKEN: SECRET, WORK_GEMINI_TOKEN: GEMINI_SECRET, WORK_OPENCODE_KEY: OPENCODE_SECRET },
+  });
   claudeHome = join(sb.dir, "claude-work");
   codexHome = join(sb.dir, "codex-acct");
+  geminiHome = join(sb.dir, "gemini-acct");
+  opencodeHome = join(sb.dir, "opencode-acct");
   mkdirSync(claudeHome);
   mkdirSync(codexHome);
+  mkdirSync(opencodeHome);
+  // A Google sign-in as gemini 0.61.0 keeps it: the selected auth type in settings.json, the tokens
+  // beside it. The sandbox's own HOME has neither, so the default would sit on the auth dialog.
+  mkdirSync(join(geminiHome, ".gemini"), { recursive: true });
+  writeFileSync(
+    join(geminiHome, ".gemini", "settings.json"),
+    '{"security":{"auth":{"selectedType":"oauth-personal"}}}\n',
+  );
+  writeFileSync(join(geminiHome, ".gemini", "oauth_creds.json"), '{"access_token":"fake"}\n');
   // The fake claude keeps its trusted folders in its config dir, as the real one keeps .claude.json.
   copyFileSync(join(sb.cfg, "fake-trusted"), join(claudeHome, "fake-trusted"));
   writeFileSync(join(codexHome, "auth.json"), '{"auth_mode":"chatgpt"}\n');
@@ -44,6 +61,16 @@ env = { CLAUDE_CODE_OAUTH_TOKEN = "WORK_CLAUDE_TOKEN" }
 [accounts.cx]
 provider = "codex"
 home = "${codexHome}"
+
+[accounts.gem]
+provider = "gemini"
+home = "${geminiHome}"
+env = { GOOGLE_CLOUD_ACCESS_TOKEN = "WORK_GEMINI_TOKEN" }
+
+[accounts.oc]
+provider = "opencode"
+home = "${opencodeHome}"
+env = { OPENCODE_API_KEY = "WORK_OPENCODE_KEY" }
 `,
   );
 });
@@ -56,6 +83,40 @@ function allFiles(dir: string): string[] {
     const path = join(dir, entry);
     return statSync(path).isDirectory() ? allFiles(path) : [path];
   });
+}
+
+/**
+ * spawn through dist/umbel with `ps` sampled all along (and UMBEL_TRACE on): every argv seen that
+ * held `secret`, for the caller to find empty.
+ */
+async function spawnSampled(secret: string, name: string, flags: readonly string[], trace: string) {
+  let sampling = true;
+  const seen: string[] = [];
+  const sampler = (async () => {
+    while (sampling) {
+      const args = Bun.spawnSync(["ps", "-eo", "args="]).stdout.toString();
+      if (args.includes(secret)) seen.push(args);
+      await Bun.sleep(5);
+    }
+  })();
+  const spawned = await sb.umbel(["spawn", name, ...flags, "--json"], { env: { UMBEL_TRACE: trace } });
+  sampling = false;
+  await sampler;
+  return { spawned, seen };
+}
+
+/**
+ * Where a secret must never be once a worker started (before any turn: only the model's answer that
+ * printed it may hold it later): the tmux server's and session's environment, the trace, the state root.
+ */
+async function expectNowhere(secret: string, name: string, trace: string) {
+  const tmux = createTmux({ socket: deriveSocket(sb.root, undefined), hostEnv: sb.env });
+  expect(await tmux.showEnvironment()).not.toContain(secret);
+  expect(await tmux.showEnvironment(name)).not.toContain(secret);
+  const traced = readFileSync(trace, "utf8");
+  expect(traced).toContain("tmux");
+  expect(traced).not.toContain(secret);
+  expect(allFiles(sb.root).filter((f) => readFileSync(f, "utf8").includes(secret))).toEqual([]);
 }
 
 const reply = async (name: string, prompt: string) => {
@@ -122,6 +183,54 @@ describe("spawn --account", () => {
     expect(await reply("c1", "fake:env CODEX_HOME")).toBe(`ENV CODEX_HOME=${managed}\n`);
     const status = JSON.parse((await sb.umbel(["status", "c1", "--json"])).stdout) as Record<string, unknown>;
     expect(status.account).toBe("cx");
+  });
+
+  test("gemini: the worker's own GEMINI_CLI_HOME links the account's sign-in; its token arrives by name, in no argv, tmux environment, state file or log", async () => {
+    const trace = join(sb.dir, "trace-gemini.log");
+    const { spawned, seen } = await spawnSampled(
+      GEMINI_SECRET,
+      "g1",
+      ["--provider", "gemini", "--account", "gem"],
+      trace,
+    );
+    expect(spawned.stderr).not.toContain(GEMINI_SECRET);
+    // Signed in by the account's home: without it this worker would sit on gemini's auth dialog (126).
+    expect(spawned.code).toBe(0);
+    expect(seen).toEqual([]);
+    await expectNowhere(GEMINI_SECRET, "g1", trace);
+    const workerHome = join(realpathSync(sb.root), "sessions", "g1", "gemini");
+    expect(readlinkSync(join(workerHome, ".gemini", "oauth_creds.json"))).toBe(
+      join(geminiHome, ".gemini", "oauth_creds.json"),
+    );
+    expect(await reply("g1", "fake:env GEMINI_CLI_HOME")).toBe(`ENV GEMINI_CLI_HOME=${workerHome}\n`);
+    expect(await reply("g1", "fake:env GOOGLE_CLOUD_ACCESS_TOKEN")).toBe(
+      `ENV GOOGLE_CLOUD_ACCESS_TOKEN=${GEMINI_SECRET}\n`,
+    );
+    const status = JSON.parse((await sb.umbel(["status", "g1", "--json"])).stdout) as Record<string, unknown>;
+    expect(status.account).toBe("gem");
+    // The default sign-in (the sandbox's HOME, no .gemini) is not signed in: the account made the difference.
+    const unsigned = await sb.umbel(["spawn", "g2", "--provider", "gemini"]);
+    expect(unsigned.stderr).toContain("sign");
+    expect(unsigned.code).toBe(126);
+  });
+
+  test("opencode: XDG_DATA_HOME is the account's home (its sessions database lands there); its key arrives by name, in no argv, tmux environment, state file or log", async () => {
+    const trace = join(sb.dir, "trace-opencode.log");
+    const { spawned, seen } = await spawnSampled(
+      OPENCODE_SECRET,
+      "o1",
+      ["--provider", "opencode", "--account", "oc"],
+      trace,
+    );
+    expect(spawned.stderr).not.toContain(OPENCODE_SECRET);
+    expect(spawned.code).toBe(0);
+    expect(seen).toEqual([]);
+    await expectNowhere(OPENCODE_SECRET, "o1", trace);
+    expect(await reply("o1", "fake:env XDG_DATA_HOME")).toBe(`ENV XDG_DATA_HOME=${opencodeHome}\n`);
+    expect(await reply("o1", "fake:env OPENCODE_API_KEY")).toBe(`ENV OPENCODE_API_KEY=${OPENCODE_SECRET}\n`);
+    expect(readdirSync(join(opencodeHome, "opencode"))).toContain("opencode.db");
+    const status = JSON.parse((await sb.umbel(["status", "o1", "--json"])).stdout) as Record<string, unknown>;
+    expect(status.account).toBe("oc");
   });
 
   test("another provider's account and an unknown one: exit 2 before anything is made", async () => {

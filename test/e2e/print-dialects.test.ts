@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
@@ -22,10 +22,21 @@ const lines = (stdout: string) =>
 const keys = (value: unknown) => Object.keys((value ?? {}) as object).sort();
 
 let sb: Sandbox;
+/** config.toml's `[accounts.work]`: a claude sign-in of its own (each dialect's --account). */
+let accountHome: string;
 beforeAll(async () => {
   // The dialects' output on claude's worker unless a test names the provider (each dialect's own
   // default provider is test/e2e/default-provider.test.ts's).
   sb = await createSandbox({ env: { GEMINI_API_KEY: "fake-key", UMBEL_PROVIDER: "claude" } });
+  accountHome = join(sb.dir, "claude-work");
+  mkdirSync(accountHome);
+  // The fake claude keeps its trusted folders in its config dir, as the real one keeps .claude.json.
+  copyFileSync(join(sb.cfg, "fake-trusted"), join(accountHome, "fake-trusted"));
+  mkdirSync(sb.root, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    join(sb.root, "config.toml"),
+    `[accounts.work]\nprovider = "claude"\nhome = "${accountHome}"\n`,
+  );
 });
 afterAll(async () => {
   await sb.dispose();
@@ -150,6 +161,18 @@ describe("umbel -p --dialect gemini", () => {
     expect(help.stdout).toContain("--approval-mode MODE");
     expect(help.code).toBe(0);
   });
+
+  test("--account NAME (umbel's): the worker runs on that account's home; an unknown one is exit 2", async () => {
+    const [run, unknown] = await Promise.all([
+      sb.umbel(["-p", "--dialect", "gemini", "--account", "work", "-p", "fake:env CLAUDE_CONFIG_DIR"]),
+      sb.umbel(["-p", "--dialect", "gemini", "--account", "wrok", "-p", "hi"]),
+    ]);
+    expect(run.stdout).toBe(`ENV CLAUDE_CONFIG_DIR=${accountHome}\n`);
+    expect(run.code).toBe(0);
+    expect(unknown.stderr).toContain("did you mean work?");
+    expect(unknown.code).toBe(2);
+    expect(sessions()).toEqual([]);
+  });
 });
 
 describe("umbel exec", () => {
@@ -231,6 +254,18 @@ describe("umbel exec", () => {
     const missing = await sb.umbel(["exec", "--output-schema", "nope.json", "x"]);
     expect(missing.stderr).toStartWith("umbel: Failed to read output schema file ");
     expect(missing.code).toBe(2);
+  });
+
+  test("--account NAME (umbel's): the worker runs on that account's home; an unknown one is exit 2", async () => {
+    const [run, unknown] = await Promise.all([
+      sb.umbel(["exec", "--account", "work", "fake:env CLAUDE_CONFIG_DIR"]),
+      sb.umbel(["exec", "--account", "wrok", "hi"]),
+    ]);
+    expect(run.stdout).toBe(`ENV CLAUDE_CONFIG_DIR=${accountHome}\n`);
+    expect(run.code).toBe(0);
+    expect(unknown.stderr).toContain("did you mean work?");
+    expect(unknown.code).toBe(2);
+    expect(sessions()).toEqual([]);
   });
 
   test("resume NAME and resume --last continue the conversation", async () => {

@@ -48,6 +48,8 @@ export type FakeWorld = {
   readonly dirs: Set<string>;
   readonly processes: Map<number, string>;
   readonly detached: { argv: string[]; env: Record<string, string> }[];
+  /** What ran on the terminal (SystemPort.runOnTerminal), in order; each exits 0. */
+  readonly onTerminal: { argv: string[]; env: Record<string, string> }[];
   readonly aliases: Map<string, string>;
   /** Appends hook payloads to a worker's events log (as hooks/hook.sh does). */
   hook(name: string, ...payloads: object[]): void;
@@ -78,6 +80,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   const locks = new Set<string>();
   /** Processes started with startDetached (the pool's refills), in order. */
   const detached: { argv: string[]; env: Record<string, string> }[] = [];
+  const onTerminal: { argv: string[]; env: Record<string, string> }[] = [];
   /** A taken-over spare's old name → the worker it became (the link linkAlias leaves). */
   const aliases = new Map<string, string>();
   /** Each account's last-seen windows (the state root's accounts/), by `provider/account`. */
@@ -364,6 +367,10 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       selfCommand: () => null,
       selfArgv: () => ["/usr/bin/umbel"],
       startDetached: (argv, env) => void detached.push({ argv: [...argv], env: { ...env } }),
+      runOnTerminal: async (argv, env) => {
+        onTerminal.push({ argv: [...argv], env: { ...env } });
+        return 0;
+      },
     },
     host: {
       platform: "linux",
@@ -391,6 +398,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     dirs,
     processes,
     detached,
+    onTerminal,
     aliases,
     hook(name, ...payloads) {
       const s = session(name);

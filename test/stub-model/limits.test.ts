@@ -53,6 +53,44 @@ describe("anthropic", () => {
   });
 });
 
+describe("several accounts (issue 24)", () => {
+  test("a rule by the caller's token: one account is limited each time, the other answered, each with its windows", async () => {
+    const stub = await start("anthropic");
+    stub.setHeaders({ "x-windows": "default" });
+    stub.setRule((request) =>
+      request.headers.authorization === "Bearer tok-a"
+        ? { reply: limit(600, "five_hour"), headers: { "x-windows": "a" } }
+        : request.headers.authorization === "Bearer tok-b"
+          ? { headers: { "x-windows": "b" } }
+          : undefined,
+    );
+    stub.script(text("queued for b"));
+    const post = (token: string) =>
+      postJson(`${stub.url}/v1/messages`, claudeFirstTurn("hi"), { authorization: `Bearer ${token}` });
+    for (const round of [1, 2]) {
+      const a = await post("tok-a");
+      expect({ round, status: a.status, windows: a.headers.get("x-windows") }).toEqual({
+        round,
+        status: 429,
+        windows: "a",
+      });
+      await a.text();
+    }
+    const b = await post("tok-b");
+    expect({ status: b.status, windows: b.headers.get("x-windows") }).toEqual({ status: 200, windows: "b" });
+    expect(stub.mainRequests().at(-1)?.answered).not.toBe("limit");
+    expect(stub.queued()).toBe(0);
+    await b.text();
+    const other = await post("tok-c");
+    expect(other.headers.get("x-windows")).toBe("default");
+    await other.text();
+    stub.setRule(undefined);
+    const after = await post("tok-a");
+    expect(after.status).toBe(200);
+    await after.text();
+  });
+});
+
 describe("openai (codex)", () => {
   test("usage_limit_reached with a numeric resets_at and the x-codex window headers", async () => {
     const stub = await start("openai");

@@ -29,6 +29,13 @@ export interface StubModel {
    * from each answer. undefined removes them.
    */
   setHeaders(headers: Readonly<Record<string, string>> | undefined): void;
+  /**
+   * A rule per request, for tests of several accounts (the caller's token or base path tells them
+   * apart): for a main request it matches, `reply` answers before the queue, every time, without
+   * using the queue up; `headers` take setHeaders' place for any request it matches. undefined
+   * removes the rule.
+   */
+  setRule(rule: StubRule | undefined): void;
   /** Resolves with the first logged request (past or future) that matches, or rejects at the deadline. */
   waitForRequest(match: (request: StubRequest) => boolean, timeoutMs?: number): Promise<StubRequest>;
   /** Clears the log (numbering restarts at 0), the queue, tool continuations and directive counters. */
@@ -44,6 +51,10 @@ const DIALECTS: Record<DialectName, Dialect> = {
   "openai-chat": openaiChatDialect,
 };
 
+export type StubRule = (
+  request: StubRequest,
+) => { readonly reply?: StubReply; readonly headers?: Readonly<Record<string, string>> } | undefined;
+
 export async function startStubModel(options: StubModelOptions): Promise<StubModel> {
   const dialect = DIALECTS[options.dialect];
   const script = createScript(options.defaultReply);
@@ -53,6 +64,7 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
   const started = performance.now();
   let seq = 0;
   let extraHeaders: Readonly<Record<string, string>> | undefined;
+  let rule: StubRule | undefined;
 
   const server = Bun.serve({
     hostname: options.hostname ?? "127.0.0.1",
@@ -76,6 +88,12 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
         stream: false,
       };
       requests.push(record);
+      const ruled = rule?.(record);
+      const ruledReply = ruled?.reply;
+      // The rule's reply answers a main request before the queue (the dialect asks the script).
+      const scriptFor: typeof script = ruledReply
+        ? { ...script, nextForMain: () => ({ reply: ruledReply, source: "queue" }) }
+        : script;
       const response = dialect.handle(
         {
           method: req.method,
@@ -85,11 +103,11 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
           signal: req.signal,
           record,
         },
-        { script, classifier: options.classifier ?? "allow", stopped: stopping.signal },
+        { script: scriptFor, classifier: options.classifier ?? "allow", stopped: stopping.signal },
       );
       // The dialect classifies synchronously, so waiters see a hanging request too.
       for (const notify of waiters) notify(record);
-      const extra = extraHeaders;
+      const extra = ruled?.headers ?? extraHeaders;
       return extra === undefined ? response : withHeaders(await response, templateHeaders(extra));
     },
   });
@@ -105,6 +123,9 @@ export async function startStubModel(options: StubModelOptions): Promise<StubMod
     queued: () => script.queued(),
     setHeaders: (headers) => {
       extraHeaders = headers;
+    },
+    setRule: (next) => {
+      rule = next;
     },
     waitForRequest(match, timeoutMs = 10_000) {
       const seen = requests.find((request) => request.answered !== undefined && match(request));

@@ -141,6 +141,12 @@ export type ProviderCommon = {
    * CLI (docs/providers.md, "accounts: what isolates a sign-in").
    */
   accountHome(home: string): AccountHome;
+  /**
+   * The arguments that run the CLI's own interactive sign-in (`umbel accounts login`, on the user's
+   * terminal, in an account's home); empty: the TUI itself, whose first start without a sign-in opens
+   * its auth dialog. From the pinned binaries' `--help` (docs/accounts.md, "Signing in").
+   */
+  readonly signInArgs: readonly string[];
   /** Where a stored sign-in shows without starting the TUI (`umbel doctor`); none: doctor cannot tell. */
   signInClues?(env: Readonly<Record<string, string | undefined>>): SignInClues;
   /**

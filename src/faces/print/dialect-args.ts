@@ -98,6 +98,7 @@ export const UMBEL_FLAGS: Readonly<Record<string, FlagSpec>> = {
   "--accept-timeout": { key: "acceptTimeout", kind: "value" },
   "--max-tokens": { key: "maxTokens", kind: "value" },
   "--on-limit": { key: "onLimit", kind: "value" },
+  "--account": { key: "account", kind: "value" },
 };
 
 /** umbel's own flags as raw PrintInput fields (zod decides what the values mean). */
@@ -111,6 +112,7 @@ export function umbelRaw(args: DialectArgs): Record<string, unknown> {
     "name",
     "acceptTimeout",
     "onLimit",
+    "account",
   ]) {
     const value = lastValue(args, key);
     if (value !== undefined) raw[key] = value;

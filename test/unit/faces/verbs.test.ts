@@ -61,12 +61,22 @@ describe("the verb table", () => {
     expect(TOOLS.map((t) => t.name)).toEqual([...fromTable, "umbel_help", "umbel_run"]);
   });
 
-  test.each(VERBS.filter((v) => v.mcp && v.name !== "read").map((v) => [v.name, v] as const))(
-    "umbel_%s's input schema is the verb's own zod object",
-    (name, v) => {
-      expect(TOOLS.find((t) => t.name === `umbel_${name}`)?.input).toBe(v.input);
-    },
-  );
+  test.each(
+    VERBS.filter((v) => v.mcp && v.name !== "read" && v.name !== "accounts").map((v) => [v.name, v] as const),
+  )("umbel_%s's input schema is the verb's own zod object", (name, v) => {
+    expect(TOOLS.find((t) => t.name === `umbel_${name}`)?.input).toBe(v.input);
+  });
+
+  test("umbel_accounts lists only: accounts login NAME is the CLI's (a sign-in needs a person at a terminal)", () => {
+    const tool = TOOLS.find((t) => t.name === "umbel_accounts");
+    expect(Object.keys(tool?.input.shape ?? {})).toEqual([]);
+    expect(Object.keys(tool?.output.shape ?? {})).toEqual(["accounts"]);
+    expect(Object.keys(VERBS.find((v) => v.name === "accounts")?.input.shape ?? {})).toEqual([
+      "action",
+      "account",
+      "args",
+    ]);
+  });
 
   test("umbel_read's input is the read verb's fields plus the bound", () => {
     const input = TOOLS.find((t) => t.name === "umbel_read")?.input;

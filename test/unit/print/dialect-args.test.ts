@@ -86,6 +86,9 @@ describe("gemini -p's flags", () => {
     [["-o", "json", "x"], { outputFormat: "json", verbose: false }],
     // umbel's own limits (issue 13), spelled alike in every dialect.
     [["--max-tokens", "5000", "--on-limit", "continue", "x"], { maxTokens: 5000, onLimit: "continue" }],
+    // umbel's --account (config.toml's [accounts.NAME]; issue 24), the last one given wins.
+    [["--account", "work", "x"], { account: "work" }],
+    [["--account=a", "--account", "b", "x"], { account: "b" }],
   ] as const)("%j → %j", (argv, raw) => {
     expect(parseGeminiArgs(argv).raw).toEqual(raw);
   });
@@ -164,6 +167,8 @@ describe("codex exec's flags", () => {
       { permissionMode: "bypassPermissions" },
     ],
     [["--max-tokens=12", "--on-limit=stop"], { maxTokens: 12, onLimit: "stop" }],
+    [["--account", "work"], { account: "work" }],
+    [["--account=work", "-s", "read-only"], { account: "work", permissionMode: "plan" }],
   ] as const)("%j → %j", (argv, permission) => {
     expect(parseExecArgs([...argv, "x"]).raw).toEqual({ outputFormat: "text", ...permission });
   });

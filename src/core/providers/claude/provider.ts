@@ -69,6 +69,8 @@ export const claude: PlainProvider = {
   signInClues: claudeSignInClues,
   // 2.1.332: .credentials.json, .claude.json and projects/ all live in the config dir.
   accountHome: (home) => ({ env: { CLAUDE_CONFIG_DIR: home }, hostEnv: {} }),
+  // 2.1.332 `claude auth login`: the subscription's OAuth (its default, --claudeai) into the config dir.
+  signInArgs: ["auth", "login"],
   // The trust dialog's "Yes" and the API-key dialog's go into .claude.json (notes: §1).
   dialogRecord: (env) =>
     env.CLAUDE_CONFIG_DIR ? `${env.CLAUDE_CONFIG_DIR}/.claude.json` : `${env.HOME ?? "~"}/.claude.json`,

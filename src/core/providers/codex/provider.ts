@@ -126,6 +126,8 @@ export const codex: HomedProvider = {
   clearInputKeys: clearCodexComposerKeys,
   // 0.171.0: auth.json (and config.toml) of the account's CODEX_HOME, linked into its own managed home.
   accountHome: (home) => ({ env: {}, hostEnv: { CODEX_HOME: home } }),
+  // 0.171.0 `codex login`: ChatGPT sign-in, written to $CODEX_HOME/auth.json.
+  signInArgs: ["login"],
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??
     unsupportedLaunchOption(options) ??

@@ -129,6 +129,8 @@ export const gemini: HomedProvider = {
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
   // 0.61.0: GEMINI_CLI_HOME=<home> keeps the sign-in in <home>/.gemini; the worker's own home links it.
   accountHome: (home) => ({ env: {}, hostEnv: { GEMINI_CLI_HOME: home } }),
+  // 0.61.0 has no login command: the TUI's auth dialog on its first start (then /quit).
+  signInArgs: [],
   home: {
     reads: (context) => {
       const dir = userGeminiDir(context.hostEnv);

@@ -96,6 +96,8 @@ export const opencode: HomedProvider = {
   hookWire: OPENCODE_HOOK_WIRE,
   // 1.18.33: auth.json is $XDG_DATA_HOME/opencode/auth.json (its sessions database moves with it).
   accountHome: (home) => ({ env: { XDG_DATA_HOME: home }, hostEnv: {} }),
+  // 1.18.33 `opencode auth login`: a provider's key or OAuth into $XDG_DATA_HOME/opencode/auth.json.
+  signInArgs: ["auth", "login"],
   home: {
     reads: (context: HomeContext) =>
       context.hostEnv.OPENCODE_CONFIG ? [context.hostEnv.OPENCODE_CONFIG] : [],
