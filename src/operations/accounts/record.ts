@@ -1,4 +1,4 @@
-import { sawLimit, sawWindows } from "../../core/accounts/placement.ts";
+import { type AccountWindows, sawLimit, sawWindows } from "../../core/accounts/placement.ts";
 import type { Telemetry } from "../../core/limits/telemetry.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
@@ -38,7 +38,7 @@ export async function noteLimit(
 async function update(
   deps: Deps,
   meta: Pick<Meta, "name" | "provider" | "account">,
-  change: Parameters<Deps["store"]["updateAccountWindows"]>[2],
+  change: (known: AccountWindows) => AccountWindows,
 ): Promise<void> {
   const account = meta.account ?? null;
   try {
