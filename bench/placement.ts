@@ -13,6 +13,7 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { placeSpawn } from "../src/operations/accounts/place.ts";
+import { listWorkers } from "../src/operations/worker/status.ts";
 import { createSandbox, type Sandbox } from "../test/helpers/sandbox.ts";
 import { machine, median, ms } from "./lib/stats.ts";
 
@@ -26,7 +27,8 @@ async function ok(sb: Sandbox, args: string[], env: Record<string, string> = {})
   return performance.now() - started;
 }
 
-const sb = await createSandbox();
+// A subscriber's token: the fake claude's statusline then carries rate_limits (each worker's windows).
+const sb = await createSandbox({ env: { BENCH_TOKEN: "sk-ant-oat01-bench" } });
 try {
   const home = (name: string) => join(sb.dir, `home-${name}`);
   for (const name of ["work", "play"]) {
@@ -36,7 +38,12 @@ try {
   mkdirSync(sb.root, { recursive: true, mode: 0o700 });
   writeFileSync(
     join(sb.root, "config.toml"),
-    `[accounts.work]\nprovider = "claude"\nhome = "${home("work")}"\n\n[accounts.play]\nprovider = "claude"\nhome = "${home("play")}"\n`,
+    ["work", "play"]
+      .map(
+        (name) =>
+          `[accounts.${name}]\nprovider = "claude"\nhome = "${home(name)}"\nenv = { CLAUDE_CODE_OAUTH_TOKEN = "BENCH_TOKEN" }\n`,
+      )
+      .join("\n"),
   );
   console.log(`placement on the fake claude (${await machine()})`);
   // Live workers for placement to count (meta.json and exit record of each).
@@ -87,6 +94,30 @@ try {
   const noop = await timeOf("work", 101);
   console.log(
     `placeSpawn alone      auto ${ms(place).padStart(8)}   named (no-op) ${(noop * 1000).toFixed(1)} µs   (${workers} live workers, 3 records)`,
+  );
+
+  // What keeping the records adds to ls: every live worker's windows go to its account's record.
+  const noRecords = {
+    ...deps,
+    store: { ...deps.store, updateAccountWindows: deps.store.readAccountWindows },
+  };
+  const lsOf = async (d: typeof deps, n: number) => {
+    const samples: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      await listWorkers(d);
+      samples.push(performance.now() - started);
+    }
+    return median(samples);
+  };
+  let kept = 0;
+  let off = 0;
+  for (let i = 0; i < 5; i++) {
+    kept += await lsOf(deps, 5);
+    off += await lsOf(noRecords, 5);
+  }
+  console.log(
+    `ls (listWorkers)  records kept ${ms(kept / 5).padStart(8)}   not kept ${ms(off / 5).padStart(8)}   (×${(kept / off).toFixed(2)}, ${workers} workers with windows)`,
   );
 } finally {
   await sb.dispose();

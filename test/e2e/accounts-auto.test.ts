@@ -127,7 +127,17 @@ describe("claude: --account auto", () => {
   });
 
   test("-p --account auto: placed the same way, and its turn's windows go to the picked account's record", async () => {
-    const r = await sb.umbel(["-p", "fake:reply placed", "--account", "auto", "--output-format", "json"]);
+    // Further along than p1's reading of the same period (37%): news for the record.
+    const r = await sb.umbel([
+      "-p",
+      "fake:reply placed",
+      "--account",
+      "auto",
+      "--env",
+      "FAKE_CLAUDE_FIVE_HOUR_PCT=50",
+      "--output-format",
+      "json",
+    ]);
     expect(r.stderr).toContain("placed by --account auto: cb:");
     expect(JSON.parse(r.stdout)).toMatchObject({ result: "placed", is_error: false });
     expect(r.code).toBe(0);
@@ -136,7 +146,7 @@ describe("claude: --account auto", () => {
       windows: { usedPercent: number }[];
     };
     expect(cb.from).toMatch(/^p-/);
-    expect(cb.windows[0]).toMatchObject({ name: "five_hour", usedPercent: 37 });
+    expect(cb.windows[0]).toMatchObject({ name: "five_hour", usedPercent: 50 });
     expect(statSync(join(sb.root, "accounts", "cb.json")).mode & 0o777).toBe(0o600);
   });
 

@@ -53,25 +53,38 @@ export function sawWindows(
   if (known.seenAt !== null && msOf(known.seenAt) > msOf(seen.at)) return known;
   const windows = mergeWindows(known.windows, seen.windows);
   const among = (list: readonly RateWindow[]) => (w: RateWindow) => list.some((x) => sameWindow(x, w));
+  const recent = known.seenAt !== null && msOf(seen.at) - msOf(known.seenAt) < SEEN_AGAIN_MS;
+  if (recent && windows.length === known.windows.length && windows.every(among(known.windows))) return known;
   if (seen.windows.every(among(windows))) return { ...known, windows, seenAt: seen.at, from: seen.worker };
   if (windows.every(among(known.windows))) return known;
   return { ...known, windows };
 }
 
+/** The same reading of one window: its usage, in one period. */
 function sameWindow(a: RateWindow, b: RateWindow): boolean {
-  return a.name === b.name && a.usedPercent === b.usedPercent && a.resetsAt === b.resetsAt;
+  return a.name === b.name && a.usedPercent === b.usedPercent && samePeriod(a.resetsAt, b.resetsAt);
 }
+
+function samePeriod(a: string | null, b: string | null): boolean {
+  return a === b || (a !== null && b !== null && Math.abs(msOf(a) - msOf(b)) < SAME_PERIOD_MS);
+}
+
+/**
+ * An equal reading this soon after the last is not news: `ls` reads every live worker, and ten
+ * workers of one account wrote its file ten times (3 of the 22 ms of an `ls` with 10 workers,
+ * bench/placement.ts).
+ */
+const SEEN_AGAIN_MS = 30_000;
 
 /** Two resets this close are one period (a provider may round its reset time differently). */
 const SAME_PERIOD_MS = 10 * 60_000;
 
-/** Per window name, the later period, else the higher usage; the reading's order, then the rest. */
+/** Per window name, the later period, else the higher usage (a tie: the known one); the reading's order, then the rest. */
 function mergeWindows(known: readonly RateWindow[], read: readonly RateWindow[]): RateWindow[] {
   const pick = (k: RateWindow | undefined, r: RateWindow): RateWindow => {
     if (!k || k.resetsAt === null || r.resetsAt === null) return r;
-    const later = msOf(r.resetsAt) - msOf(k.resetsAt);
-    if (Math.abs(later) >= SAME_PERIOD_MS) return later > 0 ? r : k;
-    return k.usedPercent > r.usedPercent ? k : r;
+    if (!samePeriod(k.resetsAt, r.resetsAt)) return msOf(r.resetsAt) > msOf(k.resetsAt) ? r : k;
+    return r.usedPercent > k.usedPercent ? r : k;
   };
   const merged = read.map((r) =>
     pick(

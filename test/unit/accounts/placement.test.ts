@@ -151,6 +151,14 @@ describe("the record of an account's windows", () => {
     const again = sawWindows(after, { windows: next, at: "2026-12-03T16:00:00Z", worker: "w3" });
     expect(again).toMatchObject({ seenAt: "2026-12-03T16:00:00Z", from: "w3" });
   });
+  test("an equal reading within 30 s of the last changes nothing (ls reads every worker of an account)", () => {
+    const first = sawWindows(unseen("claude", "a"), { windows, at: "2026-12-03T12:00:00Z", worker: "w1" });
+    expect(sawWindows(first, { windows, at: "2026-12-03T12:00:20Z", worker: "w2" })).toBe(first);
+    expect(sawWindows(first, { windows, at: "2026-12-03T12:00:40Z", worker: "w2" })).toMatchObject({
+      seenAt: "2026-12-03T12:00:40Z",
+      from: "w2",
+    });
+  });
   test("the newer limit is kept", () => {
     const limit = { window: "five_hour", resetsAt: LATER, message: null };
     const a = sawLimit(unseen("codex", "a"), { limit, at: LATER, worker: "w1" });
