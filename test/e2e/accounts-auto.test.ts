@@ -180,6 +180,14 @@ describe("claude: --account auto", () => {
     const p = await sb.umbel(["-p", "fake:reply no", "--account", "auto"]);
     expect(p.stderr).toContain(`the earliest reset is ${earliest}`);
     expect(p.code).toBe(120);
+    // A workflow worker's account: auto is placed at its spawn, the same way.
+    writeFileSync(
+      join(sb.work, "auto.yaml"),
+      "workers: { w: { account: auto } }\nsteps:\n  - { id: s, run: w, prompt: 'fake:reply wf' }\n",
+    );
+    const run = await sb.umbel(["run", "auto.yaml"]);
+    expect(run.stderr).toContain(`no claude account has headroom; the earliest reset is ${earliest}`);
+    expect(run.code).toBe(120);
   });
 });
 
