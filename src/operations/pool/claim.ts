@@ -91,8 +91,8 @@ export async function claimSpare(
   });
   if (key === null) return null;
   for (const spare of spares) {
-    const claim = (spare: Meta): Meta => {
-      const meta = options.placement ? { ...spare, placement: options.placement } : spare;
+    const claim = (ready: Meta): Meta => {
+      const meta = options.placement ? { ...ready, placement: options.placement } : ready;
       const pool: PoolMeta = { ...(meta.pool as PoolMeta), state: "claimed" };
       if (options.rename) return { ...meta, pool: { ...pool, takeover: { to: input.name, by: me } } };
       return { ...meta, owner: me, pool };
