@@ -19,6 +19,7 @@ const BENCHES: [string, string[]][] = [
   // 30 s turns: the first 10 s of a turn are looked at every second, a quiet turn every 5 s after.
   ["fleet.ts", ["50", "30"]],
   ["print.ts", []],
+  ["placement.ts", []],
 ];
 let failed = 0;
 for (const [file, args] of BENCHES) {

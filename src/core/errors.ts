@@ -134,6 +134,16 @@ export class StateRootError extends StateError {
 /** A session directory with no meta.json yet: a spawn in progress, or one that died half-way. */
 export class WorkerIncompleteError extends StateError {}
 
+/**
+ * `spawn --account auto` found no account of the provider with headroom (every one exhausted or met
+ * a limit not yet reset, or billed to an API key): exit 120 as a turn stopped at a usage limit, for
+ * the same reason; `data` names the earliest reset and every account as placement saw it.
+ */
+export class NoHeadroomError extends UmbelError {
+  override readonly code = "no-headroom";
+  override readonly exitCode = EXIT.limited;
+}
+
 export class AbortedError extends UmbelError {
   override readonly code = "aborted";
   override readonly exitCode = EXIT.aborted;

@@ -91,12 +91,12 @@ export function isJsonObjectText(text: string): boolean {
   return parseJsonObject(text) !== null;
 }
 
-/** spawn --account: an account of config.toml (core/accounts/schema.ts), or `auto` (not built yet). */
+/** spawn --account: an account of config.toml (core/accounts/schema.ts), or `auto` (operations/accounts/place.ts). */
 const AccountChoice = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "an account name is 1-63 of a-z 0-9 - (or auto)")
   .describe(
-    "Run the worker on this account of config.toml ([accounts.NAME]: its sign-in home and token variables; umbel accounts lists them). None: the provider's default sign-in. auto (placement by headroom) is not built yet",
+    "Run the worker on this account of config.toml ([accounts.NAME]: its sign-in home and token variables; umbel accounts lists them). None: the provider's default sign-in. auto: the provider's account with the most headroom by the windows its workers last showed, then the fewest live workers (never an API-key one; none with headroom: exit 120 with the earliest reset)",
   );
 
 export const SpawnInput = z

@@ -233,11 +233,10 @@ describe("spawn --account", () => {
     expect(status.account).toBe("oc");
   });
 
-  test("another provider's account, an unknown one and auto: exit 2 before anything is made", async () => {
+  test("another provider's account and an unknown one: exit 2 before anything is made", async () => {
     for (const [flags, words] of [
       [["--account", "cx"], "is a codex account"],
       [["--account", "wrok"], "did you mean work?"],
-      [["--account", "auto"], "not built yet"],
     ] as const) {
       const r = await sb.umbel(["spawn", "bad", ...flags]);
       expect(r.stderr).toContain(words);

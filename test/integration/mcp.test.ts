@@ -163,6 +163,17 @@ describe("errors", () => {
     expect(errorOf(taken)).toMatchObject({ code: "name-taken", exitCode: 4 });
   });
 
+  test("spawn account auto: the placement in the result and its text; umbel_accounts' rows carry lastLimit", async () => {
+    const spawned = await mcp.call("umbel_spawn", { name: "placed", account: "auto" });
+    expect(spawned.structuredContent).toMatchObject({ placement: { account: null } });
+    expect(textOf(spawned)).toContain("Placed by account auto: the default sign-in");
+    await mcp.ok("umbel_kill", { name: "placed", purge: true });
+    const { accounts } = await mcp.ok<{ accounts: { windows: unknown; lastLimit: unknown }[] }>(
+      "umbel_accounts",
+    );
+    expect(accounts[0]).toMatchObject({ lastLimit: null });
+  });
+
   test("send to a busy worker is error busy; the turn is unharmed", async () => {
     const { baseline } = await mcp.ok<{ baseline: number }>("umbel_send", {
       name: "envy",

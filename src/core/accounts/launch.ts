@@ -33,8 +33,9 @@ export type AccountLaunch = {
 
 /**
  * The account a spawn names, checked before any I/O; null for none (the provider's default sign-in:
- * nothing changes). An unknown name, another provider's account, `auto` (not built yet) and a
- * mapping whose SOURCE is unset are UsageErrors.
+ * nothing changes). An unknown name, another provider's account, `auto` (placed before this, by
+ * operations/accounts/place.ts: `pool warm` does not place) and a mapping whose SOURCE is unset are
+ * UsageErrors.
  */
 export function resolveAccount(
   config: UserConfig,
@@ -45,7 +46,7 @@ export function resolveAccount(
   if (choice === undefined) return null;
   if (choice === AUTO_ACCOUNT)
     throw new UsageError(
-      "--account auto (placement by each account's headroom) is not built yet: name an account (umbel accounts lists them)",
+      "--account auto is placed by spawn, -p and a workflow's workers (operations/accounts/place.ts); here, name an account (umbel accounts lists them)",
       { account: choice },
     );
   const accounts = config.accounts ?? {};

@@ -1,8 +1,10 @@
 import { z } from "zod";
 import { BillingRoute, billingEnvOf, billingFromEnv } from "../limits/billing.ts";
+import { RateWindow } from "../limits/telemetry.ts";
 import type { Provider } from "../providers/types.ts";
 import { ProviderId } from "../schemas.ts";
 import type { UserConfig } from "../worker/user-config.ts";
+import { AccountWindows } from "./placement.ts";
 
 /** `umbel accounts`: each provider's default sign-in and each declared account, with its live workers. */
 
@@ -21,7 +23,16 @@ const AccountRow = z.object({
     "The route its variable names select: subscription, api-key or cloud, and the names that decided it",
   ),
   workers: z.array(z.string()).describe("Its live workers (starting, idle, busy or needs-input), by name"),
-  windows: z.null().describe("Its last known usage windows: unknown for now (not yet kept per account)"),
+  windows: z
+    .object({
+      windows: z.array(RateWindow).describe("Each window: used percent and reset"),
+      seenAt: z.string().describe("When umbel read them (ISO 8601)"),
+      ageMs: z.number().int().describe("How old that reading is, in ms"),
+      from: z.string().nullable().describe("The worker whose records they came from"),
+    })
+    .nullable()
+    .describe("Its windows as umbel last read them from any of its workers; null: none seen yet"),
+  lastLimit: AccountWindows.shape.lastLimit,
 });
 export type AccountRow = z.infer<typeof AccountRow>;
 
@@ -45,65 +56,82 @@ export type AccountFacts = {
   }[];
   /** `~` expanded (core/accounts/launch.ts), or the text as written when it cannot be. */
   readonly expand: (home: string) => string;
+  /** Each account's record as the state root holds it (accounts/). */
+  readonly records: readonly AccountWindows[];
+  /** ms, for each reading's age. */
+  readonly now: number;
 };
 
-/** The rows, pure: billing from names only, as spawn decides it (core/limits/billing.ts). */
+/** One provider's default sign-in and declared accounts, each with its billing route (from names). */
+export type ProviderAccount = {
+  /** null: the provider's default sign-in. */
+  readonly name: string | null;
+  readonly home: string | undefined;
+  /** The variables it passes by name. */
+  readonly env: readonly string[];
+  readonly billing: BillingRoute;
+};
+
+/**
+ * The default first, then the declared accounts by name. Billing from names only, as spawn decides
+ * it (core/limits/billing.ts): on an account, the [provider] env's sign-in token is left out
+ * (spawn/prepare.ts). `spawn --account auto` places among these.
+ */
+export function accountsOf(
+  config: UserConfig,
+  provider: Provider,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+): ProviderAccount[] {
+  const configured = (drop?: string) =>
+    (config[provider.id]?.env ?? []).filter((n) => hostEnv[n] !== undefined && n !== drop);
+  const defaults = configured();
+  const rows: ProviderAccount[] = [
+    { name: null, home: undefined, env: defaults, billing: billingFromEnv(billingEnvOf(provider), defaults) },
+  ];
+  const declared = Object.entries(config.accounts ?? {})
+    .filter(([, a]) => a.provider === provider.id)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [name, account] of declared) {
+    const own = Object.keys(account.env ?? {});
+    const names = [...new Set([...configured(provider.signInToken?.env), ...own])];
+    rows.push({ name, home: account.home, env: own, billing: billingFromEnv(billingEnvOf(provider), names) });
+  }
+  return rows;
+}
+
+/** The rows, pure: each provider's accounts (accountsOf) with their live workers and records. */
 export function describeAccounts(facts: AccountFacts): AccountsResult {
   const live = (provider: string, account: string | null) =>
     facts.workers
       .filter((w) => w.provider === provider && (w.account ?? null) === account && LIVE.has(w.state))
       .map((w) => w.name)
       .sort();
-  const configured = (provider: Provider, drop?: string) =>
-    (facts.config[provider.id]?.env ?? []).filter((n) => facts.hostEnv[n] !== undefined && n !== drop);
   const rows: AccountRow[] = [];
-  for (const provider of facts.providers) {
-    const defaults = configured(provider);
-    rows.push({
-      name: null,
-      provider: provider.id,
-      home: null,
-      env: defaults,
-      billing: billingFromEnv(billingEnvOf(provider), defaults),
-      workers: live(provider.id, null),
-      windows: null,
-    });
-    const declared = Object.entries(facts.config.accounts ?? {})
-      .filter(([, a]) => a.provider === provider.id)
-      .sort(([a], [b]) => (a < b ? -1 : 1));
-    for (const [name, account] of declared) {
-      const own = Object.keys(account.env ?? {});
-      // As spawn: the [provider] env's sign-in token is left out on an account (spawn/prepare.ts).
-      const names = [...new Set([...configured(provider, provider.signInToken?.env), ...own])];
+  for (const provider of facts.providers)
+    for (const account of accountsOf(facts.config, provider, facts.hostEnv)) {
+      const known = facts.records.find((r) => r.provider === provider.id && r.account === account.name);
       rows.push({
-        name,
+        name: account.name,
         provider: provider.id,
         home: account.home === undefined ? null : facts.expand(account.home),
-        env: own,
-        billing: billingFromEnv(billingEnvOf(provider), names),
-        workers: live(provider.id, name),
-        windows: null,
+        env: [...account.env],
+        billing: account.billing,
+        workers: live(provider.id, account.name),
+        ...recordOf(known ?? null, facts.now),
       });
     }
-  }
   return { accounts: rows };
 }
 
-/** One line per account: NAME PROVIDER BILLING WORKERS HOME, "windows: unknown" under the table. */
-export function renderAccounts(r: AccountsResult): string {
-  const table = [
-    ["ACCOUNT", "PROVIDER", "BILLING", "WORKERS", "HOME"],
-    ...r.accounts.map((a) => [
-      a.name ?? "(default)",
-      a.provider,
-      a.billing.route + (a.billing.via.length > 0 ? ` (${a.billing.via.join(", ")})` : ""),
-      a.workers.length === 0 ? "-" : a.workers.join(","),
-      a.home ?? "(the CLI's own)",
-    ]),
-  ];
-  const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];
-  const lines = table.map((row) =>
-    row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "),
-  );
-  return `${lines.join("\n")}\nwindows: unknown (umbel does not keep each account's windows yet)\n`;
+function recordOf(known: AccountWindows | null, now: number): Pick<AccountRow, "windows" | "lastLimit"> {
+  const seen =
+    known?.seenAt && known.windows.length > 0
+      ? {
+          windows: known.windows,
+          seenAt: known.seenAt,
+          ageMs: Math.max(0, now - Date.parse(known.seenAt)),
+          from: known.from,
+        }
+      : null;
+  return { windows: seen, lastLimit: known?.lastLimit ?? null };
 }

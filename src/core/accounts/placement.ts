@@ -37,14 +37,62 @@ export function unseen(provider: ProviderId, account: string | null): AccountWin
   return { provider, account, windows: [], seenAt: null, from: null, lastLimit: null };
 }
 
-/** The record once a worker's windows were read at `at` (an older reading never replaces a newer). */
+/**
+ * The record once a worker's windows were read at `at` (an older reading never replaces a newer).
+ * Every worker of an account shows the same windows, but an idle one's records are as old as its
+ * last turn: within one period (the same reset) usage only grows, so a lower reading is a stale
+ * one and never lowers the window; a later reset is a new period and replaces it. A reading that
+ * is current in every window it shows is the account's latest (its time and worker); one that is
+ * stale somewhere only adds the windows it knows better.
+ */
 export function sawWindows(
   known: AccountWindows,
   seen: { readonly windows: readonly RateWindow[]; readonly at: string; readonly worker: string },
 ): AccountWindows {
   if (seen.windows.length === 0) return known;
   if (known.seenAt !== null && msOf(known.seenAt) > msOf(seen.at)) return known;
-  return { ...known, windows: [...seen.windows], seenAt: seen.at, from: seen.worker };
+  const windows = mergeWindows(known.windows, seen.windows);
+  const among = (list: readonly RateWindow[]) => (w: RateWindow) => list.some((x) => sameWindow(x, w));
+  const recent = known.seenAt !== null && msOf(seen.at) - msOf(known.seenAt) < SEEN_AGAIN_MS;
+  if (recent && windows.length === known.windows.length && windows.every(among(known.windows))) return known;
+  if (seen.windows.every(among(windows))) return { ...known, windows, seenAt: seen.at, from: seen.worker };
+  if (windows.every(among(known.windows))) return known;
+  return { ...known, windows };
+}
+
+/** The same reading of one window: its usage, in one period. */
+function sameWindow(a: RateWindow, b: RateWindow): boolean {
+  return a.name === b.name && a.usedPercent === b.usedPercent && samePeriod(a.resetsAt, b.resetsAt);
+}
+
+function samePeriod(a: string | null, b: string | null): boolean {
+  return a === b || (a !== null && b !== null && Math.abs(msOf(a) - msOf(b)) < SAME_PERIOD_MS);
+}
+
+/**
+ * An equal reading this soon after the last is not news: `ls` reads every live worker, and ten
+ * workers of one account wrote its file ten times (3 of the 22 ms of an `ls` with 10 workers,
+ * bench/placement.ts).
+ */
+const SEEN_AGAIN_MS = 30_000;
+
+/** Two resets this close are one period (a provider may round its reset time differently). */
+const SAME_PERIOD_MS = 10 * 60_000;
+
+/** Per window name, the later period, else the higher usage (a tie: the known one); the reading's order, then the rest. */
+function mergeWindows(known: readonly RateWindow[], read: readonly RateWindow[]): RateWindow[] {
+  const pick = (k: RateWindow | undefined, r: RateWindow): RateWindow => {
+    if (!k || k.resetsAt === null || r.resetsAt === null) return r;
+    if (!samePeriod(k.resetsAt, r.resetsAt)) return msOf(r.resetsAt) > msOf(k.resetsAt) ? r : k;
+    return r.usedPercent > k.usedPercent ? r : k;
+  };
+  const merged = read.map((r) =>
+    pick(
+      known.find((k) => k.name === r.name),
+      r,
+    ),
+  );
+  return [...merged, ...known.filter((k) => !read.some((r) => r.name === k.name))];
 }
 
 /** The record once a worker met a limit at `at` (the newer limit is kept). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Placement } from "../accounts/placement.ts";
 import { BillingRoute } from "../limits/billing.ts";
 import { OnLimit } from "../limits/limits.ts";
 import { PoolMeta } from "../pool/pool.ts";
@@ -25,6 +26,8 @@ export const Meta = z.object({
   structured: z.boolean().optional(),
   /** The account of config.toml it runs on (spawn --account); absent: the provider's default sign-in. */
   account: z.string().optional(),
+  /** spawn --account auto: how the account was chosen (logs shows it first). */
+  placement: Placement.optional(),
   /** What the worker does at a usage limit (absent: stop). */
   onLimit: OnLimit.optional(),
   /** The billing route its env and settings select (names only; absent in older state: derived). */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Placement } from "../accounts/placement.ts";
 import { BrokenWorker } from "./broken.ts";
 
 /**
@@ -42,6 +43,9 @@ export const SpawnResult = z.object({
     })
     .optional()
     .describe("With worktree: the worker's own git worktree"),
+  placement: Placement.optional().describe(
+    "With account auto: the account picked, why, and every account of the provider as placement saw it",
+  ),
 });
 export type SpawnResult = z.infer<typeof SpawnResult>;
 

@@ -8,6 +8,7 @@ import type { ExitRecord } from "../../core/wait/outcome.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { DialogAnswer } from "../../core/worker/outputs.ts";
 import { screenTail } from "../../core/worker/screen.ts";
+import { placeSpawn } from "../../operations/accounts/place.ts";
 import { claimSpare } from "../../operations/pool/claim.ts";
 import { spawnWorker } from "../../operations/spawn/spawn.ts";
 import { findRecentWorker, findWorkerBySession } from "../../operations/worker/find-worker.ts";
@@ -15,7 +16,7 @@ import { killWorker } from "../../operations/worker/kill.ts";
 import { describeWorker } from "../../operations/worker/status.ts";
 import { viewWorker } from "../../operations/worker/view.ts";
 import { lastScreen, type Worker } from "../../operations/worker/worker.ts";
-import { renderDialogNotes } from "../verbs/render-dialogs.ts";
+import { renderSpawnNotes } from "../verbs/render-mcp.ts";
 
 export type PrintWorker =
   /**
@@ -98,17 +99,18 @@ async function create(
 ): Promise<PrintWorker> {
   const anonymous = input.name === undefined;
   const name = input.name ?? `p-${deps.system.uuid().slice(0, 8)}`;
-  const spawn = spawnOfPrint(input, name, how);
+  // --account auto: placed first, so a claimed spare is one of the picked account.
+  const { input: spawn, placement } = await placeSpawn(deps, spawnOfPrint(input, name, how));
   // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps
   // its pool name and goes at the end like any anonymous worker; --name N takes N).
-  const claimed = await claimSpare(deps, spawn, { rename: !anonymous });
+  const claimed = await claimSpare(deps, spawn, { rename: !anonymous, placement });
   if (claimed) return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill };
   // Trust for the worker's session only: `claude -p` asks nothing and records nothing, and neither
   // may umbel -p (a trust question the CLI would keep is refused). On failure spawn unwinds it all.
   // An anonymous worker is this process's: killed with no chance to remove it (SIGKILL), its own
   // wrapper ends it (core/worker/owner.ts).
-  const spawned = await spawnWorker(deps, spawn, { sessionTrust: true, owned: anonymous });
-  note(renderDialogNotes(spawned));
+  const spawned = await spawnWorker(deps, spawn, { sessionTrust: true, owned: anonymous, placement });
+  note(renderSpawnNotes(spawned));
   return { kind: "ready", name, anonymous, dialogs: spawned.dialogs };
 }
 

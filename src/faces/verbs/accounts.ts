@@ -1,12 +1,9 @@
-import {
-  type AccountsResult,
-  AccountsResult as AccountsResultSchema,
-  renderAccounts,
-} from "../../core/accounts/list.ts";
+import { type AccountsResult, AccountsResult as AccountsResultSchema } from "../../core/accounts/list.ts";
 import { AccountsInput, AccountsOutput } from "../../core/accounts/login.ts";
 import { EmptyInput } from "../../core/schemas.ts";
 import { listAccounts } from "../../operations/accounts/list.ts";
 import { loginAccount } from "../../operations/accounts/login.ts";
+import { renderAccounts } from "./render-accounts.ts";
 import { defineVerb, LOOKS } from "./verb.ts";
 
 /**
@@ -17,7 +14,7 @@ import { defineVerb, LOOKS } from "./verb.ts";
 export const accountsVerb = defineVerb({
   name: "accounts",
   description:
-    "List the accounts: each provider's default sign-in and each [accounts.NAME] of config.toml, with its home, billing route (and the variable names that decide it), its live workers, and its windows (unknown for now). `login ACCOUNT` runs that account's own CLI sign-in on this terminal, in the account's home",
+    "List the accounts: each provider's default sign-in and each [accounts.NAME] of config.toml, with its home, billing route (and the variable names that decide it), its live workers, the windows its workers last showed (used % and reset, with how old) and its last usage limit. `login ACCOUNT` runs that account's own CLI sign-in on this terminal, in the account's home",
   input: AccountsInput,
   output: AccountsOutput,
   run: async ({ action, account, args }, { deps }): Promise<AccountsOutput> =>

@@ -14,8 +14,14 @@ import { killWorker, pruneWorkers } from "../../operations/worker/kill.ts";
 import { readAnswer } from "../../operations/worker/read.ts";
 import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { waitProgress } from "../mcp/progress.ts";
-import { renderDialogNotes } from "./render-dialogs.ts";
-import { renderPrune, renderRead, renderSend, renderSpawn, renderSpawnTerminal } from "./render-mcp.ts";
+import {
+  renderPrune,
+  renderRead,
+  renderSend,
+  renderSpawn,
+  renderSpawnNotes,
+  renderSpawnTerminal,
+} from "./render-mcp.ts";
 import { renderWaitResult, renderWaitResultMcp } from "./render-wait.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 
@@ -47,7 +53,7 @@ export const spawnVerb = defineVerb({
     positionals: ["name"],
     terminal: renderSpawnTerminal,
     // Each dialog answered is one stderr line, with or without --json (whose `dialogs` says the same).
-    notes: renderDialogNotes,
+    notes: renderSpawnNotes,
     details: SPAWN_TRUST,
     examples: [
       "umbel spawn reviewer --cwd ./repo --model sonnet",

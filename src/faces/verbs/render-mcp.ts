@@ -10,7 +10,7 @@ import type {
   SpawnResult,
 } from "../../core/worker/outputs.ts";
 import { renderOutcome } from "./render.ts";
-import { describeDialog } from "./render-dialogs.ts";
+import { describeDialog, renderDialogNotes } from "./render-dialogs.ts";
 
 /**
  * Pure renderers: the readable text beside each MCP tool's structured content. They reuse the CLI's
@@ -20,7 +20,14 @@ import { describeDialog } from "./render-dialogs.ts";
 export function renderSpawn(r: SpawnResult): string {
   // Every dialog answered, as the CLI's stderr says it: trust is never given silently.
   const dialogs = r.dialogs.map((d) => ` umbel ${describeDialog(r.provider, d)}.`).join("");
-  return `${spawned(r, "")}${dialogs} Next: umbel_send {name: "${r.name}", prompt}.`;
+  const placed = r.placement ? ` Placed by account auto: ${r.placement.reason}.` : "";
+  return `${spawned(r, "")}${placed}${dialogs} Next: umbel_send {name: "${r.name}", prompt}.`;
+}
+
+/** spawn's stderr: how --account auto chose the account, then each dialog answered. */
+export function renderSpawnNotes(r: SpawnResult): string {
+  const placed = r.placement ? `umbel: ${r.name}: placed by --account auto: ${r.placement.reason}\n` : "";
+  return placed + renderDialogNotes(r);
 }
 
 /**

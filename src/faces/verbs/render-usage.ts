@@ -54,7 +54,7 @@ function spanLabel(minutes: number): string {
   return `${minutes}m`;
 }
 
-function resetLabel(iso: string, minutes: number | null): string {
+export function resetLabel(iso: string, minutes: number | null): string {
   const at = new Date(iso);
   if (Number.isNaN(at.getTime())) return iso;
   if (minutes !== null && minutes > 1440) return `${MONTHS[at.getUTCMonth()]} ${at.getUTCDate()}`;

@@ -3,6 +3,7 @@ import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { findRecordSource } from "../../core/wait/turn.ts";
+import { noteWindows } from "../accounts/record.ts";
 import { loadWorker, readEvents, type Worker } from "../worker/worker.ts";
 import { readStatusLine } from "./cost.ts";
 
@@ -13,7 +14,7 @@ export async function telemetryOf(
   events: readonly HookEvent[],
 ): Promise<Telemetry | null> {
   const records = await readRecords(deps, worker, events);
-  return records === null ? null : readFrom(worker, records);
+  return records === null ? null : readFrom(deps, worker, records);
 }
 
 /**
@@ -55,7 +56,7 @@ export async function withTurnTelemetry(
       const settled = ended && (!settles || (records !== null && settles(records, promptId)));
       const now = deps.clock.now();
       if (!waker || settled || now >= until || deps.signal?.aborted) {
-        const telemetry = records === null ? null : readFrom(worker, records);
+        const telemetry = records === null ? null : await readFrom(deps, worker, records);
         const elapsedMs = outcome.elapsedMs + (now - began);
         return { ...outcome, elapsedMs, telemetry: telemetry && { ...telemetry, settled } };
       }
@@ -79,6 +80,9 @@ async function readRecords(
   return transcript === null && statusLine === null ? null : { transcript, statusLine };
 }
 
-function readFrom(worker: Worker, records: TelemetryRecords): Telemetry | null {
-  return worker.provider.readTelemetry?.(records) ?? null;
+/** The one place telemetry is read from the records: its windows go to the account's record too. */
+async function readFrom(deps: Deps, worker: Worker, records: TelemetryRecords): Promise<Telemetry | null> {
+  const telemetry = worker.provider.readTelemetry?.(records) ?? null;
+  await noteWindows(deps, worker.meta, telemetry);
+  return telemetry;
 }

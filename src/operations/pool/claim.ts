@@ -1,3 +1,4 @@
+import type { Placement } from "../../core/accounts/placement.ts";
 import { FileAccessError, NameTakenError, UsageError } from "../../core/errors.ts";
 import {
   isPoolable,
@@ -13,6 +14,7 @@ import type { SpawnInput } from "../../core/schemas.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { OWNER_FILE, ownerLine } from "../../core/worker/owner.ts";
+import { placeSpawn } from "../accounts/place.ts";
 import { spawnWorker } from "../spawn/spawn.ts";
 import { thisProcess } from "../worker/alive.ts";
 import { checkLiveness } from "../worker/worker.ts";
@@ -29,8 +31,10 @@ export async function spawnOrClaim(deps: Deps, input: SpawnInput): Promise<Spawn
       name: input.name,
     });
   const started = deps.clock.now();
-  const claimed = await claimSpare(deps, input, { rename: true });
-  if (!claimed) return spawnWorker(deps, input);
+  // --account auto places first: the spare claimed is one of the picked account (its key is that one's).
+  const { input: placed, placement } = await placeSpawn(deps, input);
+  const claimed = await claimSpare(deps, placed, { rename: true, placement });
+  if (!claimed) return spawnWorker(deps, placed, { placement });
   claimed.refill();
   return {
     name: claimed.name,
@@ -41,6 +45,7 @@ export async function spawnOrClaim(deps: Deps, input: SpawnInput): Promise<Spawn
     elapsedMs: deps.clock.now() - started,
     dialogsAnswered: [],
     dialogs: [],
+    ...(placement ? { placement } : {}),
   };
 }
 
@@ -66,7 +71,8 @@ export type ClaimedSpare = {
 export async function claimSpare(
   deps: Deps,
   input: SpawnInput,
-  options: { rename: boolean },
+  /** placement: how `--account auto` chose the input's account, kept in the claimed meta. */
+  options: { rename: boolean; placement?: Placement | null },
 ): Promise<ClaimedSpare | null> {
   if (!isPoolable(input)) return null;
   const spares = (await deps.store.listNames()).filter(isSpareName);
@@ -85,7 +91,8 @@ export async function claimSpare(
   });
   if (key === null) return null;
   for (const spare of spares) {
-    const claim = (meta: Meta): Meta => {
+    const claim = (ready: Meta): Meta => {
+      const meta = options.placement ? { ...ready, placement: options.placement } : ready;
       const pool: PoolMeta = { ...(meta.pool as PoolMeta), state: "claimed" };
       if (options.rename) return { ...meta, pool: { ...pool, takeover: { to: input.name, by: me } } };
       return { ...meta, owner: me, pool };

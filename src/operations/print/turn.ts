@@ -5,10 +5,11 @@ import type { Outcome } from "../../core/wait/outcome.ts";
 import { runGuard } from "../guard/guard.ts";
 import type { TurnRunner } from "../guard/turn.ts";
 import { costOfStatusLine, readStatusLine, settledCost } from "../limits/cost.ts";
+import { telemetryOf } from "../limits/telemetry.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../wait/wait.ts";
 import { readAnswer } from "../worker/read.ts";
 import { deliverTurn, sendPrompt } from "../worker/send.ts";
-import { loadWorker, type Worker } from "../worker/worker.ts";
+import { loadWorker, readEvents, type Worker } from "../worker/worker.ts";
 import {
   armEarly,
   type FollowInput,
@@ -150,6 +151,9 @@ export async function runPrintTurn(
     maxTurnsHit === null && ["stop", "provider-error", "rejected"].includes(outcome.reason)
       ? await readAnswer(deps, { name, after: sent.baseline }, worker)
       : null;
+  const costUsd = wantCost ? await settledCost(deps, worker.provider, name, atEnd) : null;
+  // -p reports no telemetry of its own, but its account's record takes the windows the turn left.
+  await telemetryOf(deps, worker, await readEvents(deps, worker.provider, name));
   return {
     outcome,
     maxTurnsHit,
@@ -157,6 +161,6 @@ export async function runPrintTurn(
     text: answer?.text ?? "",
     sessionId: answer?.sessionId ?? summaries.at(-1)?.sessionId ?? null,
     attempts: guarded ? (outcome.evidence.attempts ?? []) : null,
-    costUsd: wantCost ? await settledCost(deps, worker.provider, name, atEnd) : null,
+    costUsd,
   };
 }

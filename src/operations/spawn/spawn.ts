@@ -1,3 +1,4 @@
+import type { Placement } from "../../core/accounts/placement.ts";
 import type { PoolMeta } from "../../core/pool/pool.ts";
 import type { Deps, Lock } from "../../core/ports.ts";
 import type { Provider } from "../../core/providers/types.ts";
@@ -7,6 +8,7 @@ import type { Meta } from "../../core/worker/meta.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { OWNER_FILE, ownerLine } from "../../core/worker/owner.ts";
 import { type SignInAdvice, signInAdvice } from "../../core/worker/sign-in.ts";
+import { placeSpawn } from "../accounts/place.ts";
 import { writeFleetFiles } from "../fleet/files.ts";
 import { awaitStructuredServer } from "../guard/structured-call.ts";
 import { waitReady } from "./await-ready.ts";
@@ -38,6 +40,11 @@ export type SpawnExtra = {
    * and its wrapper ends the worker's session once it is gone (hooks/launch.sh --owned).
    */
   readonly owned?: boolean | undefined;
+  /**
+   * The account `--account auto` was placed on, by a caller that placed it before (spawnOrClaim,
+   * -p: the warm pool's key is the picked account's); the input names that account then.
+   */
+  readonly placement?: Placement | null | undefined;
 };
 
 /**
@@ -83,6 +90,7 @@ export async function spawnWorker(
       ...(meta.worktree
         ? { worktree: { path: meta.worktree.path, branch: meta.worktree.branch, base: meta.worktree.base } }
         : {}),
+      ...(meta.placement ? { placement: meta.placement } : {}),
     };
   } catch (error) {
     await unwind();
@@ -115,9 +123,13 @@ export type LaunchedWorker = {
  */
 export async function launchWorker(
   deps: Deps,
-  input: SpawnInput,
+  asked: SpawnInput,
   extra: SpawnExtra & { bootSlot?: boolean } = {},
 ): Promise<LaunchedWorker> {
+  // --account auto: placed first (no tmux call), then the spawn goes on as --account <picked>.
+  const { input, placement } = extra.placement
+    ? { input: asked, placement: extra.placement }
+    : await placeSpawn(deps, asked);
   const prepared = await prepareSpawn(deps, input, { sessionTrust: extra.sessionTrust === true });
   const { provider, explicitEnv, userConfig } = prepared;
   // Everything is valid: wait for a boot slot (spawns of one provider start in waves).
@@ -156,14 +168,17 @@ export async function launchWorker(
     });
     const start = prepared.spawnerStart;
     const owner = extra.owned && start !== null ? { pid: deps.pid, start } : null;
-    const meta = startingMeta(deps, input, {
-      prepared,
-      cwd,
-      laidOut,
-      envNames: Object.keys(env),
-      owner,
-      pool: extra.pool,
-    });
+    const meta = {
+      ...startingMeta(deps, input, {
+        prepared,
+        cwd,
+        laidOut,
+        envNames: Object.keys(env),
+        owner,
+        pool: extra.pool,
+      }),
+      ...(placement ? { placement } : {}),
+    };
     await deps.store.writeMeta(meta);
     await writeFleetFiles(deps, provider, input);
     // Before the wrapper starts: it watches the owner from its first second.

@@ -11,6 +11,7 @@ import type {
   WaitObservation,
   WaitProgress,
 } from "../../core/wait/types.ts";
+import { noteLimit } from "../accounts/record.ts";
 import { readStatusLine } from "../limits/cost.ts";
 import { bounded, LATE } from "../worker/bounded.ts";
 import { deliverTurn } from "../worker/send.ts";
@@ -60,7 +61,7 @@ export async function waitForTurn(
   const waker = deps.watch.dir(deps.store.paths(name).events);
   const looked: Looked = { screen: undefined };
   try {
-    return await drive({
+    const ended = await drive({
       state,
       first: observe(deps, { kind: "tick" }),
       step: stepWait,
@@ -82,6 +83,9 @@ export async function waitForTurn(
         return perform(deps, worker, waker, command, looked);
       },
     });
+    // The one place a turn's limit is known: the account's record keeps it for placement.
+    await noteLimit(deps, worker.meta, ended);
+    return ended;
   } finally {
     waker.close();
   }

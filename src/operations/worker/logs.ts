@@ -8,7 +8,7 @@ import { checkLiveness, loadWorker } from "./worker.ts";
 /**
  * The worker's events (hook payloads and the wrapper's exit record) in order, with what umbel's
  * guardrails did in between (`umbel:structured`, `umbel:check`, `umbel:feedback`, each at the place
- * in the log where it ran). With `follow`, keeps delivering new ones until the worker is gone or the
+ * in the log where it ran), after `umbel:placement` (how `--account auto` chose the account). With `follow`, keeps delivering new ones until the worker is gone or the
  * signal aborts.
  */
 export async function streamLogs(
@@ -17,6 +17,10 @@ export async function streamLogs(
   emit: (event: HookEvent) => void,
 ): Promise<number> {
   const worker = await loadWorker(deps, input.name);
+  // How --account auto chose the account, before anything the worker did.
+  const { placement } = worker.meta;
+  if (placement)
+    emit({ index: 0, name: "umbel:placement", payload: { summary: placement.reason, ...placement } });
   let seen = 0;
   const shown = new Set<string>();
   const drain = async () => {

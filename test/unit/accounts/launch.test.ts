@@ -48,7 +48,7 @@ describe("an account for one worker", () => {
   });
 
   test.each([
-    ["auto", "claude", host, "not built yet", {}],
+    ["auto", "claude", host, "is placed by spawn", {}],
     ["wrok", "claude", host, "did you mean work?", { known: Object.keys(config.accounts ?? {}) }],
     ["home-codex", "claude", host, "is a codex account", { accountProvider: "codex" }],
     ["work", "claude", { HOME: "/home/u" }, "$WORK_TOKEN, which is not set", { fromEnv: "WORK_TOKEN" }],

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { describeAccounts, renderAccounts } from "../../../src/core/accounts/list.ts";
+import { describeAccounts } from "../../../src/core/accounts/list.ts";
+import { unseen } from "../../../src/core/accounts/placement.ts";
 import { getProvider } from "../../../src/core/providers/registry.ts";
 import { parseUserConfig } from "../../../src/core/worker/user-config.ts";
+import { renderAccounts } from "../../../src/faces/verbs/render-accounts.ts";
 import { listAccounts } from "../../../src/operations/accounts/list.ts";
 import { createFakeWorld } from "../../helpers/fake-deps.ts";
 
@@ -20,7 +22,7 @@ env = { ANTHROPIC_API_KEY = "TEAM_KEY" }
 );
 
 describe("umbel accounts", () => {
-  test("each provider's default, then its accounts: home, billing from names, live workers, windows unknown", () => {
+  test("each provider's default, then its accounts: home, billing from names, live workers, each record's windows and last limit", () => {
     const r = describeAccounts({
       config: CONFIG,
       providers: [getProvider("claude"), getProvider("codex")],
@@ -32,6 +34,26 @@ describe("umbel accounts", () => {
         { name: "d", provider: "codex", state: "starting" },
       ],
       expand: (home) => home.replace("~", "/home/u"),
+      records: [
+        {
+          ...unseen("claude", "work"),
+          windows: [
+            { name: "five_hour", usedPercent: 93, resetsAt: "2026-12-03T12:00:00.000Z", minutes: 300 },
+          ],
+          seenAt: "2026-12-03T09:00:00.000Z",
+          from: "a",
+        },
+        {
+          ...unseen("claude", "api"),
+          lastLimit: {
+            at: "2026-12-03T08:00:00.000Z",
+            worker: "z",
+            limit: { window: "five_hour", resetsAt: "2026-12-03T13:00:00.000Z", message: null },
+          },
+        },
+        unseen("codex", null),
+      ],
+      now: Date.parse("2026-12-03T09:03:00.000Z"),
     });
     expect(r.accounts).toEqual([
       {
@@ -42,6 +64,7 @@ describe("umbel accounts", () => {
         billing: { route: "subscription", via: [] },
         workers: ["c"],
         windows: null,
+        lastLimit: null,
       },
       {
         name: "api",
@@ -51,6 +74,11 @@ describe("umbel accounts", () => {
         billing: { route: "api-key", via: ["ANTHROPIC_API_KEY"] },
         workers: [],
         windows: null,
+        lastLimit: {
+          at: "2026-12-03T08:00:00.000Z",
+          worker: "z",
+          limit: { window: "five_hour", resetsAt: "2026-12-03T13:00:00.000Z", message: null },
+        },
       },
       {
         name: "work",
@@ -59,7 +87,15 @@ describe("umbel accounts", () => {
         env: ["CLAUDE_CODE_OAUTH_TOKEN"],
         billing: { route: "subscription", via: [] },
         workers: ["a"],
-        windows: null,
+        windows: {
+          windows: [
+            { name: "five_hour", usedPercent: 93, resetsAt: "2026-12-03T12:00:00.000Z", minutes: 300 },
+          ],
+          seenAt: "2026-12-03T09:00:00.000Z",
+          ageMs: 180_000,
+          from: "a",
+        },
+        lastLimit: null,
       },
       {
         name: null,
@@ -69,12 +105,16 @@ describe("umbel accounts", () => {
         billing: { route: "subscription", via: [] },
         workers: ["d"],
         windows: null,
+        lastLimit: null,
       },
     ]);
     const text = renderAccounts(r);
     expect(text).toContain("api-key (ANTHROPIC_API_KEY)");
-    expect(text).toContain("windows: unknown");
-    expect(text.split("\n")[0]).toMatch(/^ACCOUNT\s+PROVIDER\s+BILLING\s+WORKERS\s+HOME$/);
+    expect(text).not.toContain("windows: unknown");
+    const lines = text.split("\n");
+    expect(lines[0]).toMatch(/^ACCOUNT\s+PROVIDER\s+BILLING\s+WORKERS\s+WINDOWS\s+LAST LIMIT\s+HOME$/);
+    expect(lines.find((l) => l.startsWith("work "))).toContain("5h 93% ↻12:00Z (3m ago)");
+    expect(lines.find((l) => l.startsWith("api "))).toContain("five_hour ↻13:00Z (z)");
   });
 
   test("on in-memory ports: the config file's accounts, ~ against HOME", async () => {

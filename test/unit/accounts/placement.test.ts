@@ -125,6 +125,40 @@ describe("the record of an account's windows", () => {
     });
     expect(stale).toBe(first);
   });
+  test("an idle worker's reading of the same period never lowers the account's (usage only grows within one)", () => {
+    const busy = sawWindows(unseen("claude", "a"), {
+      windows: seen("a", 80).windows,
+      at: EARLIER,
+      worker: "w1",
+    });
+    // w2 idled since before w1's turns: its statusline still says 30% for the same five_hour period.
+    const idle = sawWindows(busy, { windows: seen("a", 30).windows, at: LATER, worker: "w2" });
+    expect(idle).toBe(busy);
+    // Its seven_day was further along: that window is taken, the reading stays w1's.
+    const further = sawWindows(busy, { windows: seen("a", 30, 12).windows, at: LATER, worker: "w2" });
+    expect(further.windows.map((w) => w.usedPercent)).toEqual([80, 12]);
+    expect(further).toMatchObject({ seenAt: EARLIER, from: "w1" });
+  });
+  test("a new period (a later reset) replaces the window even when lower; an equal reading is a fresh one", () => {
+    const before = sawWindows(unseen("claude", "a"), {
+      windows: seen("a", 80).windows,
+      at: EARLIER,
+      worker: "w1",
+    });
+    const next = seen("a", 5, 0, "2026-12-03T20:00:00Z").windows;
+    const after = sawWindows(before, { windows: next, at: LATER, worker: "w2" });
+    expect(after).toMatchObject({ windows: next, seenAt: LATER, from: "w2" });
+    const again = sawWindows(after, { windows: next, at: "2026-12-03T16:00:00Z", worker: "w3" });
+    expect(again).toMatchObject({ seenAt: "2026-12-03T16:00:00Z", from: "w3" });
+  });
+  test("an equal reading within 30 s of the last changes nothing (ls reads every worker of an account)", () => {
+    const first = sawWindows(unseen("claude", "a"), { windows, at: "2026-12-03T12:00:00Z", worker: "w1" });
+    expect(sawWindows(first, { windows, at: "2026-12-03T12:00:20Z", worker: "w2" })).toBe(first);
+    expect(sawWindows(first, { windows, at: "2026-12-03T12:00:40Z", worker: "w2" })).toMatchObject({
+      seenAt: "2026-12-03T12:00:40Z",
+      from: "w2",
+    });
+  });
   test("the newer limit is kept", () => {
     const limit = { window: "five_hour", resetsAt: LATER, message: null };
     const a = sawLimit(unseen("codex", "a"), { limit, at: LATER, worker: "w1" });

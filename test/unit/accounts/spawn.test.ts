@@ -69,7 +69,6 @@ describe("spawn --account", () => {
   test.each([
     ["home-codex", {}, "is a codex account"],
     ["wrok", {}, "did you mean work?"],
-    ["auto", {}, "not built yet"],
     ["work", {}, "$WORK_CLAUDE_TOKEN, which is not set"],
   ])("--account %s: a usage error before any I/O", async (account, env, words) => {
     const w = world(env);

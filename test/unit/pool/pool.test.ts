@@ -213,6 +213,34 @@ describe("claiming a spare", () => {
     expect(w.detached[0]?.argv).toEqual(expect.arrayContaining(["--account", "work"]));
   });
 
+  test("--account auto places first, then claims a spare of the picked account (the refill warms that one)", async () => {
+    const w = world({ WORK_TOKEN: "t" });
+    w.dirs.add("/");
+    w.files.set(
+      `${w.deps.store.root}/config.toml`,
+      '[accounts.work]\nprovider = "claude"\nhome = "/srv/w"\nenv = { CLAUDE_CODE_OAUTH_TOKEN = "WORK_TOKEN" }\n',
+    );
+    // The default sign-in is at 95%: work (nothing seen) has the headroom.
+    await w.deps.store.updateAccountWindows("claude", null, (known) => ({
+      ...known,
+      windows: [{ name: "five_hour", usedPercent: 95, resetsAt: null, minutes: 300 }],
+      seenAt: new Date(w.clock.now()).toISOString(),
+      from: "x",
+    }));
+    await warm(w, { account: "work", count: 1 });
+    const spawned = await spawnOrClaim(w.deps, { name: "a1", provider: "claude", account: "auto" });
+    expect(spawned.placement?.account).toBe("work");
+    expect(w.tmux.started).toHaveLength(1);
+    expect(w.sessions.get("a1")?.meta).toMatchObject({ account: "work", placement: spawned.placement });
+    expect(w.detached[0]?.argv).toEqual(expect.arrayContaining(["--account", "work"]));
+    expect(w.detached[0]?.argv).not.toContain("auto");
+  });
+
+  test("pool warm --account auto: a usage error (placement is a spawn's, not a pool's)", async () => {
+    const w = world();
+    await expect(warm(w, { account: "auto" })).rejects.toMatchObject({ code: "usage" });
+  });
+
   test("pool warm takes no --notify (a claimed spare's hooks would name the spare)", () => {
     expect(PoolInput.safeParse({ action: "warm", notify: "true" }).success).toBe(false);
   });
