@@ -9,9 +9,9 @@ import type { HookEvent } from "../providers/hook-event.ts";
  */
 
 export const OnLimit = z
-  .enum(["stop", "continue"], { error: choiceError })
+  .enum(["stop", "continue", "failover"], { error: choiceError })
   .describe(
-    "At a usage limit: stop (the turn ends limited, exit 120; claude's own auto-continue is turned off) or continue (wait through the reset: claude continues by itself, codex and gemini are sent umbel's continuation prompt at the reset time)",
+    "At a usage limit: stop (the turn ends limited, exit 120; claude's own auto-continue is turned off), continue (wait through the reset: claude continues by itself, codex and gemini are sent umbel's continuation prompt at the reset time) or failover (move the conversation to another account of the same provider with headroom and continue the turn there; none: limited with the earliest reset)",
   );
 export type OnLimit = z.infer<typeof OnLimit>;
 
