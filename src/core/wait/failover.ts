@@ -58,9 +58,7 @@ export function afterFailover(s: Watching, now: number, result: FailoverResult, 
   const memo: LimitMemory = half ? { ...memory, moves: [...memory.moves, half] } : memory;
   const turn = s.watch.turn;
   const base: OutcomeEvidence =
-    turn.status === "failure"
-      ? { promptId: turn.promptId, error: turn.error, message: turn.message }
-      : {};
+    turn.status === "failure" ? { promptId: turn.promptId, error: turn.error, message: turn.message } : {};
   const limit = memory.last ?? (turn.status === "failure" ? turn.limit : undefined);
   const evidence: OutcomeEvidence = {
     ...base,

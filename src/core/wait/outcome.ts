@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { EXIT } from "../errors.ts";
 import { FailoverMove } from "../accounts/failover.ts";
+import { EXIT } from "../errors.ts";
 import { inputIdOf } from "../fleet/answer.ts";
 import { SentFromQueue } from "../fleet/queue.ts";
 import { Attempt } from "../guard/record.ts";

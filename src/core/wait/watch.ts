@@ -1,8 +1,8 @@
 import type { ScreenState } from "../providers/types.ts";
 import { parseEvents } from "../worker/events.ts";
 import { beginBudget, spentBudget } from "./budget.ts";
-import { beginEvidence, beginStall } from "./finish.ts";
 import { afterFailover, failOver, moved } from "./failover.ts";
+import { beginEvidence, beginStall } from "./finish.ts";
 import { afterContinuation, continued, isLimited, waitThroughLimit } from "./limited.ts";
 import { decideOutcome } from "./outcome.ts";
 import { costOf, readTranscriptFacts, wantsTranscriptText } from "./transcript.ts";

@@ -11,6 +11,7 @@ import type {
   WaitObservation,
   WaitProgress,
 } from "../../core/wait/types.ts";
+import { failOverWorker } from "../accounts/failover.ts";
 import { readStatusLine } from "../limits/cost.ts";
 import { bounded, LATE } from "../worker/bounded.ts";
 import { deliverTurn } from "../worker/send.ts";
@@ -58,7 +59,8 @@ export async function waitForTurn(
         : { maxTokens: input.maxTokens, ...options.cost },
   });
   const waker = deps.watch.dir(deps.store.paths(name).events);
-  const looked: Looked = { screen: undefined };
+  // A failover relaunches the worker on another account: the worker as it is now.
+  const looked: Looked = { screen: undefined, worker };
   try {
     return await drive({
       state,
@@ -79,7 +81,7 @@ export async function waitForTurn(
       },
       perform: (command) => {
         if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
-        return perform(deps, worker, waker, command, looked);
+        return perform(deps, waker, command, looked);
       },
     });
   } finally {
@@ -108,16 +110,11 @@ function observe(deps: Deps, seen: Seen): WaitObservation {
   return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as WaitObservation;
 }
 
-/** The screen the last probe's tmux call brought along, for a capture in the same wake. */
-type Looked = { screen: string | null | undefined };
+/** The screen the last probe's tmux call brought along, for a capture in the same wake; the worker. */
+type Looked = { screen: string | null | undefined; worker: Worker };
 
-async function perform(
-  deps: Deps,
-  worker: Worker,
-  waker: Waker,
-  command: Pending,
-  looked: Looked,
-): Promise<WaitObservation> {
+async function perform(deps: Deps, waker: Waker, command: Pending, looked: Looked): Promise<WaitObservation> {
+  const { worker } = looked;
   const { name } = worker.meta;
   const brought = looked.screen;
   looked.screen = undefined;
@@ -139,6 +136,11 @@ async function perform(
         const message = error instanceof Error ? error.message : String(error);
         return observe(deps, { kind: "sent", baseline: null, error: message });
       }
+    case "failover": {
+      const { result, worker: now } = await failOverWorker(deps, worker, command);
+      looked.worker = now;
+      return observe(deps, { kind: "failed-over", result });
+    }
     case "read-transcript": {
       const size = await deps.records.size(command.source);
       const fresh = command.wantText && size !== null && size !== command.knownSize;

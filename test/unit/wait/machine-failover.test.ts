@@ -126,7 +126,9 @@ describe("--on-limit failover", () => {
               result: { status: "moved", move: move("a", "b"), baseline: 0 },
               brings: continued("p2", ev("StopFailure", { prompt_id: "p2", error: "rate_limit" })),
             };
-          return { result: { status: "not-placed", earliestReset: iso(3600), reason: "no account has headroom" } };
+          return {
+            result: { status: "not-placed", earliestReset: iso(3600), reason: "no account has headroom" },
+          };
         },
       }),
     );
@@ -136,7 +138,10 @@ describe("--on-limit failover", () => {
   });
 
   test("--on-limit stop never asks for a failover", () => {
-    const run = runWait(config({ onLimit: "stop" }), limitedWorld({ onFailover: () => ({ result: { status: "failed", error: "x" } }) }));
+    const run = runWait(
+      config({ onLimit: "stop" }),
+      limitedWorld({ onFailover: () => ({ result: { status: "failed", error: "x" } }) }),
+    );
     expect(run.reason).toBe("limited");
     expect(run.failovers).toEqual([]);
     expect(run.evidence.failover).toBeUndefined();
@@ -156,7 +161,11 @@ describe("--on-limit failover", () => {
             jsonl(user("p1"), {
               type: "assistant",
               promptId: "p1",
-              message: { id: "m1", content: [{ type: "text", text: "…" }], usage: { input_tokens: 50, output_tokens: 5 } },
+              message: {
+                id: "m1",
+                content: [{ type: "text", text: "…" }],
+                usage: { input_tokens: 50, output_tokens: 5 },
+              },
             }),
           ],
         ],
@@ -182,7 +191,10 @@ describe("--on-limit failover", () => {
   });
 
   test("a limit at the deadline: timeout, no failover", () => {
-    const run = runWait(config({ deadline: 400 }), limitedWorld({ onFailover: () => ({ result: { status: "failed", error: "x" } }) }));
+    const run = runWait(
+      config({ deadline: 400 }),
+      limitedWorld({ onFailover: () => ({ result: { status: "failed", error: "x" } }) }),
+    );
     expect(run.failovers).toEqual([]);
     expect(run.reason).toBe("timeout");
   });

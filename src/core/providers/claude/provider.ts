@@ -4,6 +4,7 @@ import {
   normalisePrompt,
   type PasteFold,
 } from "../../worker/prompt.ts";
+import { carryUnder } from "../session-carry.ts";
 import { CLAUDE_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
@@ -69,6 +70,9 @@ export const claude: PlainProvider = {
   signInClues: claudeSignInClues,
   // 2.1.332: .credentials.json, .claude.json and projects/ all live in the config dir.
   accountHome: (home) => ({ env: { CLAUDE_CONFIG_DIR: home }, hostEnv: {} }),
+  // 2.1.332: `--resume <id>` reads <config dir>/projects/<cwd slug>/<id>.jsonl; the slug is the cwd's.
+  carrySession: (transcript, env) =>
+    carryUnder(transcript, env.CLAUDE_CONFIG_DIR || (env.HOME ? `${env.HOME}/.claude` : null), "projects", 3),
   // The trust dialog's "Yes" and the API-key dialog's go into .claude.json (notes: §1).
   dialogRecord: (env) =>
     env.CLAUDE_CONFIG_DIR ? `${env.CLAUDE_CONFIG_DIR}/.claude.json` : `${env.HOME ?? "~"}/.claude.json`,

@@ -1,5 +1,6 @@
 import type { PermissionMode } from "../../schemas.ts";
 import { normalisePrompt } from "../../worker/prompt.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { HOOK_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
@@ -126,6 +127,8 @@ export const codex: HomedProvider = {
   clearInputKeys: clearCodexComposerKeys,
   // 0.171.0: auth.json (and config.toml) of the account's CODEX_HOME, linked into its own managed home.
   accountHome: (home) => ({ env: {}, hostEnv: { CODEX_HOME: home } }),
+  // 0.171.0: `codex resume <id>` finds sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl in its CODEX_HOME.
+  carrySession: (transcript, env) => carryUnder(transcript, env.CODEX_HOME ?? null, "sessions", 5),
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??
     unsupportedLaunchOption(options) ??
