@@ -91,6 +91,24 @@ export function parseFailoverLog(text: string | null): FailoverLogRecord[] {
   });
 }
 
+/** Each move as a line of `logs` (`umbel:failover`, with its summary), at its place in the events log. */
+export function failoverLogEntries(records: readonly FailoverLogRecord[]): {
+  key: string;
+  index: number;
+  name: "umbel:failover";
+  payload: Record<string, unknown> & { summary: string };
+}[] {
+  return records.map((r, i) => {
+    const { index, ...move } = r;
+    return {
+      key: `failover.${i}`,
+      index,
+      name: "umbel:failover",
+      payload: { ...move, summary: `failover: ${describeMove(move)}` },
+    };
+  });
+}
+
 /** The one-line summary of a move: `work → spare (five_hour limit, resumed)`. */
 export function describeMove(move: FailoverMove): string {
   const name = (a: string | null) => a ?? "(default)";

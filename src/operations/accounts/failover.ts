@@ -81,7 +81,8 @@ export async function failOverWorker(
   try {
     // The same turn goes on: its guard and schema stay as they are (as --on-limit continue's prompt).
     const sent = await deliverTurn(deps, moved, prompt, undefined, "turn-loop");
-    await recordMove(deps, meta.name, { ...move, index: sent.baseline });
+    // Shown before the relaunched CLI's first event: after the old one's last as the move began.
+    await recordMove(deps, meta.name, { ...move, index: view.events.length });
     return { result: { status: "moved", move, baseline: sent.baseline }, worker: moved };
   } catch (error) {
     return {

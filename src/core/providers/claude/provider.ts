@@ -4,10 +4,10 @@ import {
   normalisePrompt,
   type PasteFold,
 } from "../../worker/prompt.ts";
-import { carryUnder } from "../session-carry.ts";
 import { CLAUDE_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { PlainProvider } from "../types.ts";
 import { CLAUDE_BILLING_ENV, refuseClaudeSwitches } from "./billing.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";

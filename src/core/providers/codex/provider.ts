@@ -1,6 +1,5 @@
 import type { PermissionMode } from "../../schemas.ts";
 import { normalisePrompt } from "../../worker/prompt.ts";
-import { carryUnder } from "../session-carry.ts";
 import type { HomeContext, HomePlan, LaidOutHome } from "../home-types.ts";
 import { HOOK_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
@@ -11,6 +10,7 @@ import {
   type LaunchPlan,
   refuseLaunchFlags,
 } from "../launch-types.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { HomedProvider } from "../types.ts";
 import { CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
