@@ -5,6 +5,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   writeFileSync,
 } from "node:fs";
@@ -190,6 +191,48 @@ describe("--on-limit failover", () => {
     expect(outcome).toMatchObject({ reason: "limited" });
     expect((outcome as { evidence: { failover?: unknown } }).evidence.failover).toBeUndefined();
     expect(code).toBe(120);
+  });
+
+  test("gemini: the chats stay in the worker's own home; on account gb the same session is resumed there", async () => {
+    // gemini's accounts are declared only now: the test before ran with its default sign-in alone.
+    const homes = ["ga", "gb"].map((account) => {
+      const home = join(sb.dir, `gemini-${account}`);
+      mkdirSync(join(home, ".gemini"), { recursive: true, mode: 0o700 });
+      writeFileSync(join(home, ".gemini", "oauth_creds.json"), `{"refresh_token":"${account}"}\n`, {
+        mode: 0o600,
+      });
+      return home;
+    });
+    const config = join(sb.root, "config.toml");
+    writeFileSync(
+      config,
+      `${readFileSync(config, "utf8")}\n[accounts.ga]\nprovider = "gemini"\nhome = "${homes[0]}"\n\n[accounts.gb]\nprovider = "gemini"\nhome = "${homes[1]}"\n`,
+    );
+    const glog = join(sb.dir, "gemini.log");
+    sb.env.FAKE_GEMINI_LOG = glog;
+    const spawned = await spawnOk(sb, "fgm", [
+      "--provider",
+      "gemini",
+      "--account",
+      "ga",
+      "--on-limit",
+      "failover",
+      "--env",
+      "FAKE_GEMINI_LOG",
+    ]);
+    const sid = spawned.sessionId as string;
+    const { outcome, code } = await sendAndWait(sb, "fgm", "fake:quota", ["--timeout", "60s"]);
+    expect(outcome).toMatchObject({
+      reason: "stop",
+      evidence: { failover: [{ from: "ga", to: "gb", carried: "resumed", limit: { window: "daily" } }] },
+    });
+    expect(code).toBe(0);
+    const argvs = readFileSync(glog, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("argv: "));
+    expect(argvs.at(-1)).toContain(`--resume ${sid}`);
+    const link = join(sb.root, "sessions", "fgm", "gemini", ".gemini", "oauth_creds.json");
+    expect(readlinkSync(link)).toBe(join(homes[1] ?? "", ".gemini", "oauth_creds.json"));
   });
 
   test("a literal --env value is refused with failover (a relaunch could not pass it): exit 2", async () => {

@@ -10,6 +10,7 @@ import {
   type LaunchPlan,
   refuseLaunchFlags,
 } from "../launch-types.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { HomedProvider, TurnSignal } from "../types.ts";
 import { assessRetryStall, GEMINI_NOTIFY_RULES, interpretGeminiEvent } from "./events.ts";
 import {
@@ -129,6 +130,9 @@ export const gemini: HomedProvider = {
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
   // 0.61.0: GEMINI_CLI_HOME=<home> keeps the sign-in in <home>/.gemini; the worker's own home links it.
   accountHome: (home) => ({ env: {}, hostEnv: { GEMINI_CLI_HOME: home } }),
+  // The chats are in the worker's own GEMINI_CLI_HOME (.gemini/tmp/<slug>/chats/session-….jsonl),
+  // which an account only links its sign-in into: a relaunch on another account finds them in place.
+  carrySession: (transcript, env) => carryUnder(transcript, env.GEMINI_CLI_HOME ?? null, ".gemini", 5),
   home: {
     reads: (context) => {
       const dir = userGeminiDir(context.hostEnv);
