@@ -6,10 +6,12 @@ import {
   parseFailoverLog,
 } from "../../core/accounts/failover.ts";
 import { placeAccount, sawLimit } from "../../core/accounts/placement.ts";
+import { DeliveryError } from "../../core/errors.ts";
 import { CONTINUATION_PROMPT, type UsageLimit } from "../../core/limits/limits.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import { findSessionId, findTranscriptPath } from "../../core/wait/turn.ts";
+import type { SendResult } from "../../core/worker/outputs.ts";
 import { relaunchWorker } from "../spawn/relaunch.ts";
 import { deliverTurn } from "../worker/send.ts";
 import { viewWorker } from "../worker/view.ts";
@@ -79,8 +81,7 @@ export async function failOverWorker(
     return { result: { status: "failed", error: messageOf(error), ...(stopped ? { move } : {}) }, worker };
   }
   try {
-    // The same turn goes on: its guard and schema stay as they are (as --on-limit continue's prompt).
-    const sent = await deliverTurn(deps, moved, prompt, undefined, "turn-loop");
+    const sent = await continueTurn(deps, moved, prompt);
     // Shown before the relaunched CLI's first event: after the old one's last as the move began.
     await recordMove(deps, meta.name, { ...move, index: view.events.length });
     return { result: { status: "moved", move, baseline: sent.baseline }, worker: moved };
@@ -89,6 +90,29 @@ export async function failOverWorker(
       result: { status: "failed", error: `the turn was not continued: ${messageOf(error)}`, move },
       worker: moved,
     };
+  }
+}
+
+/**
+ * gemini 0.61.0 resumed with `--resume` is ready (SessionStart, idle composer) a moment before it
+ * takes input: a prompt pasted then was dropped (measured: the composer empty, no BeforeAgent; the
+ * same send 10 s later was taken). send clears the composer first, so trying again cannot double it.
+ */
+const CONTINUE_TRIES = 4;
+const CONTINUE_RETRY_MS = 1000;
+
+async function continueTurn(deps: Deps, worker: Worker, prompt: string): Promise<SendResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // The same turn goes on: its guard and schema stay as they are (as --on-limit continue's prompt).
+      return await deliverTurn(deps, worker, prompt, undefined, "turn-loop");
+    } catch (error) {
+      if (!(error instanceof DeliveryError) || attempt >= CONTINUE_TRIES) throw error;
+      deps.trace.mark(
+        `failover ${worker.meta.name}: the continuation was not taken, again in ${CONTINUE_RETRY_MS} ms`,
+      );
+      await deps.clock.sleep(CONTINUE_RETRY_MS, deps.signal);
+    }
   }
 }
 
