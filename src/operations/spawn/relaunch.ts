@@ -22,7 +22,7 @@ import { layOutHome, type Made, makeLaunchInput, planHomeless, startInTmux } fro
  * env buffer is loaded for the new account, exactly as spawn loads it (stdin, never a command line).
  */
 
-export const RELAUNCH_FILE = "spawn.json";
+const RELAUNCH_FILE = "spawn.json";
 
 type Kept = { readonly input: SpawnInput; readonly sessionTrust: boolean };
 
