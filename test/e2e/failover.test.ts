@@ -210,6 +210,8 @@ describe("--on-limit failover", () => {
     );
     const glog = join(sb.dir, "gemini.log");
     sb.env.FAKE_GEMINI_LOG = glog;
+    // gb's sign-in has headroom: the fake answers fake:quota there.
+    sb.env.FAKE_GEMINI_QUOTA_FREE = "gb";
     const spawned = await spawnOk(sb, "fgm", [
       "--provider",
       "gemini",
@@ -219,6 +221,8 @@ describe("--on-limit failover", () => {
       "failover",
       "--env",
       "FAKE_GEMINI_LOG",
+      "--env",
+      "FAKE_GEMINI_QUOTA_FREE",
     ]);
     const sid = spawned.sessionId as string;
     const { outcome, code } = await sendAndWait(sb, "fgm", "fake:quota", ["--timeout", "60s"]);
@@ -231,6 +235,8 @@ describe("--on-limit failover", () => {
       .split("\n")
       .filter((l) => l.startsWith("argv: "));
     expect(argvs.at(-1)).toContain(`--resume ${sid}`);
+    // gemini drops a limited turn's prompt from the chat it resumes: that prompt was sent again.
+    expect((outcome as { evidence: { message: string } }).evidence.message).toBe("FAKE-QUOTA-FREE");
     const link = join(sb.root, "sessions", "fgm", "gemini", ".gemini", "oauth_creds.json");
     expect(readlinkSync(link)).toBe(join(homes[1] ?? "", ".gemini", "oauth_creds.json"));
   });

@@ -2,7 +2,8 @@
 // two accounts of its own (docs/accounts.md, "Failover"): at the daily quota on account ga the worker
 // moves to gb; its chats stay in the worker's own GEMINI_CLI_HOME, so `gemini --resume <id>` on gb
 // goes on with the same session, and the stub's record of the next request proves the earlier
-// messages of the conversation arrived.
+// messages of the conversation arrived. gemini rolls the limited turn's prompt back, so umbel sends
+// that prompt again rather than its continuation prompt.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -103,7 +104,9 @@ test.skipIf(!gemini)(
     const last = JSON.stringify(after.at(-1)?.body);
     expect(last).toContain("remember the word heliotrope");
     expect(last).toContain("first answer, on ga");
-    expect(last).toContain("Your usage limit has reset.");
+    // 0.61.0 rolled the limited turn's prompt back: umbel sent it again (not the continuation prompt).
+    expect(last).toContain("spend my quota");
+    expect(last).not.toContain("Your usage limit has reset.");
     const link = join(sb.root, "sessions", "fo", "gemini", ".gemini", "oauth_creds.json");
     expect(readlinkSync(link)).toBe(join(homes[1] ?? "", ".gemini", "oauth_creds.json"));
     expect(json((await sb.umbel(["status", "fo", "--json"])).stdout)).toMatchObject({ account: "gb" });

@@ -76,6 +76,12 @@ export type ProviderLimits = {
    * evidence looks for it this long and presses its keys (ScreenState error with keys).
    */
   readonly boxAfterMs?: number;
+  /**
+   * A resumed session no longer holds the prompt of the turn a limit stopped (gemini 0.61.0 rolls
+   * the failed turn's user message back): `--on-limit failover` sends that prompt again instead of
+   * CONTINUATION_PROMPT, which would name a task the model no longer sees.
+   */
+  readonly dropsLimitedPrompt?: boolean;
 };
 
 /** Unix seconds (as providers record them) → ISO 8601; null for anything that is not a time. */

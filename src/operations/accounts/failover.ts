@@ -58,7 +58,9 @@ export async function failOverWorker(
     provider.carrySession && transcript !== null
       ? { sessionId: findSessionId(provider, view.events) ?? meta.sessionId, transcript }
       : null;
-  const prompt = resume ? CONTINUATION_PROMPT : turnPrompt(view.events);
+  // A fresh session, or a resumed one that lost the limited turn's prompt, is sent that prompt again.
+  const again = resume === null || provider.limits?.dropsLimitedPrompt === true;
+  const prompt = again ? turnPrompt(view.events) : CONTINUATION_PROMPT;
   const move: FailoverMove = { from, to, limit: command.limit, at, carried: resume ? "resumed" : "fresh" };
   if (prompt === null)
     return {
