@@ -241,6 +241,31 @@ describe("--on-limit failover", () => {
     expect(readlinkSync(link)).toBe(join(homes[1] ?? "", ".gemini", "oauth_creds.json"));
   });
 
+  test("-p --on-limit failover: the run's turn finishes on another account; umbel.failover names both", async () => {
+    // a and b both met a limit in the tests before: give b its headroom back for this run.
+    writeFileSync(
+      join(sb.root, "accounts", "b.json"),
+      `${JSON.stringify({ provider: "claude", account: "b", windows: [], seenAt: null, from: null, lastLimit: null })}\n`,
+      { mode: 0o600 },
+    );
+    const r = await sb.umbel([
+      "-p",
+      "fake:limit 3600 five_hour",
+      "--account",
+      "a",
+      "--on-limit",
+      "failover",
+      "--output-format",
+      "json",
+    ]);
+    const result = parseJson(r.stdout);
+    expect(result).toMatchObject({
+      is_error: false,
+      umbel: { outcome: "stop", failover: [{ from: "a", to: "b", carried: "resumed" }] },
+    });
+    expect(r.code).toBe(0);
+  });
+
   test("a literal --env value is refused with failover (a relaunch could not pass it): exit 2", async () => {
     const r = await sb.umbel(["spawn", "fl", "--on-limit", "failover", "--env", "X=1"]);
     expect(r.stderr).toContain("pass X by name");

@@ -29,7 +29,42 @@ import { accountCandidates } from "./candidates.ts";
 export async function failOverWorker(
   deps: Deps,
   worker: Worker,
-  command: { readonly limit: UsageLimit; readonly left: readonly (string | null)[]; readonly until: number },
+  command: FailoverCommand,
+): Promise<{ result: FailoverResult; worker: Worker }> {
+  const { name } = worker.meta;
+  // Two waits on one worker both see its limit: one moves it, the other reports the limit.
+  const lock = await deps.store.lock(name, "failover");
+  if (!lock)
+    return {
+      result: { status: "failed", error: "another umbel is moving this worker to another account" },
+      worker,
+    };
+  try {
+    const now = await deps.store.readMeta(name);
+    if ((now.account ?? null) !== (worker.meta.account ?? null))
+      return {
+        result: {
+          status: "failed",
+          error: `another umbel moved this worker to ${now.account ?? "the default sign-in"} meanwhile`,
+        },
+        worker,
+      };
+    return await moveWorker(deps, worker, command);
+  } finally {
+    await lock.release();
+  }
+}
+
+type FailoverCommand = {
+  readonly limit: UsageLimit;
+  readonly left: readonly (string | null)[];
+  readonly until: number;
+};
+
+async function moveWorker(
+  deps: Deps,
+  worker: Worker,
+  command: FailoverCommand,
 ): Promise<{ result: FailoverResult; worker: Worker }> {
   const { meta, provider } = worker;
   const now = deps.clock.now();

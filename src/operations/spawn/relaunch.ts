@@ -119,6 +119,8 @@ export async function relaunchWorker(deps: Deps, worker: Worker, change: Relaunc
       logFrom,
     });
     if (input.structured) await awaitStructuredServer(deps, name, change.until);
+    // The new CLI is ready, so a record of an exit is the old wrapper's, however late it came.
+    if (await deps.store.readExit(name)) await deps.files.remove(paths.exit);
   } catch (error) {
     // A CLI that is not ready (a sign-in screen, a crash) is not left half-started.
     await deps.tmux.killSession(name).catch(() => undefined);
