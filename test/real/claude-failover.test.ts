@@ -116,3 +116,30 @@ test.skipIf(!claude)(
     expect(json((await sb.umbel(["status", "fo", "--json"])).stdout)).toMatchObject({ account: "b" });
   },
 );
+
+test.skipIf(!claude)(
+  "then a limit on b too: no account has headroom (a until its reset, the default until tomorrow): limited (120) with the earliest reset",
+  async () => {
+    const { sb, stub } = w;
+    stub.script(limit(1800, "five_hour"));
+    const sent = json((await sb.umbel(["send", "fo", "--json"], { stdin: "limit three" })).stdout);
+    const waited = await sb.umbel([
+      "wait",
+      "fo",
+      "--after",
+      String(sent.baseline),
+      "--timeout",
+      "90s",
+      "--json",
+    ]);
+    const outcome = json(waited.stdout);
+    expect(outcome).toMatchObject({ reason: "limited", evidence: { limit: { window: "five_hour" } } });
+    expect(waited.code).toBe(120);
+    // b's own reset (30 min) comes before a's (an hour from its limit) and the default's (tomorrow).
+    const earliest = Date.parse(String(outcome.evidence.earliestReset));
+    expect(earliest - Date.now()).toBeGreaterThan(1_500_000);
+    expect(earliest - Date.now()).toBeLessThan(1_900_000);
+    expect(String(outcome.evidence.detail)).toContain("no account has headroom");
+    expect(json((await sb.umbel(["status", "fo", "--json"])).stdout)).toMatchObject({ account: "b" });
+  },
+);
