@@ -77,6 +77,8 @@ export type WaitProgress = {
   readonly turn: TurnState["status"];
   /** Waiting through a usage limit (--on-limit continue): the limit and its reset. */
   readonly limited?: UsageLimit;
+  /** --on-limit failover: the worker is being moved to another account (after `limited`). */
+  readonly failingOver?: boolean;
 };
 
 /** How the tmux pane looked: `unknown` when tmux failed or did not answer (never read as dead). */

@@ -81,6 +81,14 @@ export async function waitForTurn(
       },
       perform: (command) => {
         if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
+        // A move takes a CLI start (seconds): say so before it.
+        if (command.kind === "failover")
+          onProgress?.({
+            elapsedMs: deps.clock.now() - startedAt,
+            turn: "failure",
+            limited: command.limit,
+            failingOver: true,
+          });
         return perform(deps, waker, command, looked);
       },
     });
