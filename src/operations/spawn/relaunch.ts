@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { isRecord, parseJson } from "../../core/common/json.ts";
 import { SpawnFailedError } from "../../core/errors.ts";
+import { billingEnvOf, billingFromEnv } from "../../core/limits/billing.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { SpawnInput } from "../../core/schemas.ts";
 import { buildWorkerEnv } from "../../core/worker/env.ts";
@@ -83,14 +84,15 @@ export async function relaunchWorker(deps: Deps, worker: Worker, change: Relaunc
     umbel: { UMBEL_HOME: deps.store.root, UMBEL_SESSION: name },
   });
   if (change.resume) await carryRecord(deps, worker, change.resume.transcript, env);
-  const { account: _account, providerFiles: _files, ...kept0 } = meta;
+  const { account: _account, providerFiles: _files, ...rest } = meta;
   const next: Meta = {
-    ...kept0,
+    ...rest,
     ...(change.account === null ? {} : { account: change.account }),
     sessionId: prepared.sessionId,
     envNames: [...(prepared.request.envNames ?? [])],
     ...(laidOut.providerFiles.length > 0 ? { providerFiles: [...laidOut.providerFiles] } : {}),
-    billing: laidOut.billing ?? meta.billing ?? { route: "subscription", via: [] },
+    // Names only, as spawn decides it (start.ts startingMeta): what reaches the worker now.
+    billing: laidOut.billing ?? billingFromEnv(billingEnvOf(provider), Object.keys(env)),
   };
   await deps.store.writeMeta(next);
   const logFrom = countEvents(await deps.store.readHooksLog(name));
