@@ -1,3 +1,4 @@
+import type { FailoverResult } from "../../src/core/accounts/failover.ts";
 import type { PaneInfo } from "../../src/core/ports.ts";
 import {
   type ReadyCommand,
@@ -32,6 +33,19 @@ export type World = {
    * or null when the send fails. The baseline is the log's line count at the send.
    */
   readonly onSend?: (prompt: string, at: number) => readonly (readonly [number, object])[] | null;
+  /**
+   * A failover the machine asks for (--on-limit failover): what the driver found, and the events the
+   * relaunched worker's continued turn brings, each `afterMs` after it (moved: the baseline is the
+   * log's line count then). Takes `moveMs` of the virtual clock (default 50).
+   */
+  readonly onFailover?: (
+    command: { limit: object; left: readonly (string | null)[]; until: number },
+    at: number,
+  ) => {
+    readonly result: FailoverResult;
+    readonly brings?: readonly (readonly [number, object])[];
+    readonly moveMs?: number;
+  };
   /** From this time on, tmux never answers. */
   readonly tmuxHangsFrom?: number;
   readonly abortAt?: number;
@@ -66,6 +80,8 @@ export type WaitRun = {
   readonly reason: string;
   /** The baseline the outcome names (a continuation prompt moves it). */
   readonly baseline: number;
+  /** The failovers the machine asked for: the time and the accounts it said were left. */
+  readonly failovers: readonly (readonly [number, readonly (string | null)[]])[];
   /** Prompts the machine sent, with the time. */
   readonly sent: readonly (readonly [number, string])[];
   readonly evidence: Record<string, unknown>;
@@ -78,6 +94,7 @@ export type WaitRun = {
 export function runWait(config: WaitConfig, given: World, maxSteps = 100_000): WaitRun {
   const world = { ...given, events: [...(given.events ?? [])] };
   const sent: [number, string][] = [];
+  const failovers: [number, readonly (string | null)[]][] = [];
   let now = config.startedAt;
   let state = startWait(config);
   const trace: Trace[] = [];
@@ -99,7 +116,23 @@ export function runWait(config: WaitConfig, given: World, maxSteps = 100_000): W
         keys,
         baseline: state.config.baseline,
         sent,
+        failovers,
       };
+    if (c.kind === "failover") {
+      failovers.push([now, c.left]);
+      const answer = world.onFailover?.(c, now) ?? {
+        result: { status: "failed", error: "no failover in this world" } as const,
+      };
+      now += answer.moveMs ?? 50;
+      const result =
+        answer.result.status === "moved"
+          ? { ...answer.result, baseline: world.events.filter(([at]) => at <= now).length }
+          : answer.result;
+      for (const [after, payload] of answer.brings ?? []) world.events.push([now + after, payload]);
+      world.events.sort((a, b) => a[0] - b[0]);
+      seen = stamp({ kind: "failed-over", result });
+      continue;
+    }
     if (c.kind === "send") {
       now += 5;
       sent.push([now, c.prompt]);
@@ -127,7 +160,7 @@ export function runWait(config: WaitConfig, given: World, maxSteps = 100_000): W
 }
 
 function performWait(
-  c: Exclude<WaitCommand, { kind: "done" | "send" }>,
+  c: Exclude<WaitCommand, { kind: "done" | "send" | "failover" }>,
   world: World,
   clock: () => number,
   set: (t: number) => void,

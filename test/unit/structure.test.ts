@@ -120,6 +120,7 @@ describe("structure", () => {
     "launch-types.ts",
     "types.ts",
     "usage.ts",
+    "session-carry.ts",
   ];
   const providerFiles = () =>
     files("src/core/providers", [".ts"]).map((f) => relative("src/core/providers", f));

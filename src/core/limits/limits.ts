@@ -9,9 +9,9 @@ import type { HookEvent } from "../providers/hook-event.ts";
  */
 
 export const OnLimit = z
-  .enum(["stop", "continue"], { error: choiceError })
+  .enum(["stop", "continue", "failover"], { error: choiceError })
   .describe(
-    "At a usage limit: stop (the turn ends limited, exit 120; claude's own auto-continue is turned off) or continue (wait through the reset: claude continues by itself, codex and gemini are sent umbel's continuation prompt at the reset time)",
+    "At a usage limit: stop (the turn ends limited, exit 120; claude's own auto-continue is turned off), continue (wait through the reset: claude continues by itself, codex and gemini are sent umbel's continuation prompt at the reset time) or failover (move the conversation to another account of the same provider with headroom and continue the turn there; none: limited with the earliest reset)",
   );
 export type OnLimit = z.infer<typeof OnLimit>;
 
@@ -76,6 +76,12 @@ export type ProviderLimits = {
    * evidence looks for it this long and presses its keys (ScreenState error with keys).
    */
   readonly boxAfterMs?: number;
+  /**
+   * A resumed session no longer holds the prompt of the turn a limit stopped (gemini 0.61.0 rolls
+   * the failed turn's user message back): `--on-limit failover` sends that prompt again instead of
+   * CONTINUATION_PROMPT, which would name a task the model no longer sees.
+   */
+  readonly dropsLimitedPrompt?: boolean;
 };
 
 /** Unix seconds (as providers record them) → ISO 8601; null for anything that is not a time. */

@@ -1,3 +1,4 @@
+import type { FailoverMove } from "../accounts/failover.ts";
 import { MAX_INVALID_CALLS } from "../guard/decide.ts";
 import type { Attempt } from "../guard/record.ts";
 import type { UsageLimit } from "../limits/limits.ts";
@@ -36,6 +37,8 @@ type UmbelExtras = {
   attempts?: Attempt[];
   /** A usage limit (limited): its window and reset time, also in evidence. */
   limit?: UsageLimit;
+  /** --on-limit failover: each move to another account during the run's turn, also in evidence. */
+  failover?: FailoverMove[];
   /** The startup dialogs umbel answered for the run's new worker. */
   dialogs?: DialogAnswer[];
 };

@@ -147,6 +147,13 @@ export type ProviderCommon = {
    * its auth dialog. From the pinned binaries' `--help` (docs/accounts.md, "Signing in").
    */
   readonly signInArgs: readonly string[];
+  /**
+   * `--on-limit failover` (core/accounts/failover.ts): where the session record the hooks announced
+   * (`transcript`) goes so that this CLI, started with another account's worker environment `env`,
+   * resumes it by its session id (the launch's resumeSessionId); null: that path is not this CLI's
+   * record. Absent: a session cannot be carried, and a fresh one is sent the turn's prompt again.
+   */
+  carrySession?(transcript: string, env: Readonly<Record<string, string>>): string | null;
   /** Where a stored sign-in shows without starting the TUI (`umbel doctor`); none: doctor cannot tell. */
   signInClues?(env: Readonly<Record<string, string | undefined>>): SignInClues;
   /**

@@ -76,6 +76,11 @@ export type ReadyConfig = {
    * question whose answer the CLI would keep in the user's configuration is refused, never answered.
    */
   readonly sessionTrust?: boolean;
+  /**
+   * Events before this line of the log are an earlier incarnation's (a worker relaunched in place by
+   * --on-limit failover): only a SessionStart from here on is this CLI's.
+   */
+  readonly logFrom?: number;
 };
 
 export type ReadyCommand =
@@ -176,8 +181,9 @@ function stepStarting(s: Starting, o: ReadyObservation): ReadyStep {
     case "keys":
       return untilDeadline(s, o.now);
     case "log": {
+      const from = s.config.logFrom ?? 0;
       const started = parseEvents(provider, o.log).some(
-        (e) => provider.interpretEvent(e).kind === "session-start",
+        (e) => e.index >= from && provider.interpretEvent(e).kind === "session-start",
       );
       // Read while the screen is not ready yet: only to know whether the hook has come.
       if (s.readySince === null)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FailoverMove } from "../accounts/failover.ts";
 import { EXIT } from "../errors.ts";
 import { inputIdOf } from "../fleet/answer.ts";
 import { SentFromQueue } from "../fleet/queue.ts";
@@ -66,6 +67,19 @@ export const OutcomeEvidence = z
       .int()
       .optional()
       .describe("--on-limit continue: how many usage limits the turn was continued through"),
+    failover: z
+      .array(FailoverMove)
+      .optional()
+      .describe(
+        "--on-limit failover: each move of the worker to another account of its provider during this wait, oldest first",
+      ),
+    earliestReset: z
+      .string()
+      .nullable()
+      .optional()
+      .describe(
+        "--on-limit failover with no account left with headroom (limited): the earliest reset across the provider's accounts (ISO 8601); null when none says",
+      ),
   })
   .describe("What shows the outcome; which fields are set depends on `reason`");
 export type OutcomeEvidence = z.infer<typeof OutcomeEvidence>;

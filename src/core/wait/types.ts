@@ -1,3 +1,4 @@
+import type { FailoverMove, FailoverResult } from "../accounts/failover.ts";
 import type { BudgetSpent, OnLimit, UsageLimit } from "../limits/limits.ts";
 import type { RecordSource } from "../providers/transcript-types.ts";
 import type { HookEvent, Provider, Stall, TurnSignal } from "../providers/types.ts";
@@ -58,6 +59,17 @@ export type WaitCommand =
   | { readonly kind: "sleep"; readonly ms: number; readonly wake: boolean; readonly progress?: WaitProgress }
   /** --on-limit continue (codex, gemini): send this prompt as `send` does; `sent` answers. */
   | { readonly kind: "send"; readonly prompt: string }
+  /**
+   * --on-limit failover: move the worker to another account of its provider with headroom (never one
+   * in `left`, nor the one it is on), carry its session, relaunch it and continue the turn, all by
+   * `until`; `failed-over` answers.
+   */
+  | {
+      readonly kind: "failover";
+      readonly limit: UsageLimit;
+      readonly left: readonly (string | null)[];
+      readonly until: number;
+    }
   | { readonly kind: "done"; readonly reason: OutcomeReason; readonly evidence: OutcomeEvidence };
 
 export type WaitProgress = {
@@ -65,6 +77,8 @@ export type WaitProgress = {
   readonly turn: TurnState["status"];
   /** Waiting through a usage limit (--on-limit continue): the limit and its reset. */
   readonly limited?: UsageLimit;
+  /** --on-limit failover: the worker is being moved to another account (after `limited`). */
+  readonly failingOver?: boolean;
 };
 
 /** How the tmux pane looked: `unknown` when tmux failed or did not answer (never read as dead). */
@@ -86,6 +100,8 @@ export type WaitObservation = { readonly now: number; readonly aborted: boolean 
   | { readonly kind: "keys" }
   /** The continuation prompt was taken (its baseline) or not (`error`). */
   | { readonly kind: "sent"; readonly baseline: number | null; readonly error: string | null }
+  /** What the failover did: moved (the continued turn's baseline), not placed (no headroom), failed. */
+  | { readonly kind: "failed-over"; readonly result: FailoverResult }
 );
 
 export type Step = { readonly state: WaitState; readonly next: WaitCommand };
@@ -146,6 +162,8 @@ export type LimitMemory = {
   /** Continuation prompts umbel sent (codex, gemini). */
   readonly prompts: number;
   readonly last: UsageLimit | null;
+  /** --on-limit failover: the moves so far, oldest first (kept across each move). */
+  readonly moves: readonly FailoverMove[];
 };
 
 export type Decided = { readonly reason: OutcomeReason; readonly evidence: OutcomeEvidence };

@@ -1,6 +1,7 @@
 import type { ScreenState } from "../providers/types.ts";
 import { parseEvents } from "../worker/events.ts";
 import { beginBudget, spentBudget } from "./budget.ts";
+import { afterFailover, failOver, moved } from "./failover.ts";
 import { beginEvidence, beginStall } from "./finish.ts";
 import { afterContinuation, continued, isLimited, waitThroughLimit } from "./limited.ts";
 import { decideOutcome } from "./outcome.ts";
@@ -48,7 +49,7 @@ export function initialWatch(startedAt: number): Watch {
     turn: { status: "none" },
     transcript: { size: null, end: null, endFor: null, limit: null, tokens: null },
     costUsd: null,
-    limited: { hits: 0, key: null, last: null, prompts: 0 },
+    limited: { hits: 0, key: null, last: null, prompts: 0, moves: [] },
     pane: { dead: false, gone: false, checkedAt: Number.NEGATIVE_INFINITY },
     activity: { at: startedAt, fingerprint: "" },
     input: { index: -1, seenAt: 0, answered: false },
@@ -83,6 +84,9 @@ export function stepWatch(s: Watching, o: WaitObservation): Step {
     case "sent":
       if (o.aborted) return done(s, "aborted");
       return afterContinuation(s, o.now, o.baseline, o.error, initialWatch(o.now));
+    case "failed-over":
+      if (o.aborted) return done(s, "aborted");
+      return afterFailover(s, o.now, o.result, initialWatch(o.now));
     case "pane": {
       const pane = { dead: o.pane === "dead", gone: o.pane === "gone", checkedAt: o.now };
       const next: Watching = { ...s, watch: { ...s.watch, pane, probed: true } };
@@ -250,6 +254,7 @@ function decide(s: Watching, now: number): Step {
   const spent = spentBudget(s);
   if (spent) return beginBudget(s, now, spent);
   if (isLimited(turn) && config.onLimit === "continue") return waitThroughLimit(s, now, turn);
+  if (isLimited(turn) && config.onLimit === "failover") return failOver(s, now, turn);
   const decided = decideOutcome({
     turn,
     inputAnswered: turn.status === "input" && watch.input.answered,
@@ -265,10 +270,18 @@ function decide(s: Watching, now: number): Step {
     turnDrawn: watch.composer.drawn,
   });
   if (decided) {
+    // A turn moved to another account (--on-limit failover) lists the moves, whatever ended it.
+    const movedTo = moved(watch.limited);
     // A turn continued through usage limits says so (and names the last one).
     const { hits, last } = watch.limited;
-    if (hits === 0 || last === null || decided.reason === "limited") return beginEvidence(s, now, decided);
-    const evidence = { ...decided.evidence, ...continued(hits), limit: decided.evidence.limit ?? last };
+    if (hits === 0 || last === null || decided.reason === "limited")
+      return beginEvidence(s, now, { ...decided, evidence: { ...decided.evidence, ...movedTo } });
+    const evidence = {
+      ...decided.evidence,
+      ...continued(hits),
+      limit: decided.evidence.limit ?? last,
+      ...movedTo,
+    };
     return beginEvidence(s, now, { ...decided, evidence });
   }
   let input = watch.input;

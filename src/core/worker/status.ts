@@ -2,6 +2,7 @@ import { z } from "zod";
 import { QueueEntry } from "../fleet/queue.ts";
 import { GuardPhase } from "../guard/record.ts";
 import { BillingRoute } from "../limits/billing.ts";
+import { OnLimit } from "../limits/limits.ts";
 import { Telemetry } from "../limits/telemetry.ts";
 import { WorkerState } from "../schemas.ts";
 import { ExitRecord } from "../wait/outcome.ts";
@@ -64,10 +65,9 @@ export const StatusResult = z.object({
       "The last turn's guardrails (--json-schema, --accept) while they are being enforced, else null",
     ),
   // Optional in the schema only so that older callers' rows still parse; status always fills them.
-  onLimit: z
-    .enum(["stop", "continue"])
-    .optional()
-    .describe("What it does at a usage limit: stop (limited, exit 120) or continue through the reset"),
+  onLimit: OnLimit.optional().describe(
+    "What it does at a usage limit: stop (limited, exit 120), continue through the reset, or failover to another account",
+  ),
   billing: BillingRoute.optional(),
   account: z
     .string()

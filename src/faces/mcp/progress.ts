@@ -53,10 +53,14 @@ export function waitProgress(
   if (!report) return undefined;
   let sentAt = Number.NEGATIVE_INFINITY;
   let sent: string | null = null;
-  return ({ elapsedMs, turn, limited, attempt, maxAttempts, phase }) => {
-    // Waiting through a usage limit (--on-limit continue) is a phase of its own.
+  return ({ elapsedMs, turn, limited, failingOver, attempt, maxAttempts, phase }) => {
+    // Waiting through a usage limit (--on-limit continue), or moving off one (failover), is a phase of its own.
     const what =
-      phase && phase !== "turn" ? PHASE_LABEL[phase] : limited ? limitedLabel(limited) : TURN_LABEL[turn];
+      phase && phase !== "turn"
+        ? PHASE_LABEL[phase]
+        : limited
+          ? limitedLabel(limited, failingOver === true)
+          : TURN_LABEL[turn];
     const state = attempt === undefined ? what : `attempt ${attempt}/${maxAttempts} · ${what}`;
     if (state === sent && elapsedMs - sentAt < WAIT_PROGRESS_EVERY_MS) return;
     sentAt = elapsedMs;
@@ -69,7 +73,8 @@ export function waitProgress(
   };
 }
 
-function limitedLabel(limit: NonNullable<GuardProgress["limited"]>): string {
+function limitedLabel(limit: NonNullable<GuardProgress["limited"]>, failingOver: boolean): string {
   const window = limit.window ? ` (${limit.window})` : "";
+  if (failingOver) return `limited${window}, moving to another account`;
   return `limited${window}, waiting for the reset${limit.resetsAt ? ` at ${limit.resetsAt}` : ""}`;
 }

@@ -240,6 +240,8 @@ function extras(
       : {}),
     // A usage limit's window and reset time, where the caller looks first.
     ...(outcome.reason === "limited" && limit ? { limit } : {}),
+    // --on-limit failover: the accounts the turn moved across.
+    ...(outcome.evidence.failover ? { failover: outcome.evidence.failover } : {}),
   };
 }
 

@@ -68,6 +68,11 @@ const NEXT: Record<OutcomeReason, (o: Outcome) => string> = {
     const at = o.evidence.limit?.resetsAt;
     if (o.evidence.budget)
       return `the turn was stopped at its budget and the worker is usable; umbel_send {name: "${o.name}", prompt} to go on`;
+    // --on-limit failover found no account of the provider with headroom.
+    if (o.evidence.earliestReset !== undefined)
+      return o.evidence.earliestReset
+        ? `no account of this provider has headroom; the earliest reset is ${o.evidence.earliestReset}: send after that, or spawn on another provider`
+        : `no account of this provider has headroom and none gave a reset time; try again later, or spawn on another provider`;
     return at
       ? `the subscription's ${o.evidence.limit?.window ?? "usage"} limit resets at ${at}; send after that (or spawn with onLimit: "continue" to wait through it), or use another worker`
       : `the subscription's usage limit gave no reset time; try again later, or use another worker`;

@@ -1,3 +1,4 @@
+import { describeMove } from "../../core/accounts/failover.ts";
 import { policyDecisionOf } from "../../core/fleet/policy/compile.ts";
 import { describeGuard } from "../../core/guard/record.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
@@ -13,6 +14,8 @@ export function renderOutcome(outcome: Outcome): string {
     `${outcome.reason} (exit ${outcome.exitCode}) after ${(outcome.elapsedMs / 1000).toFixed(1)}s`,
   ];
   if (e.detail) lines.push(`detail: ${e.detail}`);
+  for (const move of e.failover ?? []) lines.push(`failover: ${describeMove(move)}`);
+  if (e.earliestReset !== undefined) lines.push(`earliest reset: ${e.earliestReset ?? "unknown"}`);
   if (e.error) lines.push(`error: ${e.error}`);
   if (e.prompt) lines.push(`needs input: ${e.prompt}`);
   if (e.exit) lines.push(`exit: ${renderExit(e.exit)}`);

@@ -1,11 +1,10 @@
-import { accountsOf } from "../../core/accounts/list.ts";
-import { type Placement, type PlacementCandidate, placeAccount } from "../../core/accounts/placement.ts";
+import { type Placement, placeAccount } from "../../core/accounts/placement.ts";
 import { AUTO_ACCOUNT } from "../../core/accounts/schema.ts";
 import { NoHeadroomError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import type { ProviderId, SpawnInput } from "../../core/schemas.ts";
-import { loadUserConfig } from "../worker/user-config.ts";
+import type { SpawnInput } from "../../core/schemas.ts";
+import { accountCandidates } from "./candidates.ts";
 
 /** A spawn with its account decided: `input.account` is the picked one (absent: the default). */
 export type PlacedSpawn = { readonly input: SpawnInput; readonly placement: Placement | null };
@@ -22,18 +21,7 @@ export async function placeSpawn(deps: Deps, input: SpawnInput): Promise<PlacedS
   // The bench counts the tmux calls between these two marks (bench/placement.ts: none).
   deps.trace.mark(`placement ${input.name}: looking`);
   const provider = getProvider(input.provider);
-  const { config } = await loadUserConfig(deps);
-  const accounts = accountsOf(config, provider, deps.env);
-  const [live, records] = await Promise.all([
-    liveByAccount(deps, provider.id),
-    Promise.all(accounts.map((a) => deps.store.readAccountWindows(provider.id, a.name))),
-  ]);
-  const candidates: PlacementCandidate[] = accounts.map((a, i) => ({
-    account: a.name,
-    billing: a.billing.route,
-    live: live.get(a.name) ?? 0,
-    known: records[i] ?? null,
-  }));
+  const candidates = await accountCandidates(deps, provider);
   const decision = placeAccount(candidates, deps.clock.now());
   if (!decision.placed) {
     deps.trace.mark(`placement ${input.name}: ${decision.reason}`);
@@ -50,25 +38,4 @@ export async function placeSpawn(deps: Deps, input: SpawnInput): Promise<PlacedS
   deps.trace.mark(`placement ${input.name}: ${placement.reason}`);
   const { account: _auto, ...rest } = input;
   return { input: placement.account === null ? rest : { ...rest, account: placement.account }, placement };
-}
-
-/**
- * Each account's live workers of the provider, as the state root says: a meta.json not killed and
- * no exit record (a pane gone without one counts until status sees it). A warm pool's unclaimed
- * spare is nobody's work yet.
- */
-async function liveByAccount(deps: Deps, provider: ProviderId): Promise<Map<string | null, number>> {
-  const names = await deps.store.listNames();
-  const counted = await Promise.all(
-    names.map(async (name) => {
-      const meta = await deps.store.readMeta(name).catch(() => null);
-      if (!meta || meta.provider !== provider || meta.state === "killed" || meta.pool?.state === "spare")
-        return undefined;
-      const exit = await deps.store.readExit(name).catch(() => null);
-      return exit === null ? (meta.account ?? null) : undefined;
-    }),
-  );
-  const live = new Map<string | null, number>();
-  for (const account of counted) if (account !== undefined) live.set(account, (live.get(account) ?? 0) + 1);
-  return live;
 }

@@ -135,11 +135,12 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
 
 /**
  * `--on-limit continue`: a turn a usage limit stopped is not over, it goes on after the reset (claude
- * by itself, codex and gemini with the waiting umbel's continuation prompt); a queued prompt sent
- * now would take its place. The queue waits for the continued turn's end.
+ * by itself, codex and gemini with the waiting umbel's continuation prompt; `failover`: on another
+ * account); a queued prompt sent now would take its place. The queue waits for the continued turn's end.
  */
 function isWaitingOutLimit(view: WorkerView, turn: TurnState): boolean {
-  if (view.meta.onLimit !== "continue" || !view.provider.limits) return false;
+  const on = view.meta.onLimit;
+  if ((on !== "continue" && on !== "failover") || !view.provider.limits) return false;
   return turn.status === "failure" && turn.limit !== undefined;
 }
 

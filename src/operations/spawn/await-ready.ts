@@ -21,7 +21,9 @@ export async function waitReady(
   deps: Deps,
   provider: Provider,
   name: string,
-  options: Pick<ReadyConfig, "untrusted" | "signInAdvice" | "cwd" | "sessionTrust"> & { timeoutMs: number },
+  options: Pick<ReadyConfig, "untrusted" | "signInAdvice" | "cwd" | "sessionTrust" | "logFrom"> & {
+    timeoutMs: number;
+  },
 ): Promise<DialogAnswer[]> {
   const { timeoutMs, ...rest } = options;
   const deadline = deps.clock.now() + timeoutMs;

@@ -1,3 +1,4 @@
+import { refuseLiteralEnv } from "../../core/accounts/failover.ts";
 import { type AccountLaunch, resolveAccount } from "../../core/accounts/launch.ts";
 import { UsageError } from "../../core/errors.ts";
 import { STRUCTURED_SERVER_NAME } from "../../core/guard/tool.ts";
@@ -46,6 +47,8 @@ export async function prepareSpawn(
   options: { sessionTrust: boolean },
 ): Promise<PreparedSpawn> {
   const provider = getProvider(input.provider);
+  const literal = input.onLimit === "failover" ? refuseLiteralEnv(input.env) : null;
+  if (literal) throw new UsageError(literal, { onLimit: input.onLimit });
   const cwd = await resolveCwd(deps, input.cwd);
   const addDirs = await resolveAddDirs(deps, input.addDir, cwd);
   // claude --resume keeps the session id it resumes.

@@ -14,6 +14,7 @@ import { awaitStructuredServer } from "../guard/structured-call.ts";
 import { waitReady } from "./await-ready.ts";
 import { holdBootSlot } from "./boot-slot.ts";
 import { DEFAULT_START_TIMEOUT_MS, prepareSpawn } from "./prepare.ts";
+import { keepForRelaunch } from "./relaunch.ts";
 import { untrustedFolder } from "./resolve.ts";
 import {
   layOutHome,
@@ -180,6 +181,8 @@ export async function launchWorker(
       ...(placement ? { placement } : {}),
     };
     await deps.store.writeMeta(meta);
+    // Only when asked for: see the virtual clock's note above.
+    if (input.onLimit === "failover") await keepForRelaunch(deps, input, extra.sessionTrust === true);
     await writeFleetFiles(deps, provider, input);
     // Before the wrapper starts: it watches the owner from its first second.
     if (owner) await deps.store.writeWorkerFile(input.name, OWNER_FILE, ownerLine(owner));

@@ -12,6 +12,7 @@ import type {
   WaitProgress,
 } from "../../core/wait/types.ts";
 import { noteLimit } from "../accounts/record.ts";
+import { failOverWorker } from "../accounts/failover.ts";
 import { readStatusLine } from "../limits/cost.ts";
 import { bounded, LATE } from "../worker/bounded.ts";
 import { deliverTurn } from "../worker/send.ts";
@@ -59,7 +60,8 @@ export async function waitForTurn(
         : { maxTokens: input.maxTokens, ...options.cost },
   });
   const waker = deps.watch.dir(deps.store.paths(name).events);
-  const looked: Looked = { screen: undefined };
+  // A failover relaunches the worker on another account: the worker as it is now.
+  const looked: Looked = { screen: undefined, worker };
   try {
     const ended = await drive({
       state,
@@ -80,7 +82,15 @@ export async function waitForTurn(
       },
       perform: (command) => {
         if (command.kind === "sleep" && command.progress) onProgress?.(command.progress);
-        return perform(deps, worker, waker, command, looked);
+        // A move takes a CLI start (seconds): say so before it.
+        if (command.kind === "failover")
+          onProgress?.({
+            elapsedMs: deps.clock.now() - startedAt,
+            turn: "failure",
+            limited: command.limit,
+            failingOver: true,
+          });
+        return perform(deps, waker, command, looked);
       },
     });
     // The one place a turn's limit is known: the account's record keeps it for placement.
@@ -112,16 +122,11 @@ function observe(deps: Deps, seen: Seen): WaitObservation {
   return { ...seen, now: deps.clock.now(), aborted: deps.signal?.aborted === true } as WaitObservation;
 }
 
-/** The screen the last probe's tmux call brought along, for a capture in the same wake. */
-type Looked = { screen: string | null | undefined };
+/** The screen the last probe's tmux call brought along, for a capture in the same wake; the worker. */
+type Looked = { screen: string | null | undefined; worker: Worker };
 
-async function perform(
-  deps: Deps,
-  worker: Worker,
-  waker: Waker,
-  command: Pending,
-  looked: Looked,
-): Promise<WaitObservation> {
+async function perform(deps: Deps, waker: Waker, command: Pending, looked: Looked): Promise<WaitObservation> {
+  const { worker } = looked;
   const { name } = worker.meta;
   const brought = looked.screen;
   looked.screen = undefined;
@@ -143,6 +148,11 @@ async function perform(
         const message = error instanceof Error ? error.message : String(error);
         return observe(deps, { kind: "sent", baseline: null, error: message });
       }
+    case "failover": {
+      const { result, worker: now } = await failOverWorker(deps, worker, command);
+      looked.worker = now;
+      return observe(deps, { kind: "failed-over", result });
+    }
     case "read-transcript": {
       const size = await deps.records.size(command.source);
       const fresh = command.wantText && size !== null && size !== command.knownSize;

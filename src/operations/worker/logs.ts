@@ -1,3 +1,4 @@
+import { FAILOVER_LOG_FILE, failoverLogEntries, parseFailoverLog } from "../../core/accounts/failover.ts";
 import { guardLogEntries } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
@@ -8,8 +9,9 @@ import { checkLiveness, loadWorker } from "./worker.ts";
 /**
  * The worker's events (hook payloads and the wrapper's exit record) in order, with what umbel's
  * guardrails did in between (`umbel:structured`, `umbel:check`, `umbel:feedback`, each at the place
- * in the log where it ran), after `umbel:placement` (how `--account auto` chose the account). With `follow`, keeps delivering new ones until the worker is gone or the
- * signal aborts.
+ * in the log where it ran), after `umbel:placement` (how `--account auto` chose the account), and
+ * each move to another account (`umbel:failover`, before the turn it continued). With `follow`,
+ * keeps delivering new ones until the worker is gone or the signal aborts.
  */
 export async function streamLogs(
   deps: Deps,
@@ -25,7 +27,12 @@ export async function streamLogs(
   const shown = new Set<string>();
   const drain = async () => {
     const events = parseEvents(worker.provider, await deps.store.readHooksLog(input.name), seen);
-    const checks = guardLogEntries(await deps.guards.list(input.name)).filter((e) => !shown.has(e.key));
+    const moves = failoverLogEntries(
+      parseFailoverLog(await deps.store.readWorkerFile(input.name, FAILOVER_LOG_FILE)),
+    );
+    const checks = [...guardLogEntries(await deps.guards.list(input.name)), ...moves].filter(
+      (e) => !shown.has(e.key),
+    );
     const merged: HookEvent[] = [...events];
     for (const entry of checks) {
       shown.add(entry.key);

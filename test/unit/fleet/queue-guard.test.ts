@@ -77,18 +77,21 @@ describe("the queue beside a guard loop", () => {
 });
 
 describe("the queue beside a usage limit", () => {
-  test("--on-limit continue: a limited turn is not over, so a queued prompt waits for its continuation", async () => {
-    const world = guardWorld((_p, n) => (n === 1 ? { limit: true } : { answer: `answer ${n}` }));
-    const meta = world.sessions.get("w1")?.meta;
-    if (meta) meta.onLimit = "continue";
-    await sendOrQueue(world.deps, { name: "w1", prompt: "one" });
-    await world.clock.advance(1000);
-    const two = await sendOrQueue(world.deps, { name: "w1", prompt: "two", queue: true });
-    expect(two).toMatchObject({ baseline: null, queued: { position: 0, state: "queued" } });
-    // The screen is idle, but status sends nothing while the limit is being waited out.
-    expect((await statusOf(world.deps, "w1")).queue?.map((e) => e.state)).toEqual(["queued"]);
-    expect(world.prompts).toEqual(["one"]);
-  });
+  test.each(["continue", "failover"] as const)(
+    "--on-limit %s: a limited turn is not over, so a queued prompt waits for its continuation",
+    async (onLimit) => {
+      const world = guardWorld((_p, n) => (n === 1 ? { limit: true } : { answer: `answer ${n}` }));
+      const meta = world.sessions.get("w1")?.meta;
+      if (meta) meta.onLimit = onLimit;
+      await sendOrQueue(world.deps, { name: "w1", prompt: "one" });
+      await world.clock.advance(1000);
+      const two = await sendOrQueue(world.deps, { name: "w1", prompt: "two", queue: true });
+      expect(two).toMatchObject({ baseline: null, queued: { position: 0, state: "queued" } });
+      // The screen is idle, but status sends nothing while the limit is being waited out.
+      expect((await statusOf(world.deps, "w1")).queue?.map((e) => e.state)).toEqual(["queued"]);
+      expect(world.prompts).toEqual(["one"]);
+    },
+  );
 
   test("--on-limit stop (the default): the limited turn is over, a queued prompt goes at once", async () => {
     const world = guardWorld((_p, n) => (n === 1 ? { limit: true } : { answer: `answer ${n}` }));

@@ -36,6 +36,21 @@ describe("spawn readiness machine", () => {
     expect(run.at).toBeLessThan(1010);
   });
 
+  test("a relaunch in place (failover): only a SessionStart from logFrom on is this CLI's", () => {
+    const run = runReady(config({ logFrom: 1 }), {
+      screens: [
+        [0, BUSY],
+        [100, IDLE],
+      ],
+      events: [
+        [0, START],
+        [900, START],
+      ],
+    });
+    expect(run).toMatchObject({ result: "ready" });
+    expect(run.at).toBeGreaterThanOrEqual(900);
+  });
+
   test("a dialog is answered by its keys no earlier than 300 ms after it appeared", () => {
     const run = runReady(config(), {
       screens: [

@@ -7,6 +7,7 @@ import {
 import { CLAUDE_POLICY } from "../hook-policy.ts";
 import { SNAKE_HOOK_WIRE } from "../hook-wire.ts";
 import type { LaunchInput, LaunchPlan } from "../launch-types.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { PlainProvider } from "../types.ts";
 import { CLAUDE_BILLING_ENV, refuseClaudeSwitches } from "./billing.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_NOTIFY_RULES, interpretEvent } from "./events.ts";
@@ -71,6 +72,9 @@ export const claude: PlainProvider = {
   accountHome: (home) => ({ env: { CLAUDE_CONFIG_DIR: home }, hostEnv: {} }),
   // 2.1.332 `claude auth login`: the subscription's OAuth (its default, --claudeai) into the config dir.
   signInArgs: ["auth", "login"],
+  // 2.1.332: `--resume <id>` reads <config dir>/projects/<cwd slug>/<id>.jsonl; the slug is the cwd's.
+  carrySession: (transcript, env) =>
+    carryUnder(transcript, env.CLAUDE_CONFIG_DIR || (env.HOME ? `${env.HOME}/.claude` : null), "projects", 3),
   // The trust dialog's "Yes" and the API-key dialog's go into .claude.json (notes: §1).
   dialogRecord: (env) =>
     env.CLAUDE_CONFIG_DIR ? `${env.CLAUDE_CONFIG_DIR}/.claude.json` : `${env.HOME ?? "~"}/.claude.json`,

@@ -10,6 +10,7 @@ import {
   type LaunchPlan,
   refuseLaunchFlags,
 } from "../launch-types.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { HomedProvider } from "../types.ts";
 import { CODEX_NOTIFY_RULES, interpretCodexEvent, turnEndSignal } from "./events.ts";
 import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from "./home.ts";
@@ -128,6 +129,8 @@ export const codex: HomedProvider = {
   accountHome: (home) => ({ env: {}, hostEnv: { CODEX_HOME: home } }),
   // 0.171.0 `codex login`: ChatGPT sign-in, written to $CODEX_HOME/auth.json.
   signInArgs: ["login"],
+  // 0.171.0: `codex resume <id>` finds sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl in its CODEX_HOME.
+  carrySession: (transcript, env) => carryUnder(transcript, env.CODEX_HOME ?? null, "sessions", 5),
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("codex", options, CODEX_LAUNCH_FLAGS) ??
     unsupportedLaunchOption(options) ??

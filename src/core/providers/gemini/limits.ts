@@ -12,7 +12,13 @@ import { findGeminiTurnError } from "./transcript.ts";
  * - Code Assist (Google sign-in): `Quota exceeded for this model. Your quota will reset after 1h0m0s.`
  * It never continues by itself ("Keep trying" sends one request at once, then asks again).
  */
-export const geminiLimits: ProviderLimits = { read: readGeminiLimit, continues: "resend" };
+// 0.61.0 rolls a failed turn's user message back: a session resumed after a limit has no trace of
+// the prompt (measured through a failover on the stub: the next request held the turns before only).
+export const geminiLimits: ProviderLimits = {
+  read: readGeminiLimit,
+  continues: "resend",
+  dropsLimitedPrompt: true,
+};
 
 const DAILY = /exhausted your daily quota/i;
 const QUOTA = /exhausted your daily quota|exceeded your current quota|Quota exceeded for|quota will reset/i;

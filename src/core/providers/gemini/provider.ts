@@ -10,6 +10,7 @@ import {
   type LaunchPlan,
   refuseLaunchFlags,
 } from "../launch-types.ts";
+import { carryUnder } from "../session-carry.ts";
 import type { HomedProvider, TurnSignal } from "../types.ts";
 import { assessRetryStall, GEMINI_NOTIFY_RULES, interpretGeminiEvent } from "./events.ts";
 import {
@@ -131,6 +132,9 @@ export const gemini: HomedProvider = {
   accountHome: (home) => ({ env: {}, hostEnv: { GEMINI_CLI_HOME: home } }),
   // 0.61.0 has no login command: the TUI's auth dialog on its first start (then /quit).
   signInArgs: [],
+  // The chats are in the worker's own GEMINI_CLI_HOME (.gemini/tmp/<slug>/chats/session-….jsonl),
+  // which an account only links its sign-in into: a relaunch on another account finds them in place.
+  carrySession: (transcript, env) => carryUnder(transcript, env.GEMINI_CLI_HOME ?? null, ".gemini", 5),
   home: {
     reads: (context) => {
       const dir = userGeminiDir(context.hostEnv);
