@@ -154,6 +154,7 @@ describe("structure", () => {
     "doctor",
     "fleet",
     "guard",
+    "hosts",
     "limits",
     "pool",
     "print",

@@ -1,0 +1,45 @@
+import { ProtocolMismatchError, UsageError } from "../../core/errors.ts";
+import { Envelope, PROTOCOL } from "../../core/hosts/command.ts";
+import type { Verb } from "../verbs/verb.ts";
+import { formatIssues } from "./args.ts";
+import { type CliIo, runParsed } from "./commands.ts";
+
+/**
+ * `umbel VERB --stdin-json [--json]`: the hidden form another umbel runs over ssh (docs/hosts.md).
+ * The whole input comes on stdin as one envelope (core/hosts/command.ts), parsed by the verb's own
+ * schema, so a prompt or an --env value is never on this host's command line.
+ */
+export async function runStdinJson(verb: Verb, rest: readonly string[], io: CliIo): Promise<number> {
+  const other = rest.find((arg) => arg !== "--json");
+  if (other !== undefined)
+    throw new UsageError("--stdin-json takes the whole input on stdin: no argument but --json beside it", {
+      command: verb.name,
+    });
+  const envelope = Envelope.safeParse(parseJson(await io.readStdin()));
+  if (!envelope.success)
+    throw new UsageError(`--stdin-json: stdin is not an envelope: ${formatIssues(envelope.error)}`, {
+      command: verb.name,
+    });
+  if (envelope.data.protocol !== PROTOCOL)
+    throw new ProtocolMismatchError(
+      `this umbel speaks protocol ${PROTOCOL}, its caller ${envelope.data.protocol}: install the same umbel on both`,
+      { local: envelope.data.protocol, remote: PROTOCOL },
+    );
+  const input = verb.input.safeParse(envelope.data.input);
+  if (!input.success) throw new UsageError(formatIssues(input.error), { command: verb.name });
+  const fields = input.data as Record<string, unknown>;
+  // One hop: the host runs its own workers; it never relays to a host of its own config.
+  if (fields.host !== undefined || String(fields.name ?? "").includes(":"))
+    throw new UsageError("--stdin-json names a worker of this host only (NAME, never HOST:NAME)", {
+      command: verb.name,
+    });
+  return runParsed(verb, input.data, io, rest.includes("--json"));
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
