@@ -81,7 +81,8 @@ async function relay(
   input: Record<string, unknown>,
   { deps }: VerbContext,
 ): Promise<unknown> {
-  if (input.names !== undefined || input.any === true || input.all === true)
+  const more = Array.isArray(input.names) && input.names.length > 0;
+  if (more || input.any === true || input.all === true)
     throw new UsageError("wait --any/--all over a host's workers is not there yet: wait on each one", {
       host,
     });

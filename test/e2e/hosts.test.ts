@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { hasSshd, type Sshd, startSshd } from "../helpers/sshd.ts";
+
+// A real sshd, two umbels and a fake claude on real tmux: seconds a test (bun's default is 5 s).
+setDefaultTimeout(60_000);
+
+/**
+ * A worker on another host, over a real OpenSSH server on loopback (test/helpers/sshd.ts): the
+ * "remote" is dist/umbel with its own HOME, state root and tmux server (a wrapper script exports
+ * them: sshd gives a session its own environment), the local one reaches it through
+ * UMBEL_SSH_COMMAND="ssh -F <the test's client config>".
+ */
+
+const SECRET = `host-canary-${crypto.randomUUID()}`;
+const PROMPT = `prompt-canary-${crypto.randomUUID()}`;
+
+let sshd: Sshd;
+let local: Sandbox;
+let remote: Sandbox;
+
+beforeAll(async () => {
+  if (!hasSshd()) throw new Error("no sshd: apt-get install openssh-server (.ci/run installs it)");
+  sshd = await startSshd("box");
+  remote = await createSandbox();
+  local = await createSandbox({ env: { UMBEL_SSH_COMMAND: sshd.sshCommand, SECRET_TOKEN: SECRET } });
+  const wrapper = join(remote.dir, "remote-umbel");
+  const exports = Object.entries(remote.env)
+    .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'\n`)
+    .join("");
+  await writeFile(wrapper, `#!/bin/sh\n${exports}cd '${remote.work}'\nexec '${UMBEL}' "$@"\n`);
+  await chmod(wrapper, 0o755);
+  await mkdir(local.root, { recursive: true, mode: 0o700 });
+  await writeFile(join(local.root, "config.toml"), `[hosts.box]\nssh = "box"\numbel = "${wrapper}"\n`);
+});
+
+afterAll(async () => {
+  await sshd?.dispose();
+  await Promise.all([local?.dispose(), remote?.dispose()]);
+});
+
+const parse = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+/** Every argv on this machine (both "hosts" are this one) while `run` runs, sampled from /proc. */
+async function sampleArgv<T>(run: () => Promise<T>): Promise<{ result: T; argvs: Set<string> }> {
+  const argvs = new Set<string>();
+  let done = false;
+  const sampler = (async () => {
+    while (!done) {
+      for (const entry of readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          argvs.add(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
+        } catch {
+          // gone meanwhile
+        }
+      }
+      await Bun.sleep(5);
+    }
+  })();
+  const result = await run();
+  done = true;
+  await sampler;
+  return { result, argvs };
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e);
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (st?.isDirectory()) walk(p);
+      else if (st?.isFile()) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe("a worker on a host over ssh", () => {
+  test("hosts lists the box: reachable, its round trip, its umbel's version and protocol, its CLIs", async () => {
+    const r = await local.umbel(["hosts", "--json"]);
+    expect(r.stderr).toBe("");
+    const [box] = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(box).toMatchObject({ name: "box", ssh: "box", reachable: true, protocol: 1, workers: [], error: null });
+    expect(typeof box?.version).toBe("string");
+    expect(box?.rttMs as number).toBeGreaterThanOrEqual(0);
+    expect(box?.clis).toContainEqual(expect.objectContaining({ id: "claude", status: "ok" }));
+    expect(r.code).toBe(0);
+    // The master connection's socket folder: under the state root, 0700.
+    expect(statSync(join(local.root, "ssh")).mode & 0o777).toBe(0o700);
+  });
+
+  test("spawn --host → send box:w → wait → read → status → kill; secrets never on an argv", async () => {
+    const { result, argvs } = await sampleArgv(async () => {
+      const spawned = await local.umbel(["spawn", "w", "--host", "box", "--env", "SECRET_TOKEN", "--json"]);
+      expect(spawned.stderr).not.toContain("umbel:");
+      expect(parse(spawned.stdout)).toMatchObject({ name: "box:w", provider: "claude", cwd: remote.work });
+      expect(spawned.code).toBe(0);
+      // The prompt on the local umbel's stdin too, so any argv that holds it would be the remote's.
+      const sent = await local.umbel(["send", "box:w", "--json"], { stdin: PROMPT });
+      expect(parse(sent.stdout)).toMatchObject({ name: "box:w" });
+      expect(sent.code).toBe(0);
+      return parse(sent.stdout).baseline as number;
+    });
+    for (const argv of argvs) {
+      expect(argv).not.toContain(SECRET);
+      expect(argv).not.toContain(PROMPT);
+    }
+    // The remote umbel ran (its argv: the verb and --stdin-json), and nothing of the input with it.
+    expect([...argvs].some((a) => a.includes("remote-umbel send --stdin-json --json"))).toBe(true);
+
+    const waited = await local.umbel(["wait", "box:w", "--after", String(result), "--json"]);
+    expect(parse(waited.stdout)).toMatchObject({ name: "box:w", reason: "stop", exitCode: 0 });
+    expect(waited.code).toBe(0);
+    const read = await local.umbel(["read", "box:w"]);
+    // The fake's answer: the prompt's length, hash and head (it arrived byte-exact, over stdin).
+    const sha12 = new Bun.CryptoHasher("sha256").update(PROMPT).digest("hex").slice(0, 12);
+    expect(read.stdout).toStartWith(`FAKE-REPLY len=${PROMPT.length} sha=${sha12} head=`);
+    expect(read.code).toBe(0);
+    const status = await local.umbel(["status", "box:w", "--json"]);
+    expect(parse(status.stdout)).toMatchObject({ name: "box:w", state: "idle" });
+    const hosts = JSON.parse((await local.umbel(["hosts", "--json"])).stdout) as { workers: { name: string }[] }[];
+    expect(hosts[0]?.workers.map((w) => w.name)).toEqual(["w"]);
+
+    // The local umbel keeps no state for a remote worker (only the master's socket folder).
+    expect(readdirSync(local.root).sort()).toEqual(["config.toml", "ssh"]);
+    expect((await local.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+    // The env value is in no file of either state root.
+    for (const file of [...filesUnder(local.root), ...filesUnder(remote.root)])
+      expect({ file, secret: readFileSync(file, "utf8").includes(SECRET) }).toEqual({ file, secret: false });
+
+    const killed = await local.umbel(["kill", "box:w"]);
+    expect(killed.stdout).toBe("killed box:w\n");
+    expect(killed.code).toBe(0);
+    const gone = await local.umbel(["status", "box:w", "--json"]);
+    expect(parse(gone.stdout)).toMatchObject({ name: "box:w", state: "killed" });
+  });
+
+  test("a remote error keeps its code: no such worker there is exit 3, named with the host", async () => {
+    const r = await local.umbel(["read", "box:nobody", "--json"]);
+    expect(r.stderr).toStartWith("umbel: box: ");
+    expect(parse(r.stdout)).toMatchObject({ error: { code: "not-found", data: { host: "box" } } });
+    expect(r.code).toBe(3);
+  });
+
+  test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {
+    await sshd.stop();
+    try {
+      const started = performance.now();
+      const r = await local.umbel(["hosts", "--json"]);
+      const [box] = JSON.parse(r.stdout) as Record<string, unknown>[];
+      expect(box).toMatchObject({ name: "box", reachable: false, error: { code: "unreachable" } });
+      expect(r.code).toBe(0);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      const status = await local.umbel(["status", "box:w", "--json"]);
+      expect(status.stderr).toStartWith("umbel: host box is unreachable: ");
+      expect(parse(status.stdout)).toMatchObject({ error: { code: "unreachable", exitCode: 69, data: { host: "box" } } });
+      expect(status.code).toBe(69);
+    } finally {
+      await sshd.start();
+    }
+  });
+});
