@@ -412,7 +412,7 @@ export type TracePort = {
 export type SshPort = {
   run(
     argv: readonly string[],
-    options: { input: string; timeoutMs: number; controlDir: string },
+    options: { input: string; timeoutMs: number; controlDir: string; signal?: AbortSignal | undefined },
   ): Promise<SshRun>;
 };
 

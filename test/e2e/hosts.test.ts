@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
 import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { hasSshd, type Sshd, startSshd } from "../helpers/sshd.ts";
 
@@ -92,7 +95,14 @@ describe("a worker on a host over ssh", () => {
     const r = await local.umbel(["hosts", "--json"]);
     expect(r.stderr).toBe("");
     const [box] = JSON.parse(r.stdout) as Record<string, unknown>[];
-    expect(box).toMatchObject({ name: "box", ssh: "box", reachable: true, protocol: 1, workers: [], error: null });
+    expect(box).toMatchObject({
+      name: "box",
+      ssh: "box",
+      reachable: true,
+      protocol: 1,
+      workers: [],
+      error: null,
+    });
     expect(typeof box?.version).toBe("string");
     expect(box?.rttMs as number).toBeGreaterThanOrEqual(0);
     expect(box?.clis).toContainEqual(expect.objectContaining({ id: "claude", status: "ok" }));
@@ -130,7 +140,9 @@ describe("a worker on a host over ssh", () => {
     expect(read.code).toBe(0);
     const status = await local.umbel(["status", "box:w", "--json"]);
     expect(parse(status.stdout)).toMatchObject({ name: "box:w", state: "idle" });
-    const hosts = JSON.parse((await local.umbel(["hosts", "--json"])).stdout) as { workers: { name: string }[] }[];
+    const hosts = JSON.parse((await local.umbel(["hosts", "--json"])).stdout) as {
+      workers: { name: string }[];
+    }[];
     expect(hosts[0]?.workers.map((w) => w.name)).toEqual(["w"]);
 
     // The local umbel keeps no state for a remote worker (only the master's socket folder).
@@ -145,6 +157,53 @@ describe("a worker on a host over ssh", () => {
     expect(killed.code).toBe(0);
     const gone = await local.umbel(["status", "box:w", "--json"]);
     expect(parse(gone.stdout)).toMatchObject({ name: "box:w", state: "killed" });
+  });
+
+  test("over MCP: umbel_hosts, umbel_spawn {host}, then send, wait, read, status and kill on box:m", async () => {
+    const client = new Client({ name: "umbel-e2e-hosts", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: UMBEL,
+        args: ["mcp"],
+        env: local.env,
+        cwd: local.work,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const ok = async (name: string, args: Record<string, unknown> = {}) => {
+        const r = (await client.callTool({ name, arguments: args })) as ToolResult;
+        if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
+        return r.structuredContent as Record<string, unknown>;
+      };
+      const hosts = (await ok("umbel_hosts")).hosts as Record<string, unknown>[];
+      expect(hosts[0]).toMatchObject({ name: "box", reachable: true, protocol: 1 });
+      expect(
+        await ok("umbel_spawn", { name: "m", host: "box", env: { T: { fromEnv: "SECRET_TOKEN" } } }),
+      ).toMatchObject({
+        name: "box:m",
+        cwd: remote.work,
+      });
+      const { baseline } = await ok("umbel_send", { name: "box:m", prompt: "over mcp" });
+      expect(await ok("umbel_wait", { name: "box:m", after: baseline })).toMatchObject({
+        name: "box:m",
+        reason: "stop",
+      });
+      expect((await ok("umbel_read", { name: "box:m" })).text).toStartWith("FAKE-REPLY len=8");
+      expect(await ok("umbel_status", { name: "box:m" })).toMatchObject({ name: "box:m", state: "idle" });
+      expect(await ok("umbel_kill", { name: "box:m", purge: true })).toMatchObject({
+        name: "box:m",
+        state: "purged",
+      });
+      const missing = (await client.callTool({
+        name: "umbel_read",
+        arguments: { name: "box:m" },
+      })) as ToolResult;
+      expect(missing.isError).toBe(true);
+      expect(errorOf(missing)).toMatchObject({ code: "not-found", exitCode: 3, data: { host: "box" } });
+    } finally {
+      await client.close();
+    }
   });
 
   test("a remote error keeps its code: no such worker there is exit 3, named with the host", async () => {
@@ -165,7 +224,9 @@ describe("a worker on a host over ssh", () => {
       expect(performance.now() - started).toBeLessThan(10_000);
       const status = await local.umbel(["status", "box:w", "--json"]);
       expect(status.stderr).toStartWith("umbel: host box is unreachable: ");
-      expect(parse(status.stdout)).toMatchObject({ error: { code: "unreachable", exitCode: 69, data: { host: "box" } } });
+      expect(parse(status.stdout)).toMatchObject({
+        error: { code: "unreachable", exitCode: 69, data: { host: "box" } },
+      });
       expect(status.code).toBe(69);
     } finally {
       await sshd.start();

@@ -99,7 +99,9 @@ export async function startSshd(alias = "box"): Promise<Sshd> {
       await eventually(
         async () => {
           if (started.exitCode !== null)
-            throw new Error(`sshd exited ${started.exitCode}: ${await readFile(join(dir, "sshd.log"), "utf8")}`);
+            throw new Error(
+              `sshd exited ${started.exitCode}: ${await readFile(join(dir, "sshd.log"), "utf8")}`,
+            );
           return canConnect(port);
         },
         10_000,

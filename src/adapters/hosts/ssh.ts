@@ -13,16 +13,17 @@ export function createSsh(env: Readonly<Record<string, string | undefined>>): Ss
     Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
   );
   return {
-    async run(argv, { input, timeoutMs, controlDir }): Promise<SshRun> {
+    async run(argv, { input, timeoutMs, controlDir, signal }): Promise<SshRun> {
       await mkdir(controlDir, { recursive: true, mode: 0o700 });
       await chmod(controlDir, 0o700);
-      const run = await runProcess(argv, { env: clean, input, timeoutMs });
+      const run = await runProcess(argv, { env: clean, input, timeoutMs, signal });
       return {
         exitCode: run.exitCode,
         stdout: run.stdout,
         stderr: run.stderr,
         timedOut: run.timedOut,
         durationMs: run.durationMs,
+        aborted: run.aborted,
       };
     },
   };

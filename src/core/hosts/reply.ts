@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HostUnreachableError, ProtocolMismatchError, RemoteError } from "../errors.ts";
+import { AbortedError, HostUnreachableError, ProtocolMismatchError, RemoteError } from "../errors.ts";
 import { PROTOCOL } from "./command.ts";
 
 /** What ssh gave back for one remote call (the process port's result, the fields read here). */
@@ -9,6 +9,8 @@ export type SshRun = {
   readonly stderr: string;
   readonly timedOut: boolean;
   readonly durationMs: number;
+  /** The caller's signal ended it (SIGINT, an MCP cancel). */
+  readonly aborted?: boolean | undefined;
 };
 
 /** ssh's own failures (it cannot connect, authenticate, or the link died) exit 255; umbel never does. */
@@ -31,6 +33,10 @@ const RemoteErrorJson = z.object({
  * with its own exit code), or the typed error it stands for. `boundMs` is what the call was given.
  */
 export function readReply(host: string, run: SshRun, boundMs: number): { value: unknown; exitCode: number } {
+  if (run.aborted)
+    throw new AbortedError(`aborted: the call to host ${host} was stopped (its worker is left untouched)`, {
+      host,
+    });
   if (run.timedOut)
     throw new HostUnreachableError(`host ${host} did not answer within ${Math.round(boundMs / 1000)}s`, {
       host,

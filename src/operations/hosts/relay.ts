@@ -27,6 +27,7 @@ export async function relayVerb(deps: Deps, call: RemoteCall): Promise<{ value: 
     input: renderEnvelope({ ...call.input }),
     timeoutMs: call.boundMs,
     controlDir: plan.controlDir,
+    signal: deps.signal,
   });
   deps.trace.mark(`ssh ${call.host} ${call.verb}: exit ${run.exitCode} in ${run.durationMs} ms`);
   return readReply(call.host, run, call.boundMs);

@@ -1,5 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { HostUnreachableError, ProtocolMismatchError, RemoteError } from "../../../src/core/errors.ts";
+import {
+  AbortedError,
+  HostUnreachableError,
+  ProtocolMismatchError,
+  RemoteError,
+} from "../../../src/core/errors.ts";
 import { PROTOCOL } from "../../../src/core/hosts/command.ts";
 import { probeCommand, readProbe } from "../../../src/core/hosts/probe.ts";
 import { checkProtocol, readReply, type SshRun } from "../../../src/core/hosts/reply.ts";
@@ -112,6 +117,12 @@ describe("readReply: the remote umbel's answer", () => {
       code: "remote-failure",
       exitCode: 1,
     });
+  });
+
+  test("a call the caller's signal stopped (Ctrl-C, an MCP cancel) is aborted (130), the worker untouched", () => {
+    const error = thrown(() => readReply("box", run({ aborted: true, exitCode: null }), 1000));
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(error).toMatchObject({ exitCode: 130, data: { host: "box" } });
   });
 
   test("checkProtocol names both versions", () => {
