@@ -23,6 +23,8 @@ export type RunOptions = {
   readonly cwd?: string | undefined;
   /** Ends the run early, as the bound does. */
   readonly signal?: AbortSignal | undefined;
+  /** Keep stdin open after `input` until the program ends (its EOF tells it the caller is gone). */
+  readonly holdStdin?: boolean | undefined;
 };
 
 /**
@@ -40,13 +42,18 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     Bun.spawn([...argv], {
       env: { ...options.env },
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
+      stdin: options.input === undefined ? "ignore" : options.holdStdin ? "pipe" : new Blob([options.input]),
       stdout: "pipe",
       stderr: "pipe",
       detached: true,
     }),
   );
   const release = holdChild(child.pid);
+  const held = options.holdStdin && options.input !== undefined ? child.stdin : undefined;
+  if (held && typeof held === "object") {
+    held.write(options.input ?? "");
+    held.flush();
+  }
   let timedOut = false;
   let onBound = () => {};
   const bound = new Promise<void>((resolve) => {
@@ -84,6 +91,7 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
+    if (held && typeof held === "object") await Promise.resolve(held.end()).catch(() => undefined);
     release();
   }
 }

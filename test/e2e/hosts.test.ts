@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
-import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { hasSshd, type Sshd, startSshd } from "../helpers/sshd.ts";
 
 // A real sshd, two umbels and a fake claude on real tmux: seconds a test (bun's default is 5 s).
@@ -68,6 +68,23 @@ async function sampleArgv<T>(run: () => Promise<T>): Promise<{ result: T; argvs:
   done = true;
   await sampler;
   return { result, argvs };
+}
+
+/** The remote umbel's `wait --stdin-json` processes (its state root's), from /proc. */
+function remoteWaits(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[1] !== "wait" || argv[2] !== "--stdin-json") continue;
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${remote.root}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 function filesUnder(dir: string): string[] {
@@ -211,6 +228,29 @@ describe("a worker on a host over ssh", () => {
     expect(r.stderr).toStartWith("umbel: box: ");
     expect(parse(r.stdout)).toMatchObject({ error: { code: "not-found", data: { host: "box" } } });
     expect(r.code).toBe(3);
+  });
+
+  test("Ctrl-C on a remote wait: exit 130 here, the remote wait ends too, the worker is untouched", async () => {
+    expect((await local.umbel(["spawn", "h", "--host", "box"])).stdout).toBe("box:h\n");
+    const baseline = (await local.umbel(["send", "box:h", "fake:hang"])).stdout.trim();
+    const child = Bun.spawn([UMBEL, "wait", "box:h", "--after", baseline, "--timeout", "5m", "--json"], {
+      cwd: local.work,
+      env: local.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const remoteWait = await eventually(() => remoteWaits()[0], 10_000, "the remote wait to run");
+    child.kill("SIGINT");
+    const started = performance.now();
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(parse(stdout)).toMatchObject({ error: { code: "aborted", data: { host: "box" } } });
+    expect(code).toBe(130);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    // Its stdin's EOF told the remote umbel its caller was gone: no wait left there for 5 minutes.
+    await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end");
+    expect(parse((await local.umbel(["status", "box:h", "--json"])).stdout)).toMatchObject({ state: "busy" });
+    expect((await local.umbel(["kill", "box:h"])).code).toBe(0);
   });
 
   test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {

@@ -16,7 +16,8 @@ export function createSsh(env: Readonly<Record<string, string | undefined>>): Ss
     async run(argv, { input, timeoutMs, controlDir, signal }): Promise<SshRun> {
       await mkdir(controlDir, { recursive: true, mode: 0o700 });
       await chmod(controlDir, 0o700);
-      const run = await runProcess(argv, { env: clean, input, timeoutMs, signal });
+      // A verb's envelope: stdin stays open while it runs, so its remote end sees EOF if this one dies.
+      const run = await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "" });
       return {
         exitCode: run.exitCode,
         stdout: run.stdout,

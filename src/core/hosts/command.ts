@@ -27,6 +27,10 @@ export const Envelope = z
   .object({
     protocol: z.number().int().describe("The sender's PROTOCOL"),
     input: z.record(z.string(), z.unknown()).describe("The verb's input, as its schema takes it"),
+    held: z
+      .boolean()
+      .optional()
+      .describe("The caller keeps stdin open while the verb runs: its EOF means the caller is gone"),
   })
   .strict();
 export type Envelope = z.infer<typeof Envelope>;
@@ -80,7 +84,7 @@ export function verbCommand(umbel: string, verb: string): string {
 
 /** The envelope's text (ssh's stdin). */
 export function renderEnvelope(input: Record<string, unknown>): string {
-  return `${JSON.stringify({ protocol: PROTOCOL, input } satisfies Envelope)}\n`;
+  return `${JSON.stringify({ protocol: PROTOCOL, input, held: true } satisfies Envelope)}\n`;
 }
 
 /**

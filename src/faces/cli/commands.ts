@@ -13,6 +13,8 @@ export type CliIo = {
   /** stderr: notes beside a result (CliSpec.notes). */
   readonly err: (text: string) => void;
   readonly readStdin: () => Promise<string>;
+  /** stdin as a stream, for `--stdin-json` (faces/cli/stdin-json.ts). */
+  readonly stdinStream?: () => ReadableStream<Uint8Array>;
   readonly stdinIsTty: boolean;
   readonly stdoutIsTty: boolean;
   /** The terminal's width, when stdout is one (help wraps to it). */

@@ -35,6 +35,7 @@ describe("a verb on box:NAME", () => {
     expect(JSON.parse(run?.input ?? "")).toEqual({
       protocol: PROTOCOL,
       input: { name: "w", prompt: "the secret plan" },
+      held: true,
     });
   });
 

@@ -90,6 +90,7 @@ describe("the envelope on stdin", () => {
     expect(JSON.parse(renderEnvelope({ name: "w", prompt: "hi\nthere" }))).toEqual({
       protocol: PROTOCOL,
       input: { name: "w", prompt: "hi\nthere" },
+      held: true,
     });
   });
 
