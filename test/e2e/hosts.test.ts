@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
-import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
-import { hasSshd, type Sshd, startSshd } from "../helpers/sshd.ts";
+import { eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createHostPair, type HostPair, hasSshd, type Sshd } from "../helpers/sshd.ts";
 
 // A real sshd, two umbels and a fake claude on real tmux: seconds a test (bun's default is 5 s).
 setDefaultTimeout(60_000);
@@ -21,28 +20,19 @@ setDefaultTimeout(60_000);
 const SECRET = `host-canary-${crypto.randomUUID()}`;
 const PROMPT = `prompt-canary-${crypto.randomUUID()}`;
 
+let pair: HostPair;
 let sshd: Sshd;
 let local: Sandbox;
 let remote: Sandbox;
 
 beforeAll(async () => {
   if (!hasSshd()) throw new Error("no sshd: apt-get install openssh-server (.ci/run installs it)");
-  sshd = await startSshd("box");
-  remote = await createSandbox();
-  local = await createSandbox({ env: { UMBEL_SSH_COMMAND: sshd.sshCommand, SECRET_TOKEN: SECRET } });
-  const wrapper = join(remote.dir, "remote-umbel");
-  const exports = Object.entries(remote.env)
-    .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'\n`)
-    .join("");
-  await writeFile(wrapper, `#!/bin/sh\n${exports}cd '${remote.work}'\nexec '${UMBEL}' "$@"\n`);
-  await chmod(wrapper, 0o755);
-  await mkdir(local.root, { recursive: true, mode: 0o700 });
-  await writeFile(join(local.root, "config.toml"), `[hosts.box]\nssh = "box"\numbel = "${wrapper}"\n`);
+  pair = await createHostPair({ localEnv: { SECRET_TOKEN: SECRET } });
+  ({ sshd, local, remote } = pair);
 });
 
 afterAll(async () => {
-  await sshd?.dispose();
-  await Promise.all([local?.dispose(), remote?.dispose()]);
+  await pair?.dispose();
 });
 
 const parse = (text: string) => JSON.parse(text) as Record<string, unknown>;

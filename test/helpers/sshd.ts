@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eventually } from "./sandbox.ts";
+import { createSandbox, eventually, type Sandbox, UMBEL } from "./sandbox.ts";
 
 /**
  * A real OpenSSH server on 127.0.0.1 at a free port, as the current user: a host key and a client
@@ -167,4 +167,46 @@ function killPid(pid: number): void {
   } catch {
     // already gone
   }
+}
+
+/** A local umbel and a "remote" one behind a real sshd (test/e2e/hosts.test.ts, bench/hosts.ts). */
+export type HostPair = {
+  readonly sshd: Sshd;
+  /** The caller: UMBEL_SSH_COMMAND is the test's ssh, config.toml declares [hosts.<alias>]. */
+  readonly local: Sandbox;
+  /** The host's umbel: its own HOME, state root and tmux server, run through a wrapper script. */
+  readonly remote: Sandbox;
+  /** The wrapper: exports the remote sandbox's environment (sshd gives a session its own), cd's to its work dir. */
+  readonly remoteUmbel: string;
+  dispose(): Promise<void>;
+};
+
+export async function createHostPair(
+  options: { alias?: string; localEnv?: Record<string, string> } = {},
+): Promise<HostPair> {
+  const alias = options.alias ?? "box";
+  const sshd = await startSshd(alias);
+  const remote = await createSandbox();
+  const local = await createSandbox({ env: { UMBEL_SSH_COMMAND: sshd.sshCommand, ...options.localEnv } });
+  const remoteUmbel = join(remote.dir, "remote-umbel");
+  const exports = Object.entries(remote.env)
+    .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'\n`)
+    .join("");
+  await writeFile(remoteUmbel, `#!/bin/sh\n${exports}cd '${remote.work}'\nexec '${UMBEL}' "$@"\n`);
+  await chmod(remoteUmbel, 0o755);
+  await mkdir(local.root, { recursive: true, mode: 0o700 });
+  await writeFile(
+    join(local.root, "config.toml"),
+    `[hosts.${alias}]\nssh = "${alias}"\numbel = "${remoteUmbel}"\n`,
+  );
+  return {
+    sshd,
+    local,
+    remote,
+    remoteUmbel,
+    async dispose() {
+      await sshd.dispose();
+      await Promise.all([local.dispose(), remote.dispose()]);
+    },
+  };
 }
