@@ -30,7 +30,7 @@ export function hasSshd(): boolean {
   return SSHD !== null && Bun.which("ssh") !== null && Bun.which("ssh-keygen") !== null;
 }
 
-export async function startSshd(alias = "box"): Promise<Sshd> {
+async function startSshd(alias = "box"): Promise<Sshd> {
   if (SSHD === null) throw new Error("no sshd: apt-get install openssh-server");
   const dir = await mkdtemp(join(tmpdir(), "umbel-sshd-"));
   await chmod(dir, 0o700);
