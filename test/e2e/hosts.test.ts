@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -155,9 +156,15 @@ describe("a worker on a host over ssh", () => {
     // The local umbel keeps no state for a remote worker (only the master's socket folder).
     expect(readdirSync(local.root).sort()).toEqual(["config.toml", "ssh"]);
     expect((await local.umbel(["ls", "--json"])).stdout).toBe("[]\n");
-    // The env value is in no file of either state root.
+    // The env value is in no file of either state root; the prompt in none of this one's (the
+    // host's events log holds it, as any worker's does: claude's UserPromptSubmit payload).
     for (const file of [...filesUnder(local.root), ...filesUnder(remote.root)])
       expect({ file, secret: readFileSync(file, "utf8").includes(SECRET) }).toEqual({ file, secret: false });
+    for (const file of filesUnder(local.root))
+      expect({ file, prompt: readFileSync(file, "utf8").includes(PROMPT) }).toEqual({ file, prompt: false });
+    expect(filesUnder(remote.root).filter((f) => readFileSync(f, "utf8").includes(PROMPT))).toEqual([
+      join(remote.root, "sessions", "w", "events", "hooks.jsonl"),
+    ]);
 
     const killed = await local.umbel(["kill", "box:w"]);
     expect(killed.stdout).toBe("killed box:w\n");
@@ -241,6 +248,56 @@ describe("a worker on a host over ssh", () => {
     await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end");
     expect(parse((await local.umbel(["status", "box:h", "--json"])).stdout)).toMatchObject({ state: "busy" });
     expect((await local.umbel(["kill", "box:h"])).code).toBe(0);
+  });
+
+  test("hosts at once: an umbel of another protocol and a host that refuses beside the box", async () => {
+    // What umbel 0.1.0 (before hosts) answers: no protocol in --version, no --stdin-json.
+    const old = join(remote.dir, "old-umbel");
+    await writeFile(
+      old,
+      `#!/bin/sh
+case "$1" in
+  --version) echo '{"version":"0.0.9","commit":"c","bun":"1.4.5","platform":"linux","arch":"x64"}' ;;
+  ls) echo '[]' ;;
+  doctor) echo '{"ok":true,"checks":[]}' ;;
+  *) echo 'umbel: Missing required positional argument: NAME' >&2
+     echo '{"error":{"code":"usage","class":"UsageError","message":"Missing required positional argument: NAME","exitCode":2,"data":{}}}'
+     exit 2 ;;
+esac
+`,
+    );
+    await chmod(old, 0o755);
+    const config = join(local.root, "config.toml");
+    const before = readFileSync(config, "utf8");
+    // gone: 127.0.0.1's port 22 under the test's ssh config, which holds no key for it: refused.
+    await writeFile(
+      config,
+      `${before}[hosts.old]\nssh = "box"\numbel = "${old}"\n[hosts.gone]\nssh = "127.0.0.1"\nssh_command = "ssh -p 1"\n`,
+    );
+    try {
+      // UMBEL_SSH_COMMAND (the test's ssh -F) wins over gone's own ssh_command, as GIT_SSH_COMMAND
+      // would: ssh never reads the passwd home's ~/.ssh/config here.
+      const withSsh = JSON.parse((await local.umbel(["hosts", "--json"])).stdout) as Record<
+        string,
+        unknown
+      >[];
+      expect(
+        withSsh.map((h) => [h.name, h.reachable, (h.error as { code?: string } | null)?.code ?? null]),
+      ).toEqual([
+        ["box", true, null],
+        ["old", true, "protocol-mismatch"],
+        ["gone", false, "unreachable"],
+      ]);
+      expect(withSsh[1]).toMatchObject({ version: "0.0.9", protocol: null });
+      const verb = await local.umbel(["read", "old:w", "--json"]);
+      expect(verb.stderr).toContain("does not speak protocol 1");
+      expect(parse(verb.stdout)).toMatchObject({
+        error: { code: "protocol-mismatch", data: { host: "old" } },
+      });
+      expect(verb.code).toBe(127);
+    } finally {
+      await writeFile(config, before);
+    }
   });
 
   test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {

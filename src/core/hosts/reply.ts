@@ -17,6 +17,8 @@ export type SshRun = {
 const SSH_FAILED = 255;
 /** A shell's "command not found". */
 const NOT_FOUND = 127;
+/** How an umbel from before hosts (0.1.0, measured) answers `VERB --stdin-json --json`. */
+const OLD_UMBEL = /unknown flag --stdin-json|^Missing required positional argument/;
 
 const RemoteErrorJson = z.object({
   error: z.object({
@@ -88,8 +90,9 @@ export function checkProtocol(host: string, remote: number | undefined, version:
 function remoteError(host: string, e: z.infer<typeof RemoteErrorJson>["error"]): Error {
   if (e.code === "protocol-mismatch")
     return new ProtocolMismatchError(`host ${host}: ${e.message}`, { ...e.data, host });
-  // An umbel from before hosts has no --stdin-json: its flag check names it.
-  if (e.code === "usage" && e.message.includes("--stdin-json"))
+  // An umbel from before hosts has no --stdin-json: its flag check names it, or (a verb with a
+  // required NAME) citty misses the positional first. This umbel never answers an envelope so.
+  if (e.code === "usage" && OLD_UMBEL.test(e.message))
     return new ProtocolMismatchError(
       `host ${host}: its umbel does not speak protocol ${PROTOCOL} (it knows no --stdin-json): install the same umbel on both`,
       { host, local: PROTOCOL, remote: null },

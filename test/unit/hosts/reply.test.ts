@@ -107,6 +107,19 @@ describe("readReply: the remote umbel's answer", () => {
     const error = thrown(() => readReply("box", run({ exitCode: 2, stdout: old }), 1000));
     expect(error).toBeInstanceOf(ProtocolMismatchError);
     expect(error).toMatchObject({ code: "protocol-mismatch", exitCode: 127 });
+    // What umbel 0.1.0 answers `send --stdin-json --json` (citty misses NAME before the flag check).
+    const missing = JSON.stringify({
+      error: {
+        code: "usage",
+        class: "UsageError",
+        message: "Missing required positional argument: NAME",
+        exitCode: 2,
+        data: { command: "send" },
+      },
+    });
+    expect(thrown(() => readReply("box", run({ exitCode: 2, stdout: missing }), 1000))).toBeInstanceOf(
+      ProtocolMismatchError,
+    );
   });
 
   test("no umbel there (127, nothing on stdout) and an answer that is not JSON", () => {
