@@ -220,6 +220,25 @@ describe("a worker on a host over ssh", () => {
     }
   });
 
+  test("answer, capture and keys on box:NAME: a permission prompt answered there", async () => {
+    expect((await local.umbel(["spawn", "p", "--host", "box"])).code).toBe(0);
+    const baseline = (await local.umbel(["send", "box:p", "fake:permission"])).stdout.trim();
+    const asked = await local.umbel(["wait", "box:p", "--after", baseline, "--timeout", "20s", "--json"]);
+    expect(parse(asked.stdout)).toMatchObject({ name: "box:p", reason: "input" });
+    expect(asked.code).toBe(126);
+    const screen = await local.umbel(["capture", "box:p"]);
+    expect(screen.stdout).toContain("echo hi > x.txt");
+    const answered = await local.umbel(["answer", "box:p", "allow", "--json"]);
+    expect(parse(answered.stdout)).toMatchObject({ name: "box:p" });
+    expect(answered.code).toBe(0);
+    const done = await local.umbel(["wait", "box:p", "--after", baseline, "--timeout", "20s", "--json"]);
+    expect(parse(done.stdout)).toMatchObject({ name: "box:p", reason: "stop" });
+    // logs streams its events as they come: not relayed yet (a usage error, nothing run there).
+    expect((await local.umbel(["logs", "box:p"])).code).toBe(2);
+    expect((await local.umbel(["keys", "box:p", "Escape"])).code).toBe(0);
+    expect((await local.umbel(["kill", "box:p", "--purge"])).stdout).toBe("purged box:p\n");
+  });
+
   test("a remote error keeps its code: no such worker there is exit 3, named with the host", async () => {
     const r = await local.umbel(["read", "box:nobody", "--json"]);
     expect(r.stderr).toStartWith("umbel: box: ");

@@ -100,12 +100,13 @@ describe("a verb on box:NAME", () => {
   });
 
   test("the schemas: HOST:NAME where a name is taken, --host on spawn only", () => {
-    for (const name of ["send", "wait", "read", "kill", "status"])
+    for (const name of ["send", "wait", "answer", "read", "kill", "status", "capture", "keys"])
       expect(
         verb(name).input.safeParse({ name: "box:w", prompt: "p" }).error?.issues ?? [],
       ).not.toContainEqual(expect.objectContaining({ path: ["name"] }));
     expect(verb("spawn").input.safeParse({ name: "box:w" }).success).toBe(false);
-    expect(verb("capture").input.safeParse({ name: "box:w" }).success).toBe(false);
+    expect(verb("attach").input.safeParse({ name: "box:w" }).success).toBe(false);
+    expect(verb("capture").input.safeParse({ name: "box:w" }).success).toBe(true);
   });
 });
 
