@@ -86,7 +86,6 @@ async function relay(
     throw new UsageError("wait --any/--all over a host's workers is not there yet: wait on each one", {
       host,
     });
-
   const wire = toWire(verb.input.shape as Record<string, z.ZodType>, input);
   if (wire.env !== undefined) wire.env = resolveWireEnv(wire.env as EnvSpec, deps.env);
   const { value } = await relayVerb(deps, {
