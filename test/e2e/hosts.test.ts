@@ -262,7 +262,7 @@ describe("a worker on a host over ssh", () => {
     const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
     expect(parse(stdout)).toMatchObject({ error: { code: "aborted", data: { host: "box" } } });
     expect(code).toBe(130);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
     // Its stdin's EOF told the remote umbel its caller was gone: no wait left there for 5 minutes.
     await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end");
     expect(parse((await local.umbel(["status", "box:h", "--json"])).stdout)).toMatchObject({ state: "busy" });
