@@ -269,7 +269,7 @@ describe("a worker on a host over ssh", () => {
     expect((await local.umbel(["kill", "box:h"])).code).toBe(0);
   });
 
-  test("hosts at once: an umbel of another protocol and a host that refuses beside the box", async () => {
+  test("hosts at once: an umbel of another protocol, a host that refuses and one with no umbel, beside the box", async () => {
     // What umbel 0.1.0 (before hosts) answers: no protocol in --version, no --stdin-json.
     const old = join(remote.dir, "old-umbel");
     await writeFile(
@@ -291,7 +291,7 @@ esac
     // gone: 127.0.0.1's port 22 under the test's ssh config, which holds no key for it: refused.
     await writeFile(
       config,
-      `${before}[hosts.old]\nssh = "box"\numbel = "${old}"\n[hosts.gone]\nssh = "127.0.0.1"\nssh_command = "ssh -p 1"\n`,
+      `${before}[hosts.old]\nssh = "box"\numbel = "${old}"\n[hosts.gone]\nssh = "127.0.0.1"\nssh_command = "ssh -p 1"\n[hosts.bare]\nssh = "box"\numbel = "/nonexistent/umbel"\n`,
     );
     try {
       // UMBEL_SSH_COMMAND (the test's ssh -F) wins over gone's own ssh_command, as GIT_SSH_COMMAND
@@ -306,6 +306,7 @@ esac
         ["box", true, null],
         ["old", true, "protocol-mismatch"],
         ["gone", false, "unreachable"],
+        ["bare", true, "remote-umbel-missing"],
       ]);
       expect(withSsh[1]).toMatchObject({ version: "0.0.9", protocol: null });
       const verb = await local.umbel(["read", "old:w", "--json"]);
@@ -314,6 +315,11 @@ esac
         error: { code: "protocol-mismatch", data: { host: "old" } },
       });
       expect(verb.code).toBe(127);
+      const bare = await local.umbel(["status", "bare:w", "--json"]);
+      expect(parse(bare.stdout)).toMatchObject({
+        error: { code: "remote-umbel-missing", data: { host: "bare" } },
+      });
+      expect(bare.code).toBe(127);
     } finally {
       await writeFile(config, before);
     }
