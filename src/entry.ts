@@ -14,6 +14,8 @@ export type MainIo = {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
   readonly readStdin: () => Promise<string>;
+  /** stdin as a stream (a verb relayed from another host reads its envelope, then waits for EOF). */
+  readonly stdinStream?: () => ReadableStream<Uint8Array>;
   readonly stdinIsTty: boolean;
   readonly stdoutIsTty: boolean;
   readonly columns: number | undefined;
@@ -131,6 +133,7 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
     out: io.out,
     err: io.err,
     readStdin: io.readStdin,
+    ...(io.stdinStream ? { stdinStream: io.stdinStream } : {}),
     stdinIsTty: io.stdinIsTty,
     stdoutIsTty: io.stdoutIsTty,
     columns: io.columns,

@@ -30,6 +30,7 @@ const code = await runMain(process.argv.slice(2), {
   out: (text) => writeAllSync(1, text),
   err: (text) => writeAllSync(2, text),
   readStdin: () => Bun.stdin.text(),
+  stdinStream: () => Bun.stdin.stream(),
   stdinIsTty: isatty(0),
   stdoutIsTty: isatty(1),
   // Only a terminal has a width; process.stdout itself is left unbuilt otherwise (~1 ms).

@@ -7,6 +7,7 @@ import { createGit } from "./git.ts";
 import { endCheck, runCheck } from "./guard/check.ts";
 import { createGuardStore } from "./guard/store.ts";
 import { createHost } from "./host.ts";
+import { createSsh } from "./hosts/ssh.ts";
 import { runOnTerminal, startDetached } from "./process.ts";
 import { processStart } from "./process-start.ts";
 import { createRecords } from "./records.ts";
@@ -89,6 +90,7 @@ export function createDeps(
     },
     host: createHost(env),
     git: createGit(env),
+    ssh: createSsh(env),
     clock: systemClock,
     trace,
     env,

@@ -12,6 +12,8 @@ export type RunResult = {
   readonly stderr: string;
   readonly durationMs: number;
   readonly timedOut: boolean;
+  /** `signal` fired first: the group was killed as at the bound (a remote verb's Ctrl-C). */
+  readonly aborted?: boolean;
 };
 
 export type RunOptions = {
@@ -19,6 +21,10 @@ export type RunOptions = {
   readonly input?: string | undefined;
   readonly timeoutMs: number;
   readonly cwd?: string | undefined;
+  /** Ends the run early, as the bound does. */
+  readonly signal?: AbortSignal | undefined;
+  /** Keep stdin open after `input` until the program ends (its EOF tells it the caller is gone). */
+  readonly holdStdin?: boolean | undefined;
 };
 
 /**
@@ -36,13 +42,18 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     Bun.spawn([...argv], {
       env: { ...options.env },
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      stdin: options.input === undefined ? "ignore" : new Blob([options.input]),
+      stdin: options.input === undefined ? "ignore" : options.holdStdin ? "pipe" : new Blob([options.input]),
       stdout: "pipe",
       stderr: "pipe",
       detached: true,
     }),
   );
   const release = holdChild(child.pid);
+  const held = options.holdStdin && options.input !== undefined ? child.stdin : undefined;
+  if (held && typeof held === "object") {
+    held.write(options.input ?? "");
+    held.flush();
+  }
   let timedOut = false;
   let onBound = () => {};
   const bound = new Promise<void>((resolve) => {
@@ -53,22 +64,34 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     killGroup(child.pid);
     onBound();
   }, clampTimerMs(options.timeoutMs)); // past 2^31-1 ms it would fire at once and kill the child
+  let aborted = false;
+  const onAbort = () => {
+    aborted = true;
+    killGroup(child.pid);
+    onBound();
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const [stdout, stderr] = await Promise.all([
       readUntil(child.stdout, bound),
       readUntil(child.stderr, bound),
       Promise.race([child.exited, bound]),
     ]);
+    const killed = timedOut || aborted;
     return {
-      exitCode: timedOut ? null : child.exitCode,
-      signal: timedOut ? "SIGKILL" : child.signalCode === null ? null : String(child.signalCode),
+      exitCode: killed ? null : child.exitCode,
+      signal: killed ? "SIGKILL" : child.signalCode === null ? null : String(child.signalCode),
       stdout,
       stderr,
       durationMs: Math.round(performance.now() - started),
       timedOut,
+      ...(aborted ? { aborted } : {}),
     };
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    if (held && typeof held === "object") await Promise.resolve(held.end()).catch(() => undefined);
     release();
   }
 }

@@ -5,7 +5,8 @@
  * Exit-code table (documented in docs/cli-reference.md; the wait outcomes share it):
  *   0 ok / stop · 1 failure (state files included) · 2 usage · 3 no such worker · 4 conflict · 5 nothing to wait for · 70 internal
  *   120 limited · 121 rejected (a guardrail never held) · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input
- *   127 a program umbel needs is missing or too old (the agent CLI, tmux, git, sh) · 130 aborted
+ *   127 a program umbel needs is missing or too old (the agent CLI, tmux, git, sh; a host's umbel of another protocol)
+ *   69 a host that does not answer over ssh (sysexits' EX_UNAVAILABLE) · 130 aborted
  */
 export const EXIT = {
   ok: 0,
@@ -14,6 +15,7 @@ export const EXIT = {
   notFound: 3,
   conflict: 4,
   noTurn: 5,
+  unreachable: 69,
   internal: 70,
   limited: 120,
   rejected: 121,
@@ -202,4 +204,31 @@ export class NoPromptError extends UmbelError {
 export class WorkerBusyError extends UmbelError {
   override readonly code = "busy";
   override readonly exitCode = EXIT.conflict;
+}
+
+/** A host of config.toml that ssh cannot reach within its bound (docs/hosts.md); data: host, reason. */
+export class HostUnreachableError extends UmbelError {
+  override readonly code = "unreachable";
+  override readonly exitCode = EXIT.unreachable;
+}
+
+/** A host's umbel speaks another protocol than this one (core/hosts/command.ts PROTOCOL); data names both. */
+export class ProtocolMismatchError extends UmbelError {
+  override readonly code = "protocol-mismatch";
+  override readonly exitCode = EXIT.binaryNotFound;
+}
+
+/**
+ * An error a host's umbel reported for a verb run there: its code and exit code kept as they came
+ * (a remote worker not found is 3 here too), its message prefixed with the host.
+ */
+export class RemoteError extends UmbelError {
+  override readonly code: string;
+  override readonly exitCode: number;
+
+  constructor(message: string, remote: { code: string; exitCode: number }, data: ErrorData = {}) {
+    super(message, data);
+    this.code = remote.code;
+    this.exitCode = remote.exitCode;
+  }
 }

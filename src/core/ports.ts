@@ -1,5 +1,6 @@
 import type { AccountWindows } from "./accounts/placement.ts";
 import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "./guard/record.ts";
+import type { SshRun } from "./hosts/reply.ts";
 import type { HomeEntry } from "./providers/home-types.ts";
 import type { RecordSource } from "./providers/transcript-types.ts";
 import type { ProviderId } from "./schemas.ts";
@@ -403,6 +404,18 @@ export type TracePort = {
 };
 
 /** Everything an operation touches, passed in so tests can swap any piece. */
+/**
+ * ssh, for the hosts of config.toml (docs/hosts.md): one remote umbel call, its input on stdin,
+ * bounded in time (past the bound its process group is killed and the run says timedOut). The
+ * control sockets' folder is made 0700 first.
+ */
+export type SshPort = {
+  run(
+    argv: readonly string[],
+    options: { input: string; timeoutMs: number; controlDir: string; signal?: AbortSignal | undefined },
+  ): Promise<SshRun>;
+};
+
 export type Deps = {
   readonly store: StorePort;
   readonly tmux: TmuxPort;
@@ -416,6 +429,7 @@ export type Deps = {
   readonly system: SystemPort;
   readonly host: HostPort;
   readonly git: GitPort;
+  readonly ssh: SshPort;
   readonly clock: Clock;
   readonly trace: TracePort;
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -45,6 +45,7 @@ const VERB_NAMES = [
   "doctor",
   "pool",
   "accounts",
+  "hosts",
 ] as const;
 
 /** Commands the CLI face answers that are not verbs of the table (generated from it). */

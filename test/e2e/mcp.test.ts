@@ -46,10 +46,10 @@ async function ok<T = Record<string, unknown>>(name: string, args: Record<string
 }
 
 describe("umbel mcp over stdio", () => {
-  test("handshake: every tool (the verbs, doctor, answer, pool and accounts among them, help and run), instructions, version", async () => {
+  test("handshake: every tool (the verbs, doctor, answer, pool, accounts and hosts among them, help and run), instructions, version", async () => {
     expect(client.getServerVersion()).toMatchObject({ name: "umbel" });
     expect(client.getInstructions()).toContain("umbel_wait");
-    expect((await client.listTools()).tools).toHaveLength(17);
+    expect((await client.listTools()).tools).toHaveLength(18);
   });
 
   test("umbel_pool: ls with no spares is an empty list", async () => {

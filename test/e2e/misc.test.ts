@@ -57,6 +57,8 @@ describe("the binary's surface", () => {
       .trim();
     const info = JSON.parse(r.stdout) as Record<string, string>;
     expect(info).toMatchObject({ version: pkg.version, bun: Bun.version, platform: process.platform });
+    // The hosts wire's version (docs/hosts.md): a host's umbel must speak the same.
+    expect(info.protocol as unknown).toBe(1);
     expect(info.commit?.replace(/-dirty$/, "")).toBe(head);
     expect(r.code).toBe(0);
   });

@@ -8,6 +8,7 @@ import {
   WorkerNotFoundError,
 } from "../../src/core/errors.ts";
 import type { CheckRun, GuardRecord, StructuredEntry, TurnSchema } from "../../src/core/guard/record.ts";
+import type { SshRun } from "../../src/core/hosts/reply.ts";
 import type {
   CheckOptions,
   Deps,
@@ -60,6 +61,9 @@ export type FakeWorld = {
   /** Every accept check run, in order; `onCheck` decides what a command does (default: exit 0). */
   readonly checkRuns: { command: string; options: CheckOptions }[];
   onCheck: (command: string, options: CheckOptions) => Partial<CheckRun> | Promise<Partial<CheckRun>>;
+  /** Every ssh run (SshPort), in order; `onSsh` answers it (default: ssh's own failure, exit 255). */
+  readonly sshRuns: { argv: string[]; input: string; timeoutMs: number; controlDir: string }[];
+  onSsh: (argv: string[], input: string) => Partial<SshRun> | Promise<Partial<SshRun>>;
 };
 
 const ROOT = "/state";
@@ -275,6 +279,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
   const turnSchemas = new Map<string, TurnSchema>();
   const structured = new Map<string, StructuredEntry[]>();
   const checkRuns: { command: string; options: CheckOptions }[] = [];
+  const sshRuns: FakeWorld["sshRuns"] = [];
   const guards: GuardStore = {
     async list(name) {
       return [...(guardRecords.get(name)?.values() ?? [])]
@@ -380,6 +385,13 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       freeBytes: async () => null,
     },
     git,
+    ssh: {
+      async run(argv, options) {
+        sshRuns.push({ argv: [...argv], ...options });
+        const answer = await world.onSsh([...argv], options.input);
+        return { exitCode: 255, stdout: "", stderr: "", timedOut: false, durationMs: 3, ...answer };
+      },
+    },
     clock,
     trace: { on: false, mark: () => undefined },
     env: { PATH: "/usr/bin:/bin", HOME: "/home/u" },
@@ -410,6 +422,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     structured,
     checkRuns,
     onCheck: () => ({}),
+    sshRuns,
+    onSsh: () => ({ stderr: "ssh: connect to host box port 22: Connection refused" }),
   };
   return world;
 }

@@ -48,6 +48,8 @@ const HINTS: [string, Record<string, boolean>][] = [
   ["umbel_keys", { readOnlyHint: false, destructiveHint: true }],
   ["umbel_doctor", { readOnlyHint: true }],
   ["umbel_accounts", { readOnlyHint: true }],
+  // It only looks, but at other machines over ssh.
+  ["umbel_hosts", { readOnlyHint: true, openWorldHint: true }],
   // warm starts agent CLIs and drain kills spares; neither touches a worker in use.
   ["umbel_pool", { readOnlyHint: false, destructiveHint: true, idempotentHint: true }],
   ["umbel_help", { readOnlyHint: true }],

@@ -155,6 +155,7 @@ describe("structure", () => {
     "doctor",
     "fleet",
     "guard",
+    "hosts",
     "limits",
     "pool",
     "print",

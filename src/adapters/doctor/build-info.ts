@@ -1,4 +1,5 @@
 import type { BuildInfo } from "../../core/doctor/build-info.ts";
+import { PROTOCOL } from "../../core/hosts/command.ts";
 
 /**
  * The build's identity. The commit is a compile-time constant (`bun build --define
@@ -12,5 +13,6 @@ export function readBuildInfo(version: string): BuildInfo {
     bun: Bun.version,
     platform: process.platform,
     arch: process.arch,
+    protocol: PROTOCOL,
   };
 }

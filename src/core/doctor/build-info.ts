@@ -11,5 +11,9 @@ export const BuildInfo = z.object({
   bun: z.string().describe("The Bun runtime inside the binary"),
   platform: z.string().describe("The operating system it runs on (linux, darwin)"),
   arch: z.string().describe("The CPU architecture it runs on (x64, arm64)"),
+  protocol: z
+    .number()
+    .int()
+    .describe("The hosts wire's version (core/hosts/command.ts): a host's umbel must speak the same"),
 });
 export type BuildInfo = z.infer<typeof BuildInfo>;

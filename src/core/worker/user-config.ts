@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AccountName, Accounts } from "../accounts/schema.ts";
 import { didYouMean } from "../common/suggest.ts";
 import { UsageError } from "../errors.ts";
+import { HOST_KEYS, HostName, Hosts } from "../hosts/schema.ts";
 import { EnvName, type EnvSpec, ProviderId } from "../schemas.ts";
 
 /**
@@ -19,6 +20,9 @@ import { EnvName, type EnvSpec, ProviderId } from "../schemas.ts";
  *   provider = "claude"
  *   home = "~/.claude-work"
  *   env = { CLAUDE_CODE_OAUTH_TOKEN = "WORK_CLAUDE_TOKEN" }
+ *
+ *   [hosts.box]                # core/hosts/schema.ts
+ *   ssh = "ci@box.internal"
  */
 
 const ProviderConfig = z
@@ -41,6 +45,7 @@ export const UserConfig = z
     ),
     ...TABLES,
     accounts: Accounts.optional().describe("[accounts.NAME]: sign-ins besides each provider's default"),
+    hosts: Hosts.optional().describe("[hosts.NAME]: other machines' umbels, reached over ssh"),
   })
   .strict();
 export type UserConfig = z.infer<typeof UserConfig>;
@@ -120,6 +125,7 @@ function explainIssue(
   const providers = ProviderId.options.join(", ");
   if (first === undefined) return explainTopLevel(unknown[0] ?? "", lines);
   if (first === "accounts" && key !== undefined) return explainAccount(issue, key, data, lines);
+  if (first === "hosts" && key !== undefined) return explainHost(issue, key, data, lines);
   if (first === "provider")
     return {
       line: lines[".provider"] ?? lines.provider ?? 1,
@@ -222,19 +228,23 @@ function readHeader(tokens: Token[], i: number, fail: (line: number, message: st
     return t?.kind === "word" ? t.text : null;
   };
   const first = word(1);
-  if (first === "accounts") {
+  if (first === "accounts" || first === "hosts") {
     const name = word(3);
+    const [schema, example] = first === "accounts" ? [AccountName, "work"] : [HostName, "box"];
     if (at(2)?.kind !== "." || name === null || at(4)?.kind !== "]")
-      return fail(line, "an account is a table [accounts.NAME], e.g. [accounts.work]");
-    const valid = AccountName.safeParse(name);
+      return fail(
+        line,
+        `${first === "accounts" ? "an account" : "a host"} is a table [${first}.NAME], e.g. [${first}.${example}]`,
+      );
+    const valid = schema.safeParse(name);
     if (!valid.success)
-      return fail(line, `[accounts.${name}]: ${valid.error.issues[0]?.message ?? "invalid"}`);
-    return `accounts.${name}`;
+      return fail(line, `[${first}.${name}]: ${valid.error.issues[0]?.message ?? "invalid"}`);
+    return `${first}.${name}`;
   }
   if (first === null || at(2)?.kind !== "]")
     return fail(
       line,
-      "a table header is [provider] or [accounts.NAME], e.g. [claude] (no other dotted or nested tables)",
+      "a table header is [provider], [accounts.NAME] or [hosts.NAME], e.g. [claude] (no other dotted or nested tables)",
     );
   return first;
 }
@@ -304,5 +314,33 @@ function explainAccount(
       line: at(key),
       message: `${table} env: names only: TARGET = "SOURCE" names a variable in umbel's environment; a value never goes in a file`,
     };
+  return { line: at(key), message: `${table} ${key ?? ""}: ${issue?.message ?? "invalid"}` };
+}
+
+/** A complaint about `[hosts.NAME]`, in the file's words (ssh destinations are not secrets, but no value is quoted). */
+function explainHost(
+  issue: z.core.$ZodIssue | undefined,
+  name: string,
+  data: Record<string, unknown>,
+  lines: Record<string, number>,
+): { line: number; message: string } {
+  const [, , key] = (issue?.path ?? []).map(String);
+  const given = (data.hosts as Record<string, Record<string, unknown>>)[name];
+  const unknown = issue?.code === "unrecognized_keys" ? issue.keys : [];
+  const header = lines[`hosts.${name}`] ?? 1;
+  const at = (k: string | undefined) => (k === undefined ? header : (lines[`hosts.${name}.${k}`] ?? header));
+  const table = `[hosts.${name}]`;
+  if (key === undefined && unknown.length > 0)
+    return {
+      line: at(unknown[0]),
+      message: `${table} knows ${HOST_KEYS.join(", ")} (not ${unknown.join(", ")})${didYouMean(unknown[0] ?? "", HOST_KEYS)}`,
+    };
+  if (key === "ssh" && given?.ssh === undefined)
+    return {
+      line: header,
+      message: `${table} needs its ssh destination, e.g. ssh = "user@${name}.internal"`,
+    };
+  if (issue?.code === "invalid_type")
+    return { line: at(key), message: `${table} ${key ?? ""} is a quoted string` };
   return { line: at(key), message: `${table} ${key ?? ""}: ${issue?.message ?? "invalid"}` };
 }

@@ -13,6 +13,8 @@ export type CliIo = {
   /** stderr: notes beside a result (CliSpec.notes). */
   readonly err: (text: string) => void;
   readonly readStdin: () => Promise<string>;
+  /** stdin as a stream, for `--stdin-json` (faces/cli/stdin-json.ts). */
+  readonly stdinStream?: () => ReadableStream<Uint8Array>;
   readonly stdinIsTty: boolean;
   readonly stdoutIsTty: boolean;
   /** The terminal's width, when stdout is one (help wraps to it). */
@@ -42,21 +44,27 @@ function commandOfVerb(verb: Verb): CommandDef | null {
       if (cli.stdin && (raw[cli.stdin] === undefined || raw[cli.stdin] === "-") && !io.stdinIsTty)
         raw[cli.stdin] = await io.readStdin();
       const input = inputFromArgs(verb.input, raw, rawArgs, cli.positionals);
-      const stream = cli.stream;
-      const progress = stream
-        ? (update: unknown) => io.out(json ? `${JSON.stringify(stream.json(update))}\n` : stream.text(update))
-        : undefined;
-      const result = await verb.run(input, {
-        deps: io.deps,
-        progress,
-        terminal: io.stdinIsTty && io.stdoutIsTty,
-      });
-      const notes = cli.notes?.(result);
-      if (notes) io.err(notes);
-      if (!stream) print(io, json, verb, result);
-      return verb.exitCode(result);
+      return runParsed(verb, input, io, json);
     },
   });
+}
+
+/** A verb's run on its parsed input, its notes on stderr, its result printed; returns the exit code. */
+export async function runParsed(verb: Verb, input: unknown, io: CliIo, json: boolean): Promise<number> {
+  const cli = verb.cli;
+  const stream = cli?.stream;
+  const progress = stream
+    ? (update: unknown) => io.out(json ? `${JSON.stringify(stream.json(update))}\n` : stream.text(update))
+    : undefined;
+  const result = await verb.run(input, {
+    deps: io.deps,
+    progress,
+    terminal: io.stdinIsTty && io.stdoutIsTty,
+  });
+  const notes = cli?.notes?.(result);
+  if (notes) io.err(notes);
+  if (!stream) print(io, json, verb, result);
+  return verb.exitCode(result);
 }
 
 /**

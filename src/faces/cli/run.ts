@@ -4,6 +4,7 @@ import { UsageError } from "../../core/errors.ts";
 import { VERBS } from "../verbs/table.ts";
 import { asksForHelp, refuseFlagLikeValues } from "./args.ts";
 import { argsOfVerb, type CliIo, commandNamed, unknownVerb } from "./commands.ts";
+import { runStdinJson } from "./stdin-json.ts";
 import { renderVerbHelp } from "./verb-help.ts";
 
 /** Help read through a pipe (`| less`, a file) wraps to this. */
@@ -19,6 +20,8 @@ export async function runCli(command: string, rest: string[], io: CliIo): Promis
   const cmd = commandNamed(command);
   if (!cmd) return unknownVerb(command);
   const verb = VERBS.find((v) => v.name === command);
+  // Another umbel's call over ssh (docs/hosts.md): the input is on stdin, not on argv.
+  if (verb?.cli && rest[0] === "--stdin-json") return runStdinJson(verb, rest.slice(1), io);
   // `spawn w --base -h` asks for a spawn, not for help: refused before -h is read as a flag.
   if (verb?.cli) refuseFlagLikeValues(rest, argsOfVerb(verb, verb.cli));
   if (verb && asksForHelp(rest)) {

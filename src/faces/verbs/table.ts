@@ -1,30 +1,43 @@
+import { DEFAULT_START_TIMEOUT_MS } from "../../operations/spawn/prepare.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";
 import { accountsVerb } from "./accounts.ts";
 import { answerVerb } from "./answer.ts";
 import { doctorVerb } from "./doctor.ts";
+import { hostsVerb, reachHosts } from "./hosts.ts";
 import { attachVerb, captureVerb, keysVerb, logsVerb, lsVerb, statusVerb } from "./inspect.ts";
 import { killVerb, pruneVerb, readVerb, sendVerb, spawnVerb, waitVerb } from "./lifecycle.ts";
 import { poolVerb } from "./pool.ts";
 import type { Verb } from "./verb.ts";
 
+/** A remote verb that is not a wait: send's bounded re-Enters, read's bounded wait for the flush. */
+const REMOTE_VERB_MS = 90_000;
+const fixed = () => REMOTE_VERB_MS;
+
 /**
  * Every verb, once. faces/cli/commands.ts makes a citty command of each entry with `cli`, and
- * faces/mcp/tools.ts an `umbel_<name>` tool of each entry with `mcp`, in this order.
+ * faces/mcp/tools.ts an `umbel_<name>` tool of each entry with `mcp`, in this order. Those wrapped
+ * in reachHosts also take HOST:NAME (spawn: --host) and run on that host's umbel (docs/hosts.md).
  */
 export const VERBS: readonly Verb[] = [
-  spawnVerb,
-  sendVerb,
-  waitVerb,
-  answerVerb,
-  readVerb,
-  killVerb,
+  reachHosts(spawnVerb, {
+    by: "host-flag",
+    boundMs: (input) => Number(input.startTimeout ?? DEFAULT_START_TIMEOUT_MS),
+  }),
+  reachHosts(sendVerb, { by: "name", boundMs: fixed }),
+  reachHosts(waitVerb, { by: "name", boundMs: (input) => Number(input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) }),
+  reachHosts(answerVerb, { by: "name", boundMs: fixed }),
+  reachHosts(readVerb, { by: "name", boundMs: fixed }),
+  reachHosts(killVerb, { by: "name", boundMs: fixed }),
   pruneVerb,
-  statusVerb,
+  reachHosts(statusVerb, { by: "name", boundMs: fixed }),
   lsVerb,
-  captureVerb,
+  reachHosts(captureVerb, { by: "name", boundMs: fixed }),
+  // Not logs: it streams its events as they come, which a relayed call does not yet (docs/hosts.md).
   logsVerb,
-  keysVerb,
+  reachHosts(keysVerb, { by: "name", boundMs: fixed }),
   attachVerb,
   doctorVerb,
   poolVerb,
   accountsVerb,
+  hostsVerb,
 ];

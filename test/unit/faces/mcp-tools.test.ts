@@ -27,6 +27,7 @@ describe("MCP tools", () => {
       "umbel_doctor",
       "umbel_pool",
       "umbel_accounts",
+      "umbel_hosts",
       "umbel_help",
       "umbel_run",
     ]);
@@ -55,6 +56,7 @@ describe("MCP tools", () => {
         "umbel_capture",
         "umbel_doctor",
         "umbel_help",
+        "umbel_hosts",
         "umbel_logs",
         "umbel_ls",
         "umbel_read",

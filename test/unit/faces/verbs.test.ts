@@ -52,6 +52,7 @@ describe("the verb table", () => {
       "doctor",
       "pool",
       "accounts",
+      "hosts",
     ]);
   });
 

@@ -12,6 +12,7 @@ const INFO: BuildInfo = {
   bun: "1.4.5",
   platform: "linux",
   arch: "x64",
+  protocol: 1,
 };
 
 describe("umbel --version", () => {

@@ -1,0 +1,31 @@
+import { chmod, mkdir } from "node:fs/promises";
+import type { SshRun } from "../../core/hosts/reply.ts";
+import type { SshPort } from "../../core/ports.ts";
+import { runProcess } from "../process.ts";
+
+/**
+ * The real ssh: the process port's bounded run (its whole process group killed past the bound), in
+ * umbel's own environment (ssh needs SSH_AUTH_SOCK, and its options come from argv). The control
+ * sockets' folder is 0700: a master connection is a live login on the host to whoever can reach it.
+ */
+export function createSsh(env: Readonly<Record<string, string | undefined>>): SshPort {
+  const clean = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
+  return {
+    async run(argv, { input, timeoutMs, controlDir, signal }): Promise<SshRun> {
+      await mkdir(controlDir, { recursive: true, mode: 0o700 });
+      await chmod(controlDir, 0o700);
+      // A verb's envelope: stdin stays open while it runs, so its remote end sees EOF if this one dies.
+      const run = await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "" });
+      return {
+        exitCode: run.exitCode,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        timedOut: run.timedOut,
+        durationMs: run.durationMs,
+        aborted: run.aborted,
+      };
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import { ProtocolMismatchError, UsageError } from "../../core/errors.ts";
+import { Envelope, PROTOCOL } from "../../core/hosts/command.ts";
+import type { Verb } from "../verbs/verb.ts";
+import { formatIssues } from "./args.ts";
+import { type CliIo, runParsed } from "./commands.ts";
+
+/**
+ * `umbel VERB --stdin-json [--json]`: the hidden form another umbel runs over ssh (docs/hosts.md).
+ * The whole input comes on stdin as one envelope line (core/hosts/command.ts), parsed by the verb's
+ * own schema, so a prompt or an --env value is never on this host's command line.
+ */
+export async function runStdinJson(verb: Verb, rest: readonly string[], io: CliIo): Promise<number> {
+  const other = rest.find((arg) => arg !== "--json");
+  if (other !== undefined)
+    throw new UsageError("--stdin-json takes the whole input on stdin: no argument but --json beside it", {
+      command: verb.name,
+    });
+  const { line, rest: more } = await readLine(io);
+  const envelope = Envelope.safeParse(parseJson(line));
+  if (!envelope.success)
+    throw new UsageError(`--stdin-json: stdin is not an envelope: ${formatIssues(envelope.error)}`, {
+      command: verb.name,
+    });
+  if (envelope.data.protocol !== PROTOCOL)
+    throw new ProtocolMismatchError(
+      `this umbel speaks protocol ${PROTOCOL}, its caller ${envelope.data.protocol}: install the same umbel on both`,
+      { local: envelope.data.protocol, remote: PROTOCOL },
+    );
+  const input = verb.input.safeParse(envelope.data.input);
+  if (!input.success) throw new UsageError(formatIssues(input.error), { command: verb.name });
+  const fields = input.data as Record<string, unknown>;
+  // One hop: the host runs its own workers; it never relays to a host of its own config.
+  if (fields.host !== undefined || String(fields.name ?? "").includes(":"))
+    throw new UsageError("--stdin-json names a worker of this host only (NAME, never HOST:NAME)", {
+      command: verb.name,
+    });
+  // A caller that went away (its Ctrl-C killed its ssh, the link dropped) must not leave this verb
+  // running to its own timeout: sshd signals a command without a terminal nothing when the channel
+  // closes, but the caller held stdin open, and its EOF is that news. It ends the verb as a dropped
+  // terminal does (SIGHUP, main.ts's clean stop: a wait returns aborted, a spawn unwinds; a worker
+  // is never touched).
+  if (envelope.data.held && more) void more.then(() => process.kill(process.pid, "SIGHUP"));
+  return runParsed(verb, input.data, io, rest.includes("--json"));
+}
+
+/** The envelope's line, and (with a stream) a promise of stdin's end after it. */
+async function readLine(io: CliIo): Promise<{ line: string; rest: Promise<void> | null }> {
+  if (!io.stdinStream) return { line: await io.readStdin(), rest: null };
+  const reader = io.stdinStream().getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (value) text += decoder.decode(value, { stream: true });
+    const newline = text.indexOf("\n");
+    if (newline >= 0) return { line: text.slice(0, newline), rest: drain(reader) };
+    if (done) return { line: text, rest: Promise.resolve() };
+  }
+}
+
+async function drain(reader: { read(): Promise<{ done: boolean }> }): Promise<void> {
+  for (;;) {
+    const { done } = await reader.read().catch(() => ({ done: true }));
+    if (done) return;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

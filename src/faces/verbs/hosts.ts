@@ -1,0 +1,116 @@
+import type { z } from "zod";
+import { RemoteError, UsageError } from "../../core/errors.ts";
+import { resolveWireEnv, toWire } from "../../core/hosts/command.ts";
+import { HostsResult } from "../../core/hosts/probe.ts";
+import { renderHosts } from "../../core/hosts/render.ts";
+import { formatWorkerRef, HostName, parseWorkerRef, workerRef } from "../../core/hosts/schema.ts";
+import { EmptyInput, type EnvSpec, WorkerName } from "../../core/schemas.ts";
+import { listHosts } from "../../operations/hosts/list.ts";
+import { relayVerb } from "../../operations/hosts/relay.ts";
+import { type AnyObject, defineVerb, type Verb, type VerbContext } from "./verb.ts";
+
+/**
+ * The hosts of config.toml (docs/hosts.md): `umbel hosts`, and the verbs that reach a host's
+ * workers. A verb given `box:NAME` (spawn: `--host box`) runs on box's umbel over ssh, and this
+ * umbel keeps nothing of it; a local name runs here, unchanged.
+ */
+
+export const hostsVerb = defineVerb({
+  name: "hosts",
+  description:
+    "List the hosts of config.toml ([hosts.NAME], reached over ssh): each one's reachability and round trip, its umbel's version and protocol, its agent CLIs and its live workers; every host asked at once, each bounded (10s)",
+  input: EmptyInput,
+  output: HostsResult,
+  run: (_input, { deps }) => listHosts(deps),
+  text: renderHosts,
+  cli: {
+    usage: "",
+    summary: "the hosts of config.toml: reachable, round trip, version, CLIs, workers",
+    json: (r) => r.hosts,
+    examples: ["umbel hosts", "umbel hosts --json"],
+  },
+  mcp: {
+    title: "List the hosts",
+    // It only looks, but at other machines.
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  },
+});
+
+/** How a verb reaches a host: by spawn's --host, or by the HOST:NAME of the worker it names. */
+type Reach = {
+  readonly by: "host-flag" | "name";
+  /** The whole remote call's bound, from the verb's input (a wait's own timeout, plus the link's). */
+  boundMs(input: Readonly<Record<string, unknown>>): number;
+};
+
+/** Past the verb's own time: the connection, the remote umbel's start, the answer's way back. */
+const LINK_MARGIN_MS = 30_000;
+
+/** The verb, taking HOST:NAME (or spawn's --host) too: a remote worker's verb is relayed there. */
+export function reachHosts(verb: Verb, reach: Reach): Verb {
+  const widen = (schema: AnyObject): AnyObject =>
+    reach.by === "host-flag"
+      ? (schema.safeExtend({
+          host: HostName.optional().describe(
+            "Start the worker on this host of config.toml (its umbel, over ssh; --cwd is the host's path); name it HOST:NAME after",
+          ),
+        }) as unknown as AnyObject)
+      : (schema.safeExtend({ name: nameOf(schema.shape.name as z.ZodType) }) as unknown as AnyObject);
+  const mcp = verb.mcp && { ...verb.mcp, ...(verb.mcp.input ? { input: widen(verb.mcp.input) } : {}) };
+  return {
+    ...verb,
+    input: widen(verb.input),
+    mcp,
+    async run(given, ctx) {
+      const fields = given as Record<string, unknown>;
+      const { host: flag, ...rest } = fields;
+      const ref =
+        reach.by === "host-flag"
+          ? { host: (flag as string | undefined) ?? null, name: String(fields.name) }
+          : parseWorkerRef(String(fields.name ?? ""));
+      if (ref.host === null) return verb.run(reach.by === "host-flag" ? rest : given, ctx);
+      return relay(verb, reach, ref.host, { ...rest, name: ref.name }, ctx);
+    },
+  };
+}
+
+async function relay(
+  verb: Verb,
+  reach: Reach,
+  host: string,
+  input: Record<string, unknown>,
+  { deps }: VerbContext,
+): Promise<unknown> {
+  const more = Array.isArray(input.names) && input.names.length > 0;
+  if (more || input.any === true || input.all === true)
+    throw new UsageError("wait --any/--all over a host's workers is not there yet: wait on each one", {
+      host,
+    });
+  const wire = toWire(verb.input.shape as Record<string, z.ZodType>, input);
+  if (wire.env !== undefined) wire.env = resolveWireEnv(wire.env as EnvSpec, deps.env);
+  const { value } = await relayVerb(deps, {
+    host,
+    verb: verb.name,
+    input: wire,
+    boundMs: reach.boundMs(input) + LINK_MARGIN_MS,
+  });
+  const result = verb.output.safeParse(value);
+  if (!result.success)
+    throw new RemoteError(
+      `host ${host}: its umbel's ${verb.name} answer is not this umbel's shape (${issueOf(result.error)}): install the same umbel on both`,
+      { code: "remote-failure", exitCode: 1 },
+      { host },
+    );
+  const data = result.data as Record<string, unknown>;
+  return typeof data.name === "string" ? { ...data, name: formatWorkerRef(host, data.name) } : data;
+}
+
+function nameOf(field: z.ZodType): z.ZodType<string | undefined> {
+  const ref = workerRef(WorkerName, field.description ?? "Worker name");
+  return field.safeParse(undefined).success ? ref.optional() : ref;
+}
+
+function issueOf(error: z.ZodError): string {
+  const issue = error.issues[0];
+  return issue ? `${issue.path.join(".") || "the answer"}: ${issue.message}` : "invalid";
+}

@@ -1,0 +1,347 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
+import { eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createHostPair, type HostPair, hasSshd, type Sshd } from "../helpers/sshd.ts";
+
+// A real sshd, two umbels and a fake claude on real tmux: seconds a test (bun's default is 5 s).
+setDefaultTimeout(60_000);
+
+/**
+ * A worker on another host, over a real OpenSSH server on loopback (test/helpers/sshd.ts): the
+ * "remote" is dist/umbel with its own HOME, state root and tmux server (a wrapper script exports
+ * them: sshd gives a session its own environment), the local one reaches it through
+ * UMBEL_SSH_COMMAND="ssh -F <the test's client config>".
+ */
+
+const SECRET = `host-canary-${crypto.randomUUID()}`;
+const PROMPT = `prompt-canary-${crypto.randomUUID()}`;
+
+let pair: HostPair;
+let sshd: Sshd;
+let local: Sandbox;
+let remote: Sandbox;
+
+beforeAll(async () => {
+  if (!hasSshd()) throw new Error("no sshd: apt-get install openssh-server (.ci/run installs it)");
+  pair = await createHostPair({ localEnv: { SECRET_TOKEN: SECRET } });
+  ({ sshd, local, remote } = pair);
+});
+
+afterAll(async () => {
+  await pair?.dispose();
+});
+
+const parse = (text: string) => JSON.parse(text) as Record<string, unknown>;
+
+/** Every argv on this machine (both "hosts" are this one) while `run` runs, sampled from /proc. */
+async function sampleArgv<T>(run: () => Promise<T>): Promise<{ result: T; argvs: Set<string> }> {
+  const argvs = new Set<string>();
+  let done = false;
+  const sampler = (async () => {
+    while (!done) {
+      for (const entry of readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          argvs.add(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
+        } catch {
+          // gone meanwhile
+        }
+      }
+      await Bun.sleep(5);
+    }
+  })();
+  const result = await run();
+  done = true;
+  await sampler;
+  return { result, argvs };
+}
+
+/** The remote umbel's `wait --stdin-json` processes (its state root's), from /proc. */
+function remoteWaits(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[1] !== "wait" || argv[2] !== "--stdin-json") continue;
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${remote.root}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = join(d, e);
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (st?.isDirectory()) walk(p);
+      else if (st?.isFile()) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+describe("a worker on a host over ssh", () => {
+  test("hosts lists the box: reachable, its round trip, its umbel's version and protocol, its CLIs", async () => {
+    const r = await local.umbel(["hosts", "--json"]);
+    expect(r.stderr).toBe("");
+    const [box] = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(box).toMatchObject({
+      name: "box",
+      ssh: "box",
+      reachable: true,
+      protocol: 1,
+      workers: [],
+      error: null,
+    });
+    expect(typeof box?.version).toBe("string");
+    expect(box?.rttMs as number).toBeGreaterThanOrEqual(0);
+    expect(box?.clis).toContainEqual(expect.objectContaining({ id: "claude", status: "ok" }));
+    expect(r.code).toBe(0);
+    // The master connection's socket folder: under the state root, 0700.
+    expect(statSync(join(local.root, "ssh")).mode & 0o777).toBe(0o700);
+  });
+
+  test("spawn --host → send box:w → wait → read → status → kill; secrets never on an argv", async () => {
+    const { result, argvs } = await sampleArgv(async () => {
+      const spawned = await local.umbel(["spawn", "w", "--host", "box", "--env", "SECRET_TOKEN", "--json"]);
+      expect(spawned.stderr).not.toContain("umbel:");
+      expect(parse(spawned.stdout)).toMatchObject({ name: "box:w", provider: "claude", cwd: remote.work });
+      expect(spawned.code).toBe(0);
+      // The prompt on the local umbel's stdin too, so any argv that holds it would be the remote's.
+      const sent = await local.umbel(["send", "box:w", "--json"], { stdin: PROMPT });
+      expect(parse(sent.stdout)).toMatchObject({ name: "box:w" });
+      expect(sent.code).toBe(0);
+      return parse(sent.stdout).baseline as number;
+    });
+    for (const argv of argvs) {
+      expect(argv).not.toContain(SECRET);
+      expect(argv).not.toContain(PROMPT);
+    }
+    // The remote umbel ran (its argv: the verb and --stdin-json), and nothing of the input with it.
+    expect([...argvs].some((a) => a.includes("remote-umbel send --stdin-json --json"))).toBe(true);
+
+    const waited = await local.umbel(["wait", "box:w", "--after", String(result), "--json"]);
+    expect(parse(waited.stdout)).toMatchObject({ name: "box:w", reason: "stop", exitCode: 0 });
+    expect(waited.code).toBe(0);
+    const read = await local.umbel(["read", "box:w"]);
+    // The fake's answer: the prompt's length, hash and head (it arrived byte-exact, over stdin).
+    const sha12 = new Bun.CryptoHasher("sha256").update(PROMPT).digest("hex").slice(0, 12);
+    expect(read.stdout).toStartWith(`FAKE-REPLY len=${PROMPT.length} sha=${sha12} head=`);
+    expect(read.code).toBe(0);
+    const status = await local.umbel(["status", "box:w", "--json"]);
+    expect(parse(status.stdout)).toMatchObject({ name: "box:w", state: "idle" });
+    const hosts = JSON.parse((await local.umbel(["hosts", "--json"])).stdout) as {
+      workers: { name: string }[];
+    }[];
+    expect(hosts[0]?.workers.map((w) => w.name)).toEqual(["w"]);
+
+    // The local umbel keeps no state for a remote worker (only the master's socket folder).
+    expect(readdirSync(local.root).sort()).toEqual(["config.toml", "ssh"]);
+    expect((await local.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+    // The env value is in no file of either state root; the prompt in none of this one's (the
+    // host's events log holds it, as any worker's does: claude's UserPromptSubmit payload).
+    for (const file of [...filesUnder(local.root), ...filesUnder(remote.root)])
+      expect({ file, secret: readFileSync(file, "utf8").includes(SECRET) }).toEqual({ file, secret: false });
+    for (const file of filesUnder(local.root))
+      expect({ file, prompt: readFileSync(file, "utf8").includes(PROMPT) }).toEqual({ file, prompt: false });
+    expect(filesUnder(remote.root).filter((f) => readFileSync(f, "utf8").includes(PROMPT))).toEqual([
+      join(remote.root, "sessions", "w", "events", "hooks.jsonl"),
+    ]);
+
+    const killed = await local.umbel(["kill", "box:w"]);
+    expect(killed.stdout).toBe("killed box:w\n");
+    expect(killed.code).toBe(0);
+    const gone = await local.umbel(["status", "box:w", "--json"]);
+    expect(parse(gone.stdout)).toMatchObject({ name: "box:w", state: "killed" });
+  });
+
+  test("over MCP: umbel_hosts, umbel_spawn {host}, then send, wait, read, status and kill on box:m", async () => {
+    const client = new Client({ name: "umbel-e2e-hosts", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: UMBEL,
+        args: ["mcp"],
+        env: local.env,
+        cwd: local.work,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const ok = async (name: string, args: Record<string, unknown> = {}) => {
+        const r = (await client.callTool({ name, arguments: args })) as ToolResult;
+        if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
+        return r.structuredContent as Record<string, unknown>;
+      };
+      const hosts = (await ok("umbel_hosts")).hosts as Record<string, unknown>[];
+      expect(hosts[0]).toMatchObject({ name: "box", reachable: true, protocol: 1 });
+      expect(
+        await ok("umbel_spawn", { name: "m", host: "box", env: { T: { fromEnv: "SECRET_TOKEN" } } }),
+      ).toMatchObject({
+        name: "box:m",
+        cwd: remote.work,
+      });
+      const { baseline } = await ok("umbel_send", { name: "box:m", prompt: "over mcp" });
+      expect(await ok("umbel_wait", { name: "box:m", after: baseline })).toMatchObject({
+        name: "box:m",
+        reason: "stop",
+      });
+      expect((await ok("umbel_read", { name: "box:m" })).text).toStartWith("FAKE-REPLY len=8");
+      expect(await ok("umbel_status", { name: "box:m" })).toMatchObject({ name: "box:m", state: "idle" });
+      expect(await ok("umbel_kill", { name: "box:m", purge: true })).toMatchObject({
+        name: "box:m",
+        state: "purged",
+      });
+      const missing = (await client.callTool({
+        name: "umbel_read",
+        arguments: { name: "box:m" },
+      })) as ToolResult;
+      expect(missing.isError).toBe(true);
+      expect(errorOf(missing)).toMatchObject({ code: "not-found", exitCode: 3, data: { host: "box" } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("answer, capture and keys on box:NAME: a permission prompt answered there", async () => {
+    expect((await local.umbel(["spawn", "p", "--host", "box"])).code).toBe(0);
+    const baseline = (await local.umbel(["send", "box:p", "fake:permission"])).stdout.trim();
+    const asked = await local.umbel(["wait", "box:p", "--after", baseline, "--timeout", "20s", "--json"]);
+    expect(parse(asked.stdout)).toMatchObject({ name: "box:p", reason: "input" });
+    expect(asked.code).toBe(126);
+    const screen = await local.umbel(["capture", "box:p"]);
+    expect(screen.stdout).toContain("echo hi > x.txt");
+    const answered = await local.umbel(["answer", "box:p", "allow", "--json"]);
+    expect(parse(answered.stdout)).toMatchObject({ name: "box:p" });
+    expect(answered.code).toBe(0);
+    const done = await local.umbel(["wait", "box:p", "--after", baseline, "--timeout", "20s", "--json"]);
+    expect(parse(done.stdout)).toMatchObject({ name: "box:p", reason: "stop" });
+    // logs streams its events as they come: not relayed yet (a usage error, nothing run there).
+    expect((await local.umbel(["logs", "box:p"])).code).toBe(2);
+    expect((await local.umbel(["keys", "box:p", "Escape"])).code).toBe(0);
+    expect((await local.umbel(["kill", "box:p", "--purge"])).stdout).toBe("purged box:p\n");
+  });
+
+  test("a remote error keeps its code: no such worker there is exit 3, named with the host", async () => {
+    const r = await local.umbel(["read", "box:nobody", "--json"]);
+    expect(r.stderr).toStartWith("umbel: box: ");
+    expect(parse(r.stdout)).toMatchObject({ error: { code: "not-found", data: { host: "box" } } });
+    expect(r.code).toBe(3);
+  });
+
+  test("Ctrl-C on a remote wait: exit 130 here, the remote wait ends too, the worker is untouched", async () => {
+    expect((await local.umbel(["spawn", "h", "--host", "box"])).stdout).toBe("box:h\n");
+    const baseline = (await local.umbel(["send", "box:h", "fake:hang"])).stdout.trim();
+    const child = Bun.spawn([UMBEL, "wait", "box:h", "--after", baseline, "--timeout", "5m", "--json"], {
+      cwd: local.work,
+      env: local.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const remoteWait = await eventually(() => remoteWaits()[0], 10_000, "the remote wait to run");
+    child.kill("SIGINT");
+    const started = performance.now();
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(parse(stdout)).toMatchObject({ error: { code: "aborted", data: { host: "box" } } });
+    expect(code).toBe(130);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // Its stdin's EOF told the remote umbel its caller was gone: no wait left there for 5 minutes.
+    await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end");
+    expect(parse((await local.umbel(["status", "box:h", "--json"])).stdout)).toMatchObject({ state: "busy" });
+    expect((await local.umbel(["kill", "box:h"])).code).toBe(0);
+  });
+
+  test("hosts at once: an umbel of another protocol, a host that refuses and one with no umbel, beside the box", async () => {
+    // What umbel 0.1.0 (before hosts) answers: no protocol in --version, no --stdin-json.
+    const old = join(remote.dir, "old-umbel");
+    await writeFile(
+      old,
+      `#!/bin/sh
+case "$1" in
+  --version) echo '{"version":"0.0.9","commit":"c","bun":"1.4.5","platform":"linux","arch":"x64"}' ;;
+  ls) echo '[]' ;;
+  doctor) echo '{"ok":true,"checks":[]}' ;;
+  *) echo 'umbel: Missing required positional argument: NAME' >&2
+     echo '{"error":{"code":"usage","class":"UsageError","message":"Missing required positional argument: NAME","exitCode":2,"data":{}}}'
+     exit 2 ;;
+esac
+`,
+    );
+    await chmod(old, 0o755);
+    const config = join(local.root, "config.toml");
+    const before = readFileSync(config, "utf8");
+    // gone: 127.0.0.1's port 22 under the test's ssh config, which holds no key for it: refused.
+    await writeFile(
+      config,
+      `${before}[hosts.old]\nssh = "box"\numbel = "${old}"\n[hosts.gone]\nssh = "127.0.0.1"\nssh_command = "ssh -p 1"\n[hosts.bare]\nssh = "box"\numbel = "/nonexistent/umbel"\n`,
+    );
+    try {
+      // UMBEL_SSH_COMMAND (the test's ssh -F) wins over gone's own ssh_command, as GIT_SSH_COMMAND
+      // would: ssh never reads the passwd home's ~/.ssh/config here.
+      const withSsh = JSON.parse((await local.umbel(["hosts", "--json"])).stdout) as Record<
+        string,
+        unknown
+      >[];
+      expect(
+        withSsh.map((h) => [h.name, h.reachable, (h.error as { code?: string } | null)?.code ?? null]),
+      ).toEqual([
+        ["box", true, null],
+        ["old", true, "protocol-mismatch"],
+        ["gone", false, "unreachable"],
+        ["bare", true, "remote-umbel-missing"],
+      ]);
+      expect(withSsh[1]).toMatchObject({ version: "0.0.9", protocol: null });
+      const verb = await local.umbel(["read", "old:w", "--json"]);
+      expect(verb.stderr).toContain("does not speak protocol 1");
+      expect(parse(verb.stdout)).toMatchObject({
+        error: { code: "protocol-mismatch", data: { host: "old" } },
+      });
+      expect(verb.code).toBe(127);
+      const bare = await local.umbel(["status", "bare:w", "--json"]);
+      expect(parse(bare.stdout)).toMatchObject({
+        error: { code: "remote-umbel-missing", data: { host: "bare" } },
+      });
+      expect(bare.code).toBe(127);
+    } finally {
+      await writeFile(config, before);
+    }
+  });
+
+  test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {
+    await sshd.stop();
+    try {
+      const started = performance.now();
+      const r = await local.umbel(["hosts", "--json"]);
+      const [box] = JSON.parse(r.stdout) as Record<string, unknown>[];
+      expect(box).toMatchObject({ name: "box", reachable: false, error: { code: "unreachable" } });
+      expect(r.code).toBe(0);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      const status = await local.umbel(["status", "box:w", "--json"]);
+      expect(status.stderr).toStartWith("umbel: host box is unreachable: ");
+      expect(parse(status.stdout)).toMatchObject({
+        error: { code: "unreachable", exitCode: 69, data: { host: "box" } },
+      });
+      expect(status.code).toBe(69);
+    } finally {
+      await sshd.start();
+    }
+  });
+});
