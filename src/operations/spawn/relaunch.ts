@@ -13,7 +13,7 @@ import { loadWorker, type Worker } from "../worker/worker.ts";
 import { waitReady } from "./await-ready.ts";
 import { prepareSpawn } from "./prepare.ts";
 import { untrustedFolder } from "./resolve.ts";
-import { layOutHome, type Made, makeLaunchInput, planHomeless, startInTmux } from "./start.ts";
+import { layOutLaunch, type Made, startInTmux } from "./start.ts";
 
 /**
  * A worker's CLI started again in place, on another account (`--on-limit failover`): same name,
@@ -66,23 +66,7 @@ export async function relaunchWorker(deps: Deps, worker: Worker, change: Relaunc
     worktreeMade: () => undefined,
     unwind: async () => undefined,
   };
-  const started = await makeLaunchInput(deps, input, prepared);
-  const where = {
-    name,
-    cwd: meta.cwd,
-    workerEnvNames: prepared.workerEnvNames,
-    hostEnv: { ...deps.env, ...prepared.account?.hostEnv },
-  };
-  const laidOut = provider.home
-    ? await layOutHome(deps, provider, where, started, made)
-    : planHomeless(provider, started.launch);
-  const env = buildWorkerEnv({
-    host: deps.env,
-    provider,
-    providerEnv: laidOut.plan.env,
-    explicit: prepared.explicitEnv,
-    umbel: { UMBEL_HOME: deps.store.root, UMBEL_SESSION: name },
-  });
+  const { started, laidOut, env } = await layOutLaunch(deps, input, prepared, meta.cwd, made);
   if (change.resume) await carryRecord(deps, worker, change.resume.transcript, env);
   const { account: _account, providerFiles: _files, ...rest } = meta;
   const next: Meta = {

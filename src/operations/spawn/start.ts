@@ -8,7 +8,7 @@ import type { Assets, Deps, Lock } from "../../core/ports.ts";
 import type { LaunchInput, LaunchPlan } from "../../core/providers/launch-types.ts";
 import type { HomedProvider, PlainProvider } from "../../core/providers/types.ts";
 import type { SpawnInput } from "../../core/schemas.ts";
-import { renderEnvScript } from "../../core/worker/env.ts";
+import { buildWorkerEnv, renderEnvScript } from "../../core/worker/env.ts";
 import { INCARNATION_FILE } from "../../core/worker/events.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import { makeWorktree, unmakeWorktree, type WorktreePlan } from "../fleet/worktree.ts";
@@ -145,6 +145,45 @@ export async function layOutHome(
     providerFiles: home.removeOnKill,
     billing: home.billing,
   };
+}
+
+/**
+ * One launch's input, the provider's home laid out (or none planned) and the worker's whole env: a
+ * failover's relaunch of a worker on another account (spawn/relaunch.ts). spawn.ts takes the same
+ * steps inline: with no worktree it must not add an await between its boot slot and the tmux start
+ * (test/unit/spawn/boot-slots.test.ts's virtual clock runs on meanwhile).
+ */
+export async function layOutLaunch(
+  deps: Deps,
+  input: SpawnInput,
+  prepared: PreparedSpawn,
+  cwd: string,
+  made: Made,
+): Promise<{
+  started: { launch: LaunchInput; assets: Assets };
+  laidOut: LaidOut;
+  env: Record<string, string>;
+}> {
+  const { provider } = prepared;
+  const started = await makeLaunchInput(deps, input, prepared);
+  const where = {
+    name: input.name,
+    cwd,
+    workerEnvNames: prepared.workerEnvNames,
+    // An account's home, where the provider's planner looks for the user's (codex, gemini).
+    hostEnv: { ...deps.env, ...prepared.account?.hostEnv },
+  };
+  const laidOut = provider.home
+    ? await layOutHome(deps, provider, where, started, made)
+    : planHomeless(provider, started.launch);
+  const env = buildWorkerEnv({
+    host: deps.env,
+    provider,
+    providerEnv: laidOut.plan.env,
+    explicit: prepared.explicitEnv,
+    umbel: { UMBEL_HOME: deps.store.root, UMBEL_SESSION: input.name },
+  });
+  return { started, laidOut, env };
 }
 
 /** meta.json as spawn first writes it ("starting"): the worker's record before its CLI runs. */
