@@ -2,11 +2,12 @@
 // model (issue 24): each account is a config dir of its own and a subscriber's token by name; the
 // stub tells them apart by the token claude sends, and limits account a while b has headroom.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { limit } from "../stub-model/limits.ts";
 import type { StubRequest } from "../stub-model/types.ts";
 import { seedClaudeHome } from "./claude-home.ts";
+import { writeAccounts } from "./providers/accounts.ts";
 import { type ClaudeWorld, makeClaudeWorld } from "./providers/claude.ts";
 import { requireRealClaude } from "./real-bin.ts";
 import { drive, json } from "./scenarios/drive.ts";
@@ -43,16 +44,19 @@ const homes = { a: "", b: "" };
 const limited = new Set<Account>();
 /** Each account's five-hour window while it is not limited (the stub's answer headers). */
 const USED: Record<Account, string> = { default: "0.95", a: "0.97", b: "0.20" };
+/** A claude.ai subscriber offline (providers/claude.ts), but for the token: each account has its own. */
+const SUBSCRIBER = {
+  CLAUDE_CODE_SUBSCRIPTION_TYPE: "max",
+  CLAUDE_CODE_RATE_LIMIT_TIER: "default_claude_max_20x",
+  CLAUDE_CODE_MAX_RETRIES: "0",
+};
 
 beforeAll(async () => {
   if (!claude) return;
   world = await makeClaudeWorld(claude, { trusted: true, apiKey: "sk-ant-unused-0123456789abcdef" });
   const { sb, stub } = world;
   delete sb.env.ANTHROPIC_API_KEY;
-  Object.assign(sb.env, {
-    CLAUDE_CODE_SUBSCRIPTION_TYPE: "max",
-    CLAUDE_CODE_RATE_LIMIT_TIER: "default_claude_max_20x",
-    CLAUDE_CODE_MAX_RETRIES: "0",
+  Object.assign(sb.env, SUBSCRIBER, {
     CLAUDE_CODE_OAUTH_TOKEN: TOKENS.default,
     ACCOUNT_A_TOKEN: TOKENS.a,
     ACCOUNT_B_TOKEN: TOKENS.b,
@@ -62,23 +66,16 @@ beforeAll(async () => {
       apiKey: "sk-ant-unused-0123456789abcdef",
       trustedDirs: [sb.work],
     }).configDir;
-  mkdirSync(sb.root, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    join(sb.root, "config.toml"),
-    // The default sign-in gets the subscriber's names from [claude]; an account drops the token.
-    `[claude]
-env = ["CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_SUBSCRIPTION_TYPE", "CLAUDE_CODE_RATE_LIMIT_TIER", "CLAUDE_CODE_MAX_RETRIES"]
-
-[accounts.a]
-provider = "claude"
-home = "${homes.a}"
-env = { CLAUDE_CODE_OAUTH_TOKEN = "ACCOUNT_A_TOKEN" }
-
-[accounts.b]
-provider = "claude"
-home = "${homes.b}"
-env = { CLAUDE_CODE_OAUTH_TOKEN = "ACCOUNT_B_TOKEN" }
-`,
+  // The default sign-in gets the subscriber's names from [claude]; an account drops the token.
+  writeAccounts(
+    sb,
+    (["a", "b"] as const).map((name) => ({
+      name,
+      provider: "claude",
+      home: homes[name],
+      env: { CLAUDE_CODE_OAUTH_TOKEN: `ACCOUNT_${name.toUpperCase()}_TOKEN` },
+    })),
+    { provider: "claude", names: ["CLAUDE_CODE_OAUTH_TOKEN", ...Object.keys(SUBSCRIBER)] },
   );
   stub.setRule((request) => {
     const account = accountOf(request);

@@ -3,11 +3,11 @@
 // the worker to b, the transcript carried into b's config dir and resumed with --resume, and the
 // stub's record of b's request proves the earlier messages of the conversation arrived, on b's token.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { limit } from "../stub-model/limits.ts";
 import { text } from "../stub-model/replies.ts";
 import { seedClaudeHome } from "./claude-home.ts";
+import { limitedUntilTomorrow, writeAccounts } from "./providers/accounts.ts";
 import { type ClaudeWorld, makeClaudeWorld } from "./providers/claude.ts";
 import { requireRealClaude } from "./real-bin.ts";
 
@@ -36,23 +36,12 @@ beforeAll(async () => {
     (account) =>
       seedClaudeHome(join(w.sb.dir, `acct-${account}`), { apiKey: KEY, trustedDirs: [w.sb.work] }).configDir,
   );
-  mkdirSync(w.sb.root, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    join(w.sb.root, "config.toml"),
-    `[accounts.a]\nprovider = "claude"\nhome = "${homes[0]}"\nenv = { CLAUDE_CODE_OAUTH_TOKEN = "TOKEN_A" }\n\n[accounts.b]\nprovider = "claude"\nhome = "${homes[1]}"\nenv = { CLAUDE_CODE_OAUTH_TOKEN = "TOKEN_B" }\n`,
-  );
+  writeAccounts(w.sb, [
+    { name: "a", provider: "claude", home: homes[0] ?? "", env: { CLAUDE_CODE_OAUTH_TOKEN: "TOKEN_A" } },
+    { name: "b", provider: "claude", home: homes[1] ?? "", env: { CLAUDE_CODE_OAUTH_TOKEN: "TOKEN_B" } },
+  ]);
   // The default sign-in is out until tomorrow: b is the one place to go.
-  mkdirSync(join(w.sb.root, "accounts"), { recursive: true, mode: 0o700 });
-  const limit = {
-    window: "five_hour",
-    resetsAt: new Date(Date.now() + 86_400_000).toISOString(),
-    message: "x",
-  };
-  writeFileSync(
-    join(w.sb.root, "accounts", "claude.default.json"),
-    `${JSON.stringify({ provider: "claude", account: null, windows: [], seenAt: null, from: null, lastLimit: { at: new Date().toISOString(), worker: "x", limit } })}\n`,
-    { mode: 0o600 },
-  );
+  limitedUntilTomorrow(w.sb, "claude", null, "five_hour");
 });
 afterAll(async () => {
   await w?.dispose();

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { stubProviderToml } from "../helpers/codex-world.ts";
 import { limit } from "../stub-model/limits.ts";
 import type { StubRequest } from "../stub-model/types.ts";
+import { writeAccounts } from "./providers/accounts.ts";
 import { CODEX_SPAWN_FLAGS, type CodexWorld, makeCodexWorld } from "./providers/codex.ts";
 import { requireRealCodex } from "./real-codex.ts";
 import { drive, json } from "./scenarios/drive.ts";
@@ -59,18 +60,10 @@ beforeAll(async () => {
     );
     homes[account] = home;
   }
-  mkdirSync(sb.root, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    join(sb.root, "config.toml"),
-    `[accounts.a]
-provider = "codex"
-home = "${homes.a}"
-
-[accounts.b]
-provider = "codex"
-home = "${homes.b}"
-`,
-  );
+  writeAccounts(sb, [
+    { name: "a", provider: "codex", home: homes.a ?? "" },
+    { name: "b", provider: "codex", home: homes.b ?? "" },
+  ]);
   stub.setRule((request) => {
     const account = accountOf(request);
     if (account === null) return undefined;

@@ -3,11 +3,11 @@
 // cxb, the rollout carried into cxb's managed home and `codex resume <id>`d there, and the stub's
 // record of cxb's request proves the earlier messages of the conversation arrived, on cxb's key.
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../helpers/codex-world.ts";
 import { limit } from "../stub-model/limits.ts";
 import { text } from "../stub-model/replies.ts";
+import { limitedUntilTomorrow, writeAccounts } from "./providers/accounts.ts";
 import { CODEX_SPAWN_FLAGS, type CodexWorld, makeCodexWorld } from "./providers/codex.ts";
 import { requireRealCodex } from "./real-codex.ts";
 
@@ -28,23 +28,12 @@ beforeAll(async () => {
   const homes = ["a", "b"].map(
     (account) => seedCodexWorld(join(w.sb.dir, `acct-${account}`), toml).userCodexHome,
   );
-  mkdirSync(w.sb.root, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    join(w.sb.root, "config.toml"),
-    `[accounts.cxa]\nprovider = "codex"\nhome = "${homes[0]}"\nenv = { STUB_TOKEN = "KEY_A" }\n\n[accounts.cxb]\nprovider = "codex"\nhome = "${homes[1]}"\nenv = { STUB_TOKEN = "KEY_B" }\n`,
-  );
+  writeAccounts(w.sb, [
+    { name: "cxa", provider: "codex", home: homes[0] ?? "", env: { STUB_TOKEN: "KEY_A" } },
+    { name: "cxb", provider: "codex", home: homes[1] ?? "", env: { STUB_TOKEN: "KEY_B" } },
+  ]);
   // The default sign-in is out until tomorrow: cxb is the one place to go.
-  mkdirSync(join(w.sb.root, "accounts"), { recursive: true, mode: 0o700 });
-  const limited = {
-    window: "primary",
-    resetsAt: new Date(Date.now() + 86_400_000).toISOString(),
-    message: "x",
-  };
-  writeFileSync(
-    join(w.sb.root, "accounts", "codex.default.json"),
-    `${JSON.stringify({ provider: "codex", account: null, windows: [], seenAt: null, from: null, lastLimit: { at: new Date().toISOString(), worker: "x", limit: limited } })}\n`,
-    { mode: 0o600 },
-  );
+  limitedUntilTomorrow(w.sb, "codex", null, "primary");
 });
 afterAll(async () => {
   await w?.dispose();

@@ -9,6 +9,7 @@ import { mkdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { limit } from "../stub-model/limits.ts";
 import { text } from "../stub-model/replies.ts";
+import { limitedUntilTomorrow, writeAccounts } from "./providers/accounts.ts";
 import { makeGeminiWorld } from "./providers/gemini.ts";
 import { requireRealGemini } from "./real-gemini.ts";
 import type { RealWorld } from "./scenarios/drive.ts";
@@ -32,23 +33,12 @@ beforeAll(async () => {
     });
     return home;
   });
-  mkdirSync(w.sb.root, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    join(w.sb.root, "config.toml"),
-    `[accounts.ga]\nprovider = "gemini"\nhome = "${homes[0]}"\n\n[accounts.gb]\nprovider = "gemini"\nhome = "${homes[1]}"\n`,
-  );
+  writeAccounts(w.sb, [
+    { name: "ga", provider: "gemini", home: homes[0] ?? "" },
+    { name: "gb", provider: "gemini", home: homes[1] ?? "" },
+  ]);
   // The default sign-in is out until tomorrow: gb is the one place to go.
-  mkdirSync(join(w.sb.root, "accounts"), { recursive: true, mode: 0o700 });
-  const limited = {
-    window: "daily",
-    resetsAt: new Date(Date.now() + 86_400_000).toISOString(),
-    message: "x",
-  };
-  writeFileSync(
-    join(w.sb.root, "accounts", "gemini.default.json"),
-    `${JSON.stringify({ provider: "gemini", account: null, windows: [], seenAt: null, from: null, lastLimit: { at: new Date().toISOString(), worker: "x", limit: limited } })}\n`,
-    { mode: 0o600 },
-  );
+  limitedUntilTomorrow(w.sb, "gemini", null, "daily");
 });
 afterAll(async () => {
   await w?.dispose();
