@@ -6,10 +6,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSandbox, eventually } from "../../helpers/sandbox.ts";
+import { limit } from "../../stub-model/limits.ts";
 import { bash, text } from "../../stub-model/replies.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
 import { type ClaudeHome, seedClaudeHome } from "../claude-home.ts";
 import type { RealWorld } from "../scenarios/drive.ts";
+import type { FailoverProfile } from "../scenarios/failover.ts";
 import type { FleetProfile } from "../scenarios/fleet.ts";
 import type { LimitProfile } from "../scenarios/limits.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
@@ -114,14 +116,16 @@ export function claudeWorkerProfile(bin: string | null): WorkerProfile<ClaudeWor
   };
 }
 
-/** A subscriber's claude (limits.md §1.1): these reach a worker only by name (--env). */
-const SUBSCRIBER = {
-  CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock-token-0123456789",
+/** A subscriber's plan, and no retries; with failover the token is each account's own. */
+const SUBSCRIBER_PLAN = {
   CLAUDE_CODE_SUBSCRIPTION_TYPE: "max",
   CLAUDE_CODE_RATE_LIMIT_TIER: "default_claude_max_20x",
   CLAUDE_CODE_MAX_RETRIES: "0",
 };
+/** A subscriber's claude (limits.md §1.1): these reach a worker only by name (--env). */
+const SUBSCRIBER = { CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock-token-0123456789", ...SUBSCRIBER_PLAN };
 export const SUBSCRIBER_FLAGS = Object.keys(SUBSCRIBER).flatMap((name) => ["--env", name]);
+const UNUSED_KEY = "sk-ant-unused-0123456789abcdef";
 /** The usage-window headers a subscriber's answers carry (statusline rate_limits). */
 const WINDOWS = {
   "anthropic-ratelimit-unified-status": "allowed",
@@ -136,13 +140,16 @@ const WINDOWS = {
 /**
  * A claude.ai subscriber session offline (shared notes, limits.md §1.1): CLAUDE_CODE_OAUTH_TOKEN with
  * a mock token, no API key; only then does claude treat the unified rate-limit headers as a usage
- * limit, fill the statusline's rate_limits, and continue by itself.
+ * limit, fill the statusline's rate_limits (from the WINDOWS headers the limit profile's stub sends),
+ * and continue by itself. `env`: the plan and the tokens failover's accounts map (no token of its own).
  */
-async function makeClaudeSubscriberWorld(bin: string | null): Promise<ClaudeWorld> {
-  const world = await makeClaudeWorld(bin, { trusted: true, apiKey: "sk-ant-unused-0123456789abcdef" });
+async function makeClaudeSubscriberWorld(
+  bin: string | null,
+  env: Record<string, string> = SUBSCRIBER,
+): Promise<ClaudeWorld> {
+  const world = await makeClaudeWorld(bin, { trusted: true, apiKey: UNUSED_KEY });
   delete world.sb.env.ANTHROPIC_API_KEY;
-  Object.assign(world.sb.env, SUBSCRIBER);
-  world.stub.setHeaders(WINDOWS);
+  Object.assign(world.sb.env, env);
   return world;
 }
 
@@ -152,7 +159,11 @@ export function claudeLimitProfile(bin: string | null): LimitProfile<ClaudeWorld
   return {
     label: "claude",
     bin,
-    makeWorld: () => makeClaudeSubscriberWorld(bin),
+    async makeWorld() {
+      const world = await makeClaudeSubscriberWorld(bin);
+      world.stub.setHeaders(WINDOWS);
+      return world;
+    },
     worker: "rl",
     spawnFlags: [...SUBSCRIBER_FLAGS, "--start-timeout", "60s"],
     timeout: "60s",
@@ -170,6 +181,55 @@ export function claudeLimitProfile(bin: string | null): LimitProfile<ClaudeWorld
         windows: [{ name: "five_hour", usedPercent: 100 }, {}],
       });
       // claude opened /rate-limit-options (autoContinueAtUsageLimit false); the next turn's wait closes it.
+    },
+  };
+}
+
+const TOKENS = {
+  TOKEN_A: "sk-ant-oat01-mock-account-a-0123456789",
+  TOKEN_B: "sk-ant-oat01-mock-account-b-0123456789",
+};
+
+/**
+ * Failover on two subscriber accounts a and b (docs/accounts.md, "Failover"): each a config dir of
+ * its own and its token (TOKEN_A, TOKEN_B) as CLAUDE_CODE_OAUTH_TOKEN; the transcript is carried
+ * into b's config dir and resumed with --resume. A second limit, on b, leaves none with headroom.
+ */
+export function claudeFailoverProfile(bin: string | null): FailoverProfile<ClaudeWorld> {
+  return {
+    label: "claude",
+    bin,
+    makeWorld: () => makeClaudeSubscriberWorld(bin, { ...SUBSCRIBER_PLAN, ...TOKENS }),
+    provider: "claude",
+    accounts: ["a", "b"],
+    signIn: (w, account) => ({
+      home: seedClaudeHome(join(w.sb.dir, `acct-${account}`), {
+        apiKey: UNUSED_KEY,
+        trustedDirs: [w.sb.work],
+      }).configDir,
+      env: { CLAUDE_CODE_OAUTH_TOKEN: `TOKEN_${account.toUpperCase()}` },
+    }),
+    defaultWindow: "five_hour",
+    spawnFlags: Object.keys(SUBSCRIBER_PLAN).flatMap((name) => ["--env", name]),
+    firstAnswer: "first answer, on a",
+    meets: "a limit",
+    resumed: "resumed, with the conversation's earlier messages on b's token",
+    limited: { prompt: "limit two", reply: limit(3600, "five_hour") },
+    window: "five_hour",
+    byAuthorization: {
+      a: TOKENS.TOKEN_A,
+      b: TOKENS.TOKEN_B,
+      requests: { a: { exactly: 2 }, b: { exactly: 1 } },
+      // claude 2.1.332 sends a one-token "quota" request at each start (a's, then b's): not the turn's.
+      ignore: (r) => r.main?.prompt === "quota",
+    },
+    resendsLimitedPrompt: false,
+    // b's own reset (30 min) comes before a's (an hour from its limit) and the default's (tomorrow).
+    noHeadroom: {
+      prompt: "limit three",
+      reply: limit(1800, "five_hour"),
+      window: "five_hour",
+      resetsInMs: [1_500_000, 1_900_000],
     },
   };
 }

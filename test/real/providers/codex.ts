@@ -8,6 +8,7 @@ import { createSandbox } from "../../helpers/sandbox.ts";
 import { limit } from "../../stub-model/limits.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
 import { json, type RealWorld } from "../scenarios/drive.ts";
+import type { FailoverProfile } from "../scenarios/failover.ts";
 import type { FleetProfile } from "../scenarios/fleet.ts";
 import type { LimitProfile } from "../scenarios/limits.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
@@ -134,5 +135,45 @@ export function codexLimitProfile(bin: string | null): LimitProfile<CodexWorld> 
       expect(screen).not.toContain("Approaching rate limits");
       expect(screen).toContain("5h limit: only <1% left");
     },
+  };
+}
+
+const KEYS = { KEY_A: "sk-account-a-0123456789", KEY_B: "sk-account-b-0123456789" };
+
+/**
+ * Failover on two accounts cxa and cxb (docs/accounts.md, "Failover"): each a CODEX_HOME of its own
+ * whose stub provider takes its key from STUB_TOKEN, which each account maps from its own variable;
+ * the rollout is carried into cxb's managed home and `codex resume <id>`d there.
+ */
+export function codexFailoverProfile(bin: string | null): FailoverProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    async makeWorld() {
+      const world = await makeCodexWorld(bin);
+      Object.assign(world.sb.env, KEYS);
+      return world;
+    },
+    provider: "codex",
+    accounts: ["cxa", "cxb"],
+    signIn: (w, account) => ({
+      home: seedCodexWorld(
+        join(w.sb.dir, `acct-${account}`),
+        `${stubProviderToml(w.stub.url)}env_key = "STUB_TOKEN"\n`,
+      ).userCodexHome,
+      env: { STUB_TOKEN: account === "cxa" ? "KEY_A" : "KEY_B" },
+    }),
+    defaultWindow: "primary",
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    firstAnswer: "first answer, on a",
+    meets: "a limit",
+    resumed: "resumed, with the conversation's earlier messages on cxb's key",
+    limited: { prompt: "limit two", reply: limit(600) },
+    byAuthorization: {
+      a: KEYS.KEY_A,
+      b: KEYS.KEY_B,
+      requests: { a: { atLeast: 2 }, b: { atLeast: 1 } },
+    },
+    resendsLimitedPrompt: false,
   };
 }

@@ -1,6 +1,7 @@
 // The real gemini-cli 0.61.0 against the stub model (GOOGLE_GEMINI_BASE_URL and a stub API key):
 // its world and what the shared scenarios expect of it.
 import { expect } from "bun:test";
+import { mkdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { STUB_KEY } from "../../helpers/gemini-world.ts";
 import { createSandbox } from "../../helpers/sandbox.ts";
@@ -8,6 +9,7 @@ import { limit } from "../../stub-model/limits.ts";
 import { bash, text } from "../../stub-model/replies.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
 import { json, type RealWorld } from "../scenarios/drive.ts";
+import type { FailoverProfile } from "../scenarios/failover.ts";
 import type { LimitProfile } from "../scenarios/limits.ts";
 import type { WorkerProfile } from "../scenarios/worker.ts";
 
@@ -82,6 +84,44 @@ export function geminiLimitProfile(bin: string | null): LimitProfile {
       const status = json((await w.sb.umbel(["status", "gl", "--json"])).stdout);
       expect(status.billing).toMatchObject({ route: "api-key" });
       expect(status.telemetry).toMatchObject({ costUsd: null });
+    },
+  };
+}
+
+/**
+ * Failover on two accounts ga and gb at the daily quota (docs/accounts.md, "Failover"): each a home
+ * whose .gemini holds its sign-in (the stub is reached with the key the spawn passes by name). The
+ * chats stay in the worker's own GEMINI_CLI_HOME, so `gemini --resume <id>` on gb goes on with the
+ * same session; both send the one key, so the carried request is the last one. gemini rolls the
+ * limited turn's prompt back, so umbel sends that prompt again rather than its continuation prompt.
+ */
+export function geminiFailoverProfile(bin: string | null): FailoverProfile {
+  return {
+    label: "gemini",
+    bin,
+    makeWorld: () => makeGeminiWorld(bin),
+    provider: "gemini",
+    accounts: ["ga", "gb"],
+    signIn(w, account) {
+      const home = join(w.sb.dir, `acct-${account}`);
+      mkdirSync(join(home, ".gemini"), { recursive: true, mode: 0o700 });
+      writeFileSync(join(home, ".gemini", "oauth_creds.json"), `{"refresh_token":"${account}"}\n`, {
+        mode: 0o600,
+      });
+      return { home };
+    },
+    defaultWindow: "daily",
+    spawnFlags: [...GEMINI_SPAWN_FLAGS, "--env", "GEMINI_API_KEY"],
+    firstAnswer: "first answer, on ga",
+    meets: "at the daily quota",
+    resumed: "the session resumed in the worker's own home",
+    limited: { prompt: "spend my quota", reply: limit(0, "daily") },
+    window: "daily",
+    // 0.61.0 rolled the limited turn's prompt back: umbel sent it again (not the continuation prompt).
+    resendsLimitedPrompt: true,
+    checkOnB(w, gb) {
+      const link = join(w.sb.root, "sessions", "fo", "gemini", ".gemini", "oauth_creds.json");
+      expect(readlinkSync(link)).toBe(join(gb.home, ".gemini", "oauth_creds.json"));
     },
   };
 }
