@@ -10,6 +10,7 @@ import { limit } from "../../stub-model/limits.ts";
 import { bash, text } from "../../stub-model/replies.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
 import { type ClaudeHome, seedClaudeHome } from "../claude-home.ts";
+import type { AccountsProfile } from "../scenarios/accounts.ts";
 import type { RealWorld } from "../scenarios/drive.ts";
 import type { FailoverProfile } from "../scenarios/failover.ts";
 import type { FleetProfile } from "../scenarios/fleet.ts";
@@ -231,6 +232,64 @@ export function claudeFailoverProfile(bin: string | null): FailoverProfile<Claud
       window: "five_hour",
       resetsInMs: [1_500_000, 1_900_000],
     },
+  };
+}
+
+/** A subscriber's token per account (what claude sends the stub as its bearer token). */
+const ACCOUNT_TOKENS = {
+  default: "sk-ant-oat01-default-0123456789",
+  a: "sk-ant-oat01-account-a-0123456789",
+  b: "sk-ant-oat01-account-b-0123456789",
+};
+/** A subscriber's answer headers with the five-hour window used `fiveHour` (a fraction). */
+const accountWindows = (fiveHour: string) => ({
+  "anthropic-ratelimit-unified-status": "allowed",
+  "anthropic-ratelimit-unified-reset": "{now+3600}",
+  "anthropic-ratelimit-unified-representative-claim": "five_hour",
+  "anthropic-ratelimit-unified-5h-utilization": fiveHour,
+  "anthropic-ratelimit-unified-5h-reset": "{now+3600}",
+  "anthropic-ratelimit-unified-7d-utilization": "0.10",
+  "anthropic-ratelimit-unified-7d-reset": "{now+200000}",
+});
+
+/**
+ * Two subscriber accounts a and b and the default sign-in (issue 24): each account a config dir of
+ * its own and its token by name (ACCOUNT_A_TOKEN as CLAUDE_CODE_OAUTH_TOKEN); the default sign-in
+ * gets the subscriber's names from [claude]; the stub tells them apart by the token claude sends.
+ */
+export function claudeAccountsProfile(bin: string | null): AccountsProfile<ClaudeWorld> {
+  return {
+    label: "claude",
+    bin,
+    makeWorld: () =>
+      makeClaudeSubscriberWorld(bin, {
+        ...SUBSCRIBER_PLAN,
+        CLAUDE_CODE_OAUTH_TOKEN: ACCOUNT_TOKENS.default,
+        ACCOUNT_A_TOKEN: ACCOUNT_TOKENS.a,
+        ACCOUNT_B_TOKEN: ACCOUNT_TOKENS.b,
+      }),
+    provider: "claude",
+    signIn: (w, account) =>
+      account === "default"
+        ? { home: w.home.configDir }
+        : {
+            home: seedClaudeHome(join(w.sb.dir, `account-${account}`), {
+              apiKey: UNUSED_KEY,
+              trustedDirs: [w.sb.work],
+            }).configDir,
+            // An account drops the default's token for its own.
+            env: { CLAUDE_CODE_OAUTH_TOKEN: `ACCOUNT_${account.toUpperCase()}_TOKEN` },
+          },
+    defaultNames: ["CLAUDE_CODE_OAUTH_TOKEN", ...Object.keys(SUBSCRIBER_PLAN)],
+    credentials: ACCOUNT_TOKENS,
+    credentialHeaders: ["authorization", "x-api-key"],
+    window: "five_hour",
+    windows: (usedPercent) => accountWindows((usedPercent / 100).toFixed(2)),
+    limited: { reply: limit(3600, "five_hour"), headers: accountWindows("1.0") },
+    spawnFlags: ["--start-timeout", "60s"],
+    carries: "that account's token",
+    seen: "as its workers saw them",
+    transcripts: "projects",
   };
 }
 

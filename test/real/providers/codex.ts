@@ -1,12 +1,13 @@
 // The real codex-cli 0.171.0 against the stub model: its world (a "user" CODEX_HOME whose
 // config.toml points codex at the stub) and what the shared scenarios expect of it.
 import { expect } from "bun:test";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { seedCodexWorld, stubProviderToml } from "../../helpers/codex-world.ts";
 import { createSandbox } from "../../helpers/sandbox.ts";
 import { limit } from "../../stub-model/limits.ts";
 import { startStubModel } from "../../stub-model/stub-model.ts";
+import type { AccountsProfile } from "../scenarios/accounts.ts";
 import { json, type RealWorld } from "../scenarios/drive.ts";
 import type { FailoverProfile } from "../scenarios/failover.ts";
 import type { FleetProfile } from "../scenarios/fleet.ts";
@@ -175,5 +176,57 @@ export function codexFailoverProfile(bin: string | null): FailoverProfile<CodexW
       requests: { a: { atLeast: 2 }, b: { atLeast: 1 } },
     },
     resendsLimitedPrompt: false,
+  };
+}
+
+const ACCOUNT_KEYS = {
+  default: "sk-default-0123456789",
+  a: "sk-account-a-0123456789",
+  b: "sk-account-b-0123456789",
+};
+
+/**
+ * Two accounts a and b and the default sign-in (issue 24): each a home of its own whose auth.json
+ * holds its key (the default's the user's CODEX_HOME, signed in the same way); umbel's managed
+ * CODEX_HOME for an account links that auth.json, and the stub tells them apart by the bearer token.
+ */
+export function codexAccountsProfile(bin: string | null): AccountsProfile<CodexWorld> {
+  return {
+    label: "codex",
+    bin,
+    makeWorld: () => makeCodexWorld(bin),
+    provider: "codex",
+    signIn(w, account) {
+      const home = account === "default" ? w.userHome : join(w.sb.dir, `codex-${account}`);
+      mkdirSync(home, { recursive: true, mode: 0o700 });
+      // requires_openai_auth: codex signs its requests to the stub with the sign-in of auth.json.
+      const toml = stubProviderToml(w.stub.url).replace(
+        'wire_api = "responses"',
+        'wire_api = "responses"\nrequires_openai_auth = true',
+      );
+      writeFileSync(join(home, "config.toml"), toml, { mode: 0o600 });
+      writeFileSync(
+        join(home, "auth.json"),
+        `${JSON.stringify({ auth_mode: "apikey", OPENAI_API_KEY: ACCOUNT_KEYS[account] })}\n`,
+        { mode: 0o600 },
+      );
+      return { home };
+    },
+    credentials: ACCOUNT_KEYS,
+    credentialHeaders: ["authorization"],
+    window: "primary",
+    // The rate-limit headers codex writes into its rollout's token_count.
+    windows: (usedPercent) => ({
+      "x-codex-primary-used-percent": String(usedPercent),
+      "x-codex-primary-window-minutes": "300",
+      "x-codex-primary-reset-at": "{now+3600}",
+      "x-codex-secondary-used-percent": "10",
+      "x-codex-secondary-window-minutes": "10080",
+      "x-codex-secondary-reset-at": "{now+200000}",
+    }),
+    limited: { reply: limit(1800, "pro") },
+    spawnFlags: CODEX_SPAWN_FLAGS,
+    carries: "the key of that account's auth.json",
+    seen: "from its rollouts",
   };
 }
