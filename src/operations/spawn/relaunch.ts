@@ -4,7 +4,6 @@ import { SpawnFailedError } from "../../core/errors.ts";
 import { billingEnvOf, billingFromEnv } from "../../core/limits/billing.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { SpawnInput } from "../../core/schemas.ts";
-import { buildWorkerEnv } from "../../core/worker/env.ts";
 import { countEvents } from "../../core/worker/events.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import { signInAdvice } from "../../core/worker/sign-in.ts";
