@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
-import { eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
-import { createHostPair, type HostPair, hasSshd, type Sshd } from "../helpers/sshd.ts";
+import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createHostPair, type HostPair, hasSshd, type Sshd, writeRemoteUmbel } from "../helpers/sshd.ts";
 
 // A real sshd, two umbels and a fake claude on real tmux: seconds a test (bun's default is 5 s).
 setDefaultTimeout(60_000);
@@ -155,7 +155,11 @@ describe("a worker on a host over ssh", () => {
 
     // The local umbel keeps no state for a remote worker (only the master's socket folder).
     expect(readdirSync(local.root).sort()).toEqual(["config.toml", "ssh"]);
-    expect((await local.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+    expect((await local.umbel(["ls", "--local", "--json"])).stdout).toBe("[]\n");
+    // The fleet view holds it, named and marked with its host.
+    expect(JSON.parse((await local.umbel(["ls", "--json"])).stdout)).toMatchObject([
+      { name: "box:w", host: "box", state: "idle" },
+    ]);
     // The env value is in no file of either state root; the prompt in none of this one's (the
     // host's events log holds it, as any worker's does: claude's UserPromptSubmit payload).
     for (const file of [...filesUnder(local.root), ...filesUnder(remote.root)])
@@ -198,6 +202,10 @@ describe("a worker on a host over ssh", () => {
         name: "box:m",
         cwd: remote.work,
       });
+      const fleet = await ok("umbel_ls");
+      expect(fleet.hosts).toEqual(["box"]);
+      expect(fleet.workers).toContainEqual(expect.objectContaining({ name: "box:m", host: "box" }));
+      expect(fleet.unreachable).toBeUndefined();
       const { baseline } = await ok("umbel_send", { name: "box:m", prompt: "over mcp" });
       expect(await ok("umbel_wait", { name: "box:m", after: baseline })).toMatchObject({
         name: "box:m",
@@ -325,6 +333,56 @@ esac
     }
   });
 
+  test("ls and status over this machine and two hosts, all at once; a host that refuses is an entry beside them", async () => {
+    const second = await createSandbox();
+    const config = join(local.root, "config.toml");
+    const before = readFileSync(config, "utf8");
+    // two: a second host's umbel (its own state root and tmux) behind the same sshd; gone: refused.
+    await writeFile(
+      config,
+      `${before}[hosts.two]\nssh = "box"\numbel = "${await writeRemoteUmbel(second)}"\n[hosts.gone]\nssh = "127.0.0.1"\n`,
+    );
+    try {
+      expect((await local.umbel(["spawn", "here"])).code).toBe(0);
+      expect((await local.umbel(["spawn", "a", "--host", "box"])).stdout).toBe("box:a\n");
+      expect((await local.umbel(["spawn", "b", "--host", "two"])).stdout).toBe("two:b\n");
+      const ls = await local.umbel(["ls", "--json"]);
+      const entries = JSON.parse(ls.stdout) as Record<string, unknown>[];
+      // The earlier tests' tombstones on box are left out: this test's own workers, in order.
+      const ours = (name: unknown) => name === undefined || ["here", "box:a", "two:b"].includes(String(name));
+      expect(entries.filter((e) => ours(e.name)).map((e) => [e.host, e.name ?? null, e.state])).toEqual([
+        [null, "here", "idle"],
+        ["box", "box:a", "idle"],
+        ["two", "two:b", "idle"],
+        ["gone", null, "unreachable"],
+      ]);
+      expect(ls.code).toBe(0);
+      const text = await local.umbel(["ls"]);
+      const lines = text.stdout.trimEnd().split("\n");
+      expect(lines[0]).toMatch(/^HOST\s+NAME\s+STATE\s+PROVIDER\s+CWD$/);
+      const rows = lines
+        .slice(1)
+        .filter((l) => ["here", "box:a", "two:b", "-"].includes(l.split(/\s+/)[1] ?? ""));
+      expect(rows.map((l) => l.split(/\s+/).slice(0, 3))).toEqual([
+        ["-", "here", "idle"],
+        ["box", "box:a", "idle"],
+        ["two", "two:b", "idle"],
+        ["gone", "-", "unreachable"],
+      ]);
+      expect(rows[3]).toContain("host gone is unreachable: ");
+      const status = JSON.parse((await local.umbel(["status", "--json"])).stdout) as unknown;
+      expect(status).toEqual(entries);
+      // The host's own view is its own workers only: one hop.
+      expect(JSON.parse((await second.umbel(["ls", "--json"])).stdout)).toMatchObject([{ name: "b" }]);
+    } finally {
+      await writeFile(config, before);
+      await local.umbel(["kill", "here", "--purge"]);
+      await local.umbel(["kill", "box:a", "--purge"]);
+      await second.umbel(["kill", "b", "--purge"]);
+      await second.dispose();
+    }
+  });
+
   test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {
     await sshd.stop();
     try {
@@ -334,6 +392,14 @@ esac
       expect(box).toMatchObject({ name: "box", reachable: false, error: { code: "unreachable" } });
       expect(r.code).toBe(0);
       expect(performance.now() - started).toBeLessThan(10_000);
+      // The fleet view: the host one entry with its reason, within its bound; ls itself works.
+      const lsStarted = performance.now();
+      const ls = await local.umbel(["ls", "--json"]);
+      expect(JSON.parse(ls.stdout)).toMatchObject([
+        { host: "box", state: "unreachable", code: "unreachable", reason: expect.stringContaining("box") },
+      ]);
+      expect(ls.code).toBe(0);
+      expect(performance.now() - lsStarted).toBeLessThan(12_000);
       const status = await local.umbel(["status", "box:w", "--json"]);
       expect(status.stderr).toStartWith("umbel: host box is unreachable: ");
       expect(parse(status.stdout)).toMatchObject({

@@ -26,7 +26,9 @@ export async function runStdinJson(verb: Verb, rest: readonly string[], io: CliI
       `this umbel speaks protocol ${PROTOCOL}, its caller ${envelope.data.protocol}: install the same umbel on both`,
       { local: envelope.data.protocol, remote: PROTOCOL },
     );
-  const input = verb.input.safeParse(envelope.data.input);
+  // One hop: a fleet view run for another umbel lists this host's own workers, never its hosts'.
+  const local = "local" in verb.input.shape ? { local: true } : {};
+  const input = verb.input.safeParse({ ...envelope.data.input, ...local });
   if (!input.success) throw new UsageError(formatIssues(input.error), { command: verb.name });
   const fields = input.data as Record<string, unknown>;
   // One hop: the host runs its own workers; it never relays to a host of its own config.
