@@ -19,6 +19,9 @@ export const PROTOCOL = 1;
  * past 60 s of quiet (docs/performance.md measures one verb with and without it).
  */
 const CONTROL_PERSIST_S = 60;
+/** Past a remote verb's own time: the connection, the remote umbel's start, the answer's way back. */
+export const LINK_MARGIN_MS = 30_000;
+
 /** How long ssh may take to connect before the host counts as unreachable. */
 const CONNECT_TIMEOUT_S = 5;
 

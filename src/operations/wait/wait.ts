@@ -11,8 +11,8 @@ import type {
   WaitObservation,
   WaitProgress,
 } from "../../core/wait/types.ts";
-import { noteLimit } from "../accounts/record.ts";
 import { failOverWorker } from "../accounts/failover.ts";
+import { noteLimit } from "../accounts/record.ts";
 import { readStatusLine } from "../limits/cost.ts";
 import { bounded, LATE } from "../worker/bounded.ts";
 import { deliverTurn } from "../worker/send.ts";
