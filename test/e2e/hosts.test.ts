@@ -383,6 +383,70 @@ esac
     }
   });
 
+  test("wait --any/--all over this machine's worker and the box's: one remote wait each, at once", async () => {
+    expect((await local.umbel(["spawn", "lw"])).code).toBe(0);
+    expect((await local.umbel(["spawn", "rw", "--host", "box"])).stdout).toBe("box:rw\n");
+    expect((await local.umbel(["spawn", "rq", "--host", "box"])).stdout).toBe("box:rq\n");
+    try {
+      expect((await local.umbel(["send", "lw", "fake:slow 500"])).code).toBe(0);
+      expect((await local.umbel(["send", "box:rw", "fake:hang"])).code).toBe(0);
+      const any = await local.umbel(["wait", "--any", "box:rw", "lw", "--timeout", "30s", "--json"]);
+      expect(parse(any.stdout)).toMatchObject({ name: "lw", reason: "stop", pending: ["box:rw"] });
+      expect(any.code).toBe(0);
+      // The remote wait it stopped ended with its ssh: none is left running there.
+      await eventually(() => remoteWaits().length === 0, 10_000, "the stopped remote wait to end");
+      expect(parse((await local.umbel(["status", "box:rw", "--json"])).stdout)).toMatchObject({
+        state: "busy",
+      });
+      expect((await local.umbel(["send", "lw", "again"])).code).toBe(0);
+      expect((await local.umbel(["send", "box:rq", "over there"])).code).toBe(0);
+      const all = await local.umbel(["wait", "--all", "lw", "box:rq", "--timeout", "30s", "--json"]);
+      const result = parse(all.stdout) as { outcomes: { name: string; reason: string }[] };
+      expect(result.outcomes.map((o) => [o.name, o.reason])).toEqual([
+        ["lw", "stop"],
+        ["box:rq", "stop"],
+      ]);
+      expect(all.code).toBe(0);
+    } finally {
+      for (const name of ["lw", "box:rw", "box:rq"]) await local.umbel(["kill", name, "--purge"]);
+    }
+  });
+
+  test("sshd stopped mid-wait, then started again on its port: the wait goes on and ends stop with the answer", async () => {
+    expect((await local.umbel(["spawn", "d", "--host", "box"])).stdout).toBe("box:d\n");
+    const baseline = (await local.umbel(["send", "box:d", "fake:slow 4000"])).stdout.trim();
+    const trace = join(local.dir, "wait-trace.log");
+    const child = Bun.spawn([UMBEL, "wait", "box:d", "--after", baseline, "--timeout", "60s", "--json"], {
+      cwd: local.work,
+      env: { ...local.env, UMBEL_TRACE: trace },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const remoteWait = await eventually(() => remoteWaits()[0], 10_000, "the remote wait to run");
+    await sshd.stop();
+    try {
+      // The link's end ended the remote wait (its stdin closed), never the worker.
+      await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end with the link");
+    } finally {
+      await sshd.start();
+    }
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(parse(stdout)).toMatchObject({
+      name: "box:d",
+      reason: "stop",
+      baseline: Number(baseline),
+      evidence: { message: expect.stringMatching(/^FAKE-REPLY/) },
+    });
+    expect(code).toBe(0);
+    // It was the same wait, called again over a new connection once the link came back.
+    const timeline = readFileSync(trace, "utf8");
+    expect(timeline).toContain("ssh box wait: link down");
+    expect(timeline.split("\n").filter((l) => /ssh box wait: exit 0 /.test(l))).toHaveLength(1);
+    expect((await local.umbel(["read", "box:d"])).stdout).toStartWith("FAKE-REPLY");
+    expect((await local.umbel(["kill", "box:d", "--purge"])).code).toBe(0);
+  });
+
   test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {
     await sshd.stop();
     try {
