@@ -247,7 +247,6 @@ export type ReadInput = z.infer<typeof ReadInput>;
 export const NameInput = z.object({ name: WorkerName }).strict();
 export type NameInput = z.infer<typeof NameInput>;
 
-/** `status NAME` shows one worker; `status` alone the fleet, because that is what a person types first. */
 /** The fleet view's own: this machine's workers only, no host asked (a remote umbel's always are). */
 const LocalOnly = z
   .boolean()
@@ -257,6 +256,7 @@ const LocalOnly = z
 export const LsInput = z.object({ local: LocalOnly }).strict();
 export type LsInput = z.infer<typeof LsInput>;
 
+/** `status NAME` shows one worker; `status` alone the fleet, because that is what a person types first. */
 export const StatusInput = z
   .object({
     name: WorkerName.optional().describe("Worker name (none: every worker, as ls)"),

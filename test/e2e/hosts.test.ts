@@ -412,6 +412,17 @@ esac
     }
   });
 
+  test("one hop: a host's --stdin-json wait that names HOST:NAME, in names too, is refused there", async () => {
+    const envelope = (input: Record<string, unknown>) =>
+      `${JSON.stringify({ protocol: 1, input, held: false })}\n`;
+    for (const input of [{ name: "x:a" }, { name: "a", names: ["x:b"], all: true }]) {
+      const r = await remote.umbel(["wait", "--stdin-json", "--json"], { stdin: envelope(input) });
+      expect(parse(r.stdout)).toMatchObject({ error: { code: "usage" } });
+      expect(r.stderr).toContain("names a worker of this host only");
+      expect(r.code).toBe(2);
+    }
+  });
+
   test("sshd stopped mid-wait, then started again on its port: the wait goes on and ends stop with the answer", async () => {
     expect((await local.umbel(["spawn", "d", "--host", "box"])).stdout).toBe("box:d\n");
     const baseline = (await local.umbel(["send", "box:d", "fake:slow 4000"])).stdout.trim();

@@ -32,7 +32,8 @@ export async function runStdinJson(verb: Verb, rest: readonly string[], io: CliI
   if (!input.success) throw new UsageError(formatIssues(input.error), { command: verb.name });
   const fields = input.data as Record<string, unknown>;
   // One hop: the host runs its own workers; it never relays to a host of its own config.
-  if (fields.host !== undefined || String(fields.name ?? "").includes(":"))
+  const names = [fields.name, ...(Array.isArray(fields.names) ? fields.names : [])];
+  if (fields.host !== undefined || names.some((n) => String(n ?? "").includes(":")))
     throw new UsageError("--stdin-json names a worker of this host only (NAME, never HOST:NAME)", {
       command: verb.name,
     });
