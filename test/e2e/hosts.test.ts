@@ -412,6 +412,29 @@ esac
     }
   });
 
+  test("-p --host box: the whole -p runs there, its prompt on no argv; nothing of it left on either side", async () => {
+    const before = JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as unknown[];
+    const prompt = `p-canary-${crypto.randomUUID()}`;
+    const { result, argvs } = await sampleArgv(() => local.umbel(["-p", "--host", "box", prompt]));
+    const sha12 = new Bun.CryptoHasher("sha256").update(prompt).digest("hex").slice(0, 12);
+    expect(result.stdout).toStartWith(`FAKE-REPLY len=${prompt.length} sha=${sha12} head=`);
+    expect(result.code).toBe(0);
+    // Only the caller's own argv holds it (given there as an argument): no ssh's, no remote's.
+    for (const argv of argvs)
+      if (!argv.startsWith(`${UMBEL} -p --host box`)) expect(argv).not.toContain(prompt);
+    expect([...argvs].some((a) => a.includes("remote-umbel -p --stdin-json"))).toBe(true);
+    // -p removed its anonymous worker on the host, as a local -p does.
+    expect(JSON.parse((await remote.umbel(["ls", "--json"])).stdout)).toHaveLength(before.length);
+    const json = await local.umbel(["-p", "--host", "box", "--output-format", "json"], {
+      stdin: "from stdin",
+    });
+    expect(parse(json.stdout)).toMatchObject({
+      type: "result",
+      result: expect.stringMatching(/^FAKE-REPLY len=10 /),
+    });
+    expect(json.code).toBe(0);
+  });
+
   test("one hop: a host's --stdin-json wait that names HOST:NAME, in names too, is refused there", async () => {
     const envelope = (input: Record<string, unknown>) =>
       `${JSON.stringify({ protocol: 1, input, held: false })}\n`;

@@ -38,6 +38,16 @@ export const Envelope = z
   .strict();
 export type Envelope = z.infer<typeof Envelope>;
 
+/** `umbel -p --host box`'s envelope input: -p's whole argv and its stdin, run there as given. */
+export const RemotePrint = z
+  .object({
+    argv: z.array(z.string()).describe("-p's arguments, --host taken out (the prompt among them)"),
+    stdin: z.string().describe("What -p read on the caller's stdin (empty when it was a terminal)"),
+    stdinIsTty: z.boolean().describe("The caller's stdin was a terminal: -p reads none"),
+  })
+  .strict();
+export type RemotePrint = z.infer<typeof RemotePrint>;
+
 export type SshCall = {
   /** The ssh program and its options (UMBEL_SSH_COMMAND, the host's ssh_command, or ssh). */
   readonly ssh: readonly string[];

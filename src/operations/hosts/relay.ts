@@ -42,7 +42,7 @@ export async function callHost(
 }
 
 /** The host of config.toml named (an unknown one is a usage error). */
-async function loadHost(deps: Deps, name: string): Promise<HostPlan> {
+export async function loadHost(deps: Deps, name: string): Promise<HostPlan> {
   const { config } = await loadUserConfig(deps);
   return planHost(config.hosts, name, deps.env, deps.store.root);
 }
