@@ -435,6 +435,22 @@ esac
     expect(json.code).toBe(0);
   });
 
+  test("Ctrl-C on -p --host: exit 130 here, and the host's -p removes its worker", async () => {
+    const count = async () => (JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as unknown[]).length;
+    const before = await count();
+    const child = Bun.spawn([UMBEL, "-p", "--host", "box", "fake:hang"], {
+      cwd: local.work,
+      env: local.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    await eventually(async () => (await count()) > before, 20_000, "the host's -p worker to start");
+    child.kill("SIGINT");
+    expect(await child.exited).toBe(130);
+    await eventually(async () => (await count()) === before, 20_000, "the host's -p to remove its worker");
+  });
+
   test("one hop: a host's --stdin-json wait that names HOST:NAME, in names too, is refused there", async () => {
     const envelope = (input: Record<string, unknown>) =>
       `${JSON.stringify({ protocol: 1, input, held: false })}\n`;
