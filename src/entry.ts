@@ -100,6 +100,7 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
       out: io.out,
       err: io.err,
       readStdin: io.readStdin,
+      ...(io.stdinStream ? { stdinStream: io.stdinStream } : {}),
       stdinIsTty: io.stdinIsTty,
       face: route.face,
     });

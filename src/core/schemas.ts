@@ -247,9 +247,21 @@ export type ReadInput = z.infer<typeof ReadInput>;
 export const NameInput = z.object({ name: WorkerName }).strict();
 export type NameInput = z.infer<typeof NameInput>;
 
+/** The fleet view's own: this machine's workers only, no host asked (a remote umbel's always are). */
+const LocalOnly = z
+  .boolean()
+  .optional()
+  .describe("Only this machine's workers: no host of config.toml is asked");
+
+export const LsInput = z.object({ local: LocalOnly }).strict();
+export type LsInput = z.infer<typeof LsInput>;
+
 /** `status NAME` shows one worker; `status` alone the fleet, because that is what a person types first. */
 export const StatusInput = z
-  .object({ name: WorkerName.optional().describe("Worker name (none: every worker, as ls)") })
+  .object({
+    name: WorkerName.optional().describe("Worker name (none: every worker, as ls)"),
+    local: LocalOnly.describe("Without a name: only this machine's workers, no host asked"),
+  })
   .strict();
 export type StatusInput = z.infer<typeof StatusInput>;
 

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
-import { eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
-import { createHostPair, type HostPair, hasSshd, type Sshd } from "../helpers/sshd.ts";
+import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createHostPair, type HostPair, hasSshd, type Sshd, writeRemoteUmbel } from "../helpers/sshd.ts";
 
 // A real sshd, two umbels and a fake claude on real tmux: seconds a test (bun's default is 5 s).
 setDefaultTimeout(60_000);
@@ -155,7 +155,11 @@ describe("a worker on a host over ssh", () => {
 
     // The local umbel keeps no state for a remote worker (only the master's socket folder).
     expect(readdirSync(local.root).sort()).toEqual(["config.toml", "ssh"]);
-    expect((await local.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+    expect((await local.umbel(["ls", "--local", "--json"])).stdout).toBe("[]\n");
+    // The fleet view holds it, named and marked with its host.
+    expect(JSON.parse((await local.umbel(["ls", "--json"])).stdout)).toMatchObject([
+      { name: "box:w", host: "box", state: "idle" },
+    ]);
     // The env value is in no file of either state root; the prompt in none of this one's (the
     // host's events log holds it, as any worker's does: claude's UserPromptSubmit payload).
     for (const file of [...filesUnder(local.root), ...filesUnder(remote.root)])
@@ -198,6 +202,10 @@ describe("a worker on a host over ssh", () => {
         name: "box:m",
         cwd: remote.work,
       });
+      const fleet = await ok("umbel_ls");
+      expect(fleet.hosts).toEqual(["box"]);
+      expect(fleet.workers).toContainEqual(expect.objectContaining({ name: "box:m", host: "box" }));
+      expect(fleet.unreachable).toBeUndefined();
       const { baseline } = await ok("umbel_send", { name: "box:m", prompt: "over mcp" });
       expect(await ok("umbel_wait", { name: "box:m", after: baseline })).toMatchObject({
         name: "box:m",
@@ -325,6 +333,170 @@ esac
     }
   });
 
+  test("ls and status over this machine and two hosts, all at once; a host that refuses is an entry beside them", async () => {
+    const second = await createSandbox();
+    const config = join(local.root, "config.toml");
+    const before = readFileSync(config, "utf8");
+    // two: a second host's umbel (its own state root and tmux) behind the same sshd; gone: refused.
+    await writeFile(
+      config,
+      `${before}[hosts.two]\nssh = "box"\numbel = "${await writeRemoteUmbel(second)}"\n[hosts.gone]\nssh = "127.0.0.1"\n`,
+    );
+    try {
+      expect((await local.umbel(["spawn", "here"])).code).toBe(0);
+      expect((await local.umbel(["spawn", "a", "--host", "box"])).stdout).toBe("box:a\n");
+      expect((await local.umbel(["spawn", "b", "--host", "two"])).stdout).toBe("two:b\n");
+      const ls = await local.umbel(["ls", "--json"]);
+      const entries = JSON.parse(ls.stdout) as Record<string, unknown>[];
+      // The earlier tests' tombstones on box are left out: this test's own workers, in order.
+      const ours = (name: unknown) => name === undefined || ["here", "box:a", "two:b"].includes(String(name));
+      expect(entries.filter((e) => ours(e.name)).map((e) => [e.host, e.name ?? null, e.state])).toEqual([
+        [null, "here", "idle"],
+        ["box", "box:a", "idle"],
+        ["two", "two:b", "idle"],
+        ["gone", null, "unreachable"],
+      ]);
+      expect(ls.code).toBe(0);
+      const text = await local.umbel(["ls"]);
+      const lines = text.stdout.trimEnd().split("\n");
+      expect(lines[0]).toMatch(/^HOST\s+NAME\s+STATE\s+PROVIDER\s+CWD$/);
+      const rows = lines
+        .slice(1)
+        .filter((l) => ["here", "box:a", "two:b", "-"].includes(l.split(/\s+/)[1] ?? ""));
+      expect(rows.map((l) => l.split(/\s+/).slice(0, 3))).toEqual([
+        ["-", "here", "idle"],
+        ["box", "box:a", "idle"],
+        ["two", "two:b", "idle"],
+        ["gone", "-", "unreachable"],
+      ]);
+      expect(rows[3]).toContain("host gone is unreachable: ");
+      const status = JSON.parse((await local.umbel(["status", "--json"])).stdout) as unknown;
+      expect(status).toEqual(entries);
+      // The host's own view is its own workers only: one hop.
+      expect(JSON.parse((await second.umbel(["ls", "--json"])).stdout)).toMatchObject([{ name: "b" }]);
+    } finally {
+      await writeFile(config, before);
+      await local.umbel(["kill", "here", "--purge"]);
+      await local.umbel(["kill", "box:a", "--purge"]);
+      await second.umbel(["kill", "b", "--purge"]);
+      await second.dispose();
+    }
+  });
+
+  test("wait --any/--all over this machine's worker and the box's: one remote wait each, at once", async () => {
+    expect((await local.umbel(["spawn", "lw"])).code).toBe(0);
+    expect((await local.umbel(["spawn", "rw", "--host", "box"])).stdout).toBe("box:rw\n");
+    expect((await local.umbel(["spawn", "rq", "--host", "box"])).stdout).toBe("box:rq\n");
+    try {
+      expect((await local.umbel(["send", "lw", "fake:slow 500"])).code).toBe(0);
+      expect((await local.umbel(["send", "box:rw", "fake:hang"])).code).toBe(0);
+      const any = await local.umbel(["wait", "--any", "box:rw", "lw", "--timeout", "30s", "--json"]);
+      expect(parse(any.stdout)).toMatchObject({ name: "lw", reason: "stop", pending: ["box:rw"] });
+      expect(any.code).toBe(0);
+      // The remote wait it stopped ended with its ssh: none is left running there.
+      await eventually(() => remoteWaits().length === 0, 10_000, "the stopped remote wait to end");
+      expect(parse((await local.umbel(["status", "box:rw", "--json"])).stdout)).toMatchObject({
+        state: "busy",
+      });
+      expect((await local.umbel(["send", "lw", "again"])).code).toBe(0);
+      expect((await local.umbel(["send", "box:rq", "over there"])).code).toBe(0);
+      const all = await local.umbel(["wait", "--all", "lw", "box:rq", "--timeout", "30s", "--json"]);
+      const result = parse(all.stdout) as { outcomes: { name: string; reason: string }[] };
+      expect(result.outcomes.map((o) => [o.name, o.reason])).toEqual([
+        ["lw", "stop"],
+        ["box:rq", "stop"],
+      ]);
+      expect(all.code).toBe(0);
+    } finally {
+      for (const name of ["lw", "box:rw", "box:rq"]) await local.umbel(["kill", name, "--purge"]);
+    }
+  });
+
+  test("-p --host box: the whole -p runs there, its prompt on no argv; nothing of it left on either side", async () => {
+    const before = JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as unknown[];
+    const prompt = `p-canary-${crypto.randomUUID()}`;
+    const { result, argvs } = await sampleArgv(() => local.umbel(["-p", "--host", "box", prompt]));
+    const sha12 = new Bun.CryptoHasher("sha256").update(prompt).digest("hex").slice(0, 12);
+    expect(result.stdout).toStartWith(`FAKE-REPLY len=${prompt.length} sha=${sha12} head=`);
+    expect(result.code).toBe(0);
+    // Only the caller's own argv holds it (given there as an argument): no ssh's, no remote's.
+    for (const argv of argvs)
+      if (!argv.startsWith(`${UMBEL} -p --host box`)) expect(argv).not.toContain(prompt);
+    expect([...argvs].some((a) => a.includes("remote-umbel -p --stdin-json"))).toBe(true);
+    // -p removed its anonymous worker on the host, as a local -p does.
+    expect(JSON.parse((await remote.umbel(["ls", "--json"])).stdout)).toHaveLength(before.length);
+    const json = await local.umbel(["-p", "--host", "box", "--output-format", "json"], {
+      stdin: "from stdin",
+    });
+    expect(parse(json.stdout)).toMatchObject({
+      type: "result",
+      result: expect.stringMatching(/^FAKE-REPLY len=10 /),
+    });
+    expect(json.code).toBe(0);
+  });
+
+  test("Ctrl-C on -p --host: exit 130 here, and the host's -p removes its worker", async () => {
+    const count = async () => (JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as unknown[]).length;
+    const before = await count();
+    const child = Bun.spawn([UMBEL, "-p", "--host", "box", "fake:hang"], {
+      cwd: local.work,
+      env: local.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    await eventually(async () => (await count()) > before, 20_000, "the host's -p worker to start");
+    child.kill("SIGINT");
+    expect(await child.exited).toBe(130);
+    await eventually(async () => (await count()) === before, 20_000, "the host's -p to remove its worker");
+  });
+
+  test("one hop: a host's --stdin-json wait that names HOST:NAME, in names too, is refused there", async () => {
+    const envelope = (input: Record<string, unknown>) =>
+      `${JSON.stringify({ protocol: 1, input, held: false })}\n`;
+    for (const input of [{ name: "x:a" }, { name: "a", names: ["x:b"], all: true }]) {
+      const r = await remote.umbel(["wait", "--stdin-json", "--json"], { stdin: envelope(input) });
+      expect(parse(r.stdout)).toMatchObject({ error: { code: "usage" } });
+      expect(r.stderr).toContain("names a worker of this host only");
+      expect(r.code).toBe(2);
+    }
+  });
+
+  test("sshd stopped mid-wait, then started again on its port: the wait goes on and ends stop with the answer", async () => {
+    expect((await local.umbel(["spawn", "d", "--host", "box"])).stdout).toBe("box:d\n");
+    const baseline = (await local.umbel(["send", "box:d", "fake:slow 4000"])).stdout.trim();
+    const trace = join(local.dir, "wait-trace.log");
+    const child = Bun.spawn([UMBEL, "wait", "box:d", "--after", baseline, "--timeout", "60s", "--json"], {
+      cwd: local.work,
+      env: { ...local.env, UMBEL_TRACE: trace },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const remoteWait = await eventually(() => remoteWaits()[0], 10_000, "the remote wait to run");
+    await sshd.stop();
+    try {
+      // The link's end ended the remote wait (its stdin closed), never the worker.
+      await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end with the link");
+    } finally {
+      await sshd.start();
+    }
+    const [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    expect(parse(stdout)).toMatchObject({
+      name: "box:d",
+      reason: "stop",
+      baseline: Number(baseline),
+      evidence: { message: expect.stringMatching(/^FAKE-REPLY/) },
+    });
+    expect(code).toBe(0);
+    // It was the same wait, called again over a new connection once the link came back.
+    const timeline = readFileSync(trace, "utf8");
+    expect(timeline).toContain("ssh box wait: link down");
+    expect(timeline.split("\n").filter((l) => /ssh box wait: exit 0 /.test(l))).toHaveLength(1);
+    expect((await local.umbel(["read", "box:d"])).stdout).toStartWith("FAKE-REPLY");
+    expect((await local.umbel(["kill", "box:d", "--purge"])).code).toBe(0);
+  });
+
   test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {
     await sshd.stop();
     try {
@@ -334,6 +506,14 @@ esac
       expect(box).toMatchObject({ name: "box", reachable: false, error: { code: "unreachable" } });
       expect(r.code).toBe(0);
       expect(performance.now() - started).toBeLessThan(10_000);
+      // The fleet view: the host one entry with its reason, within its bound; ls itself works.
+      const lsStarted = performance.now();
+      const ls = await local.umbel(["ls", "--json"]);
+      expect(JSON.parse(ls.stdout)).toMatchObject([
+        { host: "box", state: "unreachable", code: "unreachable", reason: expect.stringContaining("box") },
+      ]);
+      expect(ls.code).toBe(0);
+      expect(performance.now() - lsStarted).toBeLessThan(12_000);
       const status = await local.umbel(["status", "box:w", "--json"]);
       expect(status.stderr).toStartWith("umbel: host box is unreachable: ");
       expect(parse(status.stdout)).toMatchObject({

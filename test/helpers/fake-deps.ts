@@ -63,7 +63,8 @@ export type FakeWorld = {
   onCheck: (command: string, options: CheckOptions) => Partial<CheckRun> | Promise<Partial<CheckRun>>;
   /** Every ssh run (SshPort), in order; `onSsh` answers it (default: ssh's own failure, exit 255). */
   readonly sshRuns: { argv: string[]; input: string; timeoutMs: number; controlDir: string }[];
-  onSsh: (argv: string[], input: string) => Partial<SshRun> | Promise<Partial<SshRun>>;
+  /** `signal`: the call's own (a Ctrl-C, or a wait --any that has its first outcome). */
+  onSsh: (argv: string[], input: string, signal?: AbortSignal) => Partial<SshRun> | Promise<Partial<SshRun>>;
 };
 
 const ROOT = "/state";
@@ -387,8 +388,9 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     git,
     ssh: {
       async run(argv, options) {
-        sshRuns.push({ argv: [...argv], ...options });
-        const answer = await world.onSsh([...argv], options.input);
+        const { signal, ...recorded } = options;
+        sshRuns.push({ argv: [...argv], ...recorded });
+        const answer = await world.onSsh([...argv], options.input, signal);
         return { exitCode: 255, stdout: "", stderr: "", timedOut: false, durationMs: 3, ...answer };
       },
     },

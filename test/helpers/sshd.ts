@@ -181,6 +181,20 @@ export type HostPair = {
   dispose(): Promise<void>;
 };
 
+/**
+ * A host's umbel behind the sshd: a wrapper that exports `remote`'s environment (sshd gives a
+ * session its own) and cd's to its work dir. Another sandbox's wrapper is a second host on one sshd.
+ */
+export async function writeRemoteUmbel(remote: Sandbox): Promise<string> {
+  const file = join(remote.dir, "remote-umbel");
+  const exports = Object.entries(remote.env)
+    .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'\n`)
+    .join("");
+  await writeFile(file, `#!/bin/sh\n${exports}cd '${remote.work}'\nexec '${UMBEL}' "$@"\n`);
+  await chmod(file, 0o755);
+  return file;
+}
+
 export async function createHostPair(
   options: { alias?: string; localEnv?: Record<string, string> } = {},
 ): Promise<HostPair> {
@@ -188,12 +202,7 @@ export async function createHostPair(
   const sshd = await startSshd(alias);
   const remote = await createSandbox();
   const local = await createSandbox({ env: { UMBEL_SSH_COMMAND: sshd.sshCommand, ...options.localEnv } });
-  const remoteUmbel = join(remote.dir, "remote-umbel");
-  const exports = Object.entries(remote.env)
-    .map(([k, v]) => `export ${k}='${v.replaceAll("'", "'\\''")}'\n`)
-    .join("");
-  await writeFile(remoteUmbel, `#!/bin/sh\n${exports}cd '${remote.work}'\nexec '${UMBEL}' "$@"\n`);
-  await chmod(remoteUmbel, 0o755);
+  const remoteUmbel = await writeRemoteUmbel(remote);
   await mkdir(local.root, { recursive: true, mode: 0o700 });
   await writeFile(
     join(local.root, "config.toml"),

@@ -19,6 +19,9 @@ export const PROTOCOL = 1;
  * past 60 s of quiet (docs/performance.md measures one verb with and without it).
  */
 const CONTROL_PERSIST_S = 60;
+/** Past a remote verb's own time: the connection, the remote umbel's start, the answer's way back. */
+export const LINK_MARGIN_MS = 30_000;
+
 /** How long ssh may take to connect before the host counts as unreachable. */
 const CONNECT_TIMEOUT_S = 5;
 
@@ -34,6 +37,16 @@ export const Envelope = z
   })
   .strict();
 export type Envelope = z.infer<typeof Envelope>;
+
+/** `umbel -p --host box`'s envelope input: -p's whole argv and its stdin, run there as given. */
+export const RemotePrint = z
+  .object({
+    argv: z.array(z.string()).describe("-p's arguments, --host taken out (the prompt among them)"),
+    stdin: z.string().describe("What -p read on the caller's stdin (empty when it was a terminal)"),
+    stdinIsTty: z.boolean().describe("The caller's stdin was a terminal: -p reads none"),
+  })
+  .strict();
+export type RemotePrint = z.infer<typeof RemotePrint>;
 
 export type SshCall = {
   /** The ssh program and its options (UMBEL_SSH_COMMAND, the host's ssh_command, or ssh). */

@@ -50,7 +50,8 @@ const Doctor = z.object({
 export function probeCommand(umbel: string): string {
   return [
     ["--version", "--json"],
-    ["ls", "--json"],
+    // --local: the host's own workers (one hop), never those of its own hosts.
+    ["ls", "--local", "--json"],
     ["doctor", "--json"],
   ]
     .map((words) => remoteCommand(umbel, words))

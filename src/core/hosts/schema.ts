@@ -75,3 +75,18 @@ export function workerRef(local: z.ZodString, description: string): z.ZodType<st
     })
     .describe(`${description}; HOST:NAME for a worker of a host of config.toml`);
 }
+
+/**
+ * A host of the fleet view (`ls`, `status` without a name) that gave no workers: unreachable (ssh
+ * could not reach it in its bound) or host-error (it answered, but not with its workers: another
+ * protocol, no umbel there, its ls failed). One entry beside the others' workers, never an empty fleet.
+ */
+export const HostDown = z.object({
+  host: HostName.describe("The host of config.toml"),
+  state: z
+    .enum(["unreachable", "host-error"])
+    .describe("unreachable: ssh did not reach it in time; host-error: it answered, with an error"),
+  code: z.string().describe("The error's code: unreachable, protocol-mismatch, remote-umbel-missing …"),
+  reason: z.string().describe("What went wrong, naming the host"),
+});
+export type HostDown = z.infer<typeof HostDown>;

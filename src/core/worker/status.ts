@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { QueueEntry } from "../fleet/queue.ts";
 import { GuardPhase } from "../guard/record.ts";
+import { HostDown } from "../hosts/schema.ts";
 import { BillingRoute } from "../limits/billing.ts";
 import { OnLimit } from "../limits/limits.ts";
 import { Telemetry } from "../limits/telemetry.ts";
@@ -77,6 +78,13 @@ export const StatusResult = z.object({
       "The account of config.toml it runs on (spawn --account); null: the provider's default sign-in",
     ),
   broken: BrokenWorker.optional(),
+  host: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "In the fleet view: the host of config.toml it runs on (its name is then HOST:NAME); null: this machine",
+    ),
   telemetry: Telemetry.nullable()
     .optional()
     .describe(
@@ -86,7 +94,21 @@ export const StatusResult = z.object({
 export type StatusResult = z.infer<typeof StatusResult>;
 
 export const FleetStatus = z.object({
-  workers: z.array(StatusResult).describe("Every worker of this state root, by name"),
+  workers: z
+    .array(StatusResult)
+    .describe(
+      "Every worker of this state root, by name, then each host's (HOST:NAME), in config.toml's order",
+    ),
+  hosts: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "The hosts of config.toml that were asked, all at once and each bounded (none declared: absent)",
+    ),
+  unreachable: z
+    .array(HostDown)
+    .optional()
+    .describe("The hosts that gave no workers, each with its reason (absent when every host answered)"),
 });
 export type FleetStatus = z.infer<typeof FleetStatus>;
 
@@ -99,4 +121,8 @@ export const StatusOutput = StatusResult.partial().extend({
   workers: FleetStatus.shape.workers
     .optional()
     .describe("Without a name: every worker of this state root (as ls); the other fields are then absent"),
+  hosts: FleetStatus.shape.hosts.describe("Without a name: the hosts asked (as ls)"),
+  unreachable: FleetStatus.shape.unreachable.describe(
+    "Without a name: the hosts that gave no workers (as ls)",
+  ),
 });

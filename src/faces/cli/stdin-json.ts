@@ -15,36 +15,56 @@ export async function runStdinJson(verb: Verb, rest: readonly string[], io: CliI
     throw new UsageError("--stdin-json takes the whole input on stdin: no argument but --json beside it", {
       command: verb.name,
     });
+  const { envelope, more } = await readEnvelope(io, verb.name);
+  // One hop: a fleet view run for another umbel lists this host's own workers, never its hosts'.
+  const local = "local" in verb.input.shape ? { local: true } : {};
+  const input = verb.input.safeParse({ ...envelope.input, ...local });
+  if (!input.success) throw new UsageError(formatIssues(input.error), { command: verb.name });
+  const fields = input.data as Record<string, unknown>;
+  // One hop: the host runs its own workers; it never relays to a host of its own config.
+  const names = [fields.name, ...(Array.isArray(fields.names) ? fields.names : [])];
+  if (fields.host !== undefined || names.some((n) => String(n ?? "").includes(":")))
+    throw new UsageError("--stdin-json names a worker of this host only (NAME, never HOST:NAME)", {
+      command: verb.name,
+    });
+  endWithCaller(envelope, more);
+  return runParsed(verb, input.data, io, rest.includes("--json"));
+}
+
+/** The envelope on stdin (its protocol checked), and with a stream a promise of stdin's end after it. */
+export async function readEnvelope(
+  io: Pick<CliIo, "readStdin" | "stdinStream">,
+  command: string,
+): Promise<{ envelope: Envelope; more: Promise<void> | null }> {
   const { line, rest: more } = await readLine(io);
   const envelope = Envelope.safeParse(parseJson(line));
   if (!envelope.success)
     throw new UsageError(`--stdin-json: stdin is not an envelope: ${formatIssues(envelope.error)}`, {
-      command: verb.name,
+      command,
     });
   if (envelope.data.protocol !== PROTOCOL)
     throw new ProtocolMismatchError(
       `this umbel speaks protocol ${PROTOCOL}, its caller ${envelope.data.protocol}: install the same umbel on both`,
       { local: envelope.data.protocol, remote: PROTOCOL },
     );
-  const input = verb.input.safeParse(envelope.data.input);
-  if (!input.success) throw new UsageError(formatIssues(input.error), { command: verb.name });
-  const fields = input.data as Record<string, unknown>;
-  // One hop: the host runs its own workers; it never relays to a host of its own config.
-  if (fields.host !== undefined || String(fields.name ?? "").includes(":"))
-    throw new UsageError("--stdin-json names a worker of this host only (NAME, never HOST:NAME)", {
-      command: verb.name,
-    });
-  // A caller that went away (its Ctrl-C killed its ssh, the link dropped) must not leave this verb
-  // running to its own timeout: sshd signals a command without a terminal nothing when the channel
-  // closes, but the caller held stdin open, and its EOF is that news. It ends the verb as a dropped
-  // terminal does (SIGHUP, main.ts's clean stop: a wait returns aborted, a spawn unwinds; a worker
-  // is never touched).
-  if (envelope.data.held && more) void more.then(() => process.kill(process.pid, "SIGHUP"));
-  return runParsed(verb, input.data, io, rest.includes("--json"));
+  return { envelope: envelope.data, more };
+}
+
+/**
+ * A caller that went away (its Ctrl-C killed its ssh, the link dropped) must not leave this verb
+ * running to its own timeout: sshd signals a command without a terminal nothing when the channel
+ * closes, but the caller held stdin open, and its EOF is that news. It ends the verb as a dropped
+ * terminal does (SIGHUP, main.ts's clean stop: a wait returns aborted, a spawn unwinds, a -p
+ * removes its worker; a named worker is never touched).
+ */
+export function endWithCaller(envelope: Envelope, more: Promise<void> | null): void {
+  if (envelope.held && more) void more.then(() => process.kill(process.pid, "SIGHUP"));
 }
 
 /** The envelope's line, and (with a stream) a promise of stdin's end after it. */
-async function readLine(io: CliIo): Promise<{ line: string; rest: Promise<void> | null }> {
+async function readLine(
+  io: Pick<CliIo, "readStdin" | "stdinStream">,
+): Promise<{ line: string; rest: Promise<void> | null }> {
   if (!io.stdinStream) return { line: await io.readStdin(), rest: null };
   const reader = io.stdinStream().getReader();
   const decoder = new TextDecoder();

@@ -7,4 +7,6 @@ export type PrintIo = {
   readonly err: (text: string) => void;
   readonly readStdin: () => Promise<string>;
   readonly stdinIsTty: boolean;
+  /** stdin as a stream, for `-p --stdin-json` (faces/print/host.ts): its envelope, then its end. */
+  readonly stdinStream?: () => ReadableStream<Uint8Array>;
 };

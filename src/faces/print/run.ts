@@ -12,6 +12,7 @@ import { runExec } from "./exec.ts";
 import { runTurns } from "./flow.ts";
 import { runGeminiPrint } from "./gemini.ts";
 import HELP from "./help.md" with { type: "text" };
+import { REMOTE_PRINT_ARGV, runPrintFromEnvelope, runPrintOnHost, takeHostFlag } from "./host.ts";
 import type { PrintIo } from "./io.ts";
 import { parseInput } from "./parse-input.ts";
 import { claudeRenderer } from "./render-claude.ts";
@@ -27,6 +28,16 @@ export async function runPrint(
   io: PrintIo & { readonly face?: "print" | "exec" },
 ): Promise<number> {
   const exec = io.face === "exec";
+  if (!exec && argv.length === 2 && argv.every((a, i) => a === REMOTE_PRINT_ARGV[i]))
+    return runPrintFromEnvelope(io, (given, remoteIo) => runPrint(given, { ...remoteIo, face: "print" }));
+  if (!exec) {
+    const { host, argv: local } = takeHostFlag(argv);
+    // The dialect UMBEL_DIALECT chose here is the one the host's -p speaks.
+    const dialect = io.deps.env[DIALECT_ENV];
+    const named = local.some((a) => a === "--dialect" || a.startsWith("--dialect="));
+    if (host !== null)
+      return runPrintOnHost(io, host, dialect && !named ? ["--dialect", dialect, ...local] : local);
+  }
   const { dialect, argv: rest } = takeDialect(argv, exec ? "codex" : io.deps.env[DIALECT_ENV]);
   if (exec && dialect !== "codex")
     throw new UsageError(

@@ -1,6 +1,6 @@
-import type { z } from "zod";
-import { RemoteError, UsageError } from "../../core/errors.ts";
-import { resolveWireEnv, toWire } from "../../core/hosts/command.ts";
+import { z } from "zod";
+import { RemoteError } from "../../core/errors.ts";
+import { LINK_MARGIN_MS, resolveWireEnv, toWire } from "../../core/hosts/command.ts";
 import { HostsResult } from "../../core/hosts/probe.ts";
 import { renderHosts } from "../../core/hosts/render.ts";
 import { formatWorkerRef, HostName, parseWorkerRef, workerRef } from "../../core/hosts/schema.ts";
@@ -36,15 +36,18 @@ export const hostsVerb = defineVerb({
   },
 });
 
-/** How a verb reaches a host: by spawn's --host, or by the HOST:NAME of the worker it names. */
-type Reach = {
-  readonly by: "host-flag" | "name";
-  /** The whole remote call's bound, from the verb's input (a wait's own timeout, plus the link's). */
-  boundMs(input: Readonly<Record<string, unknown>>): number;
-};
-
-/** Past the verb's own time: the connection, the remote umbel's start, the answer's way back. */
-const LINK_MARGIN_MS = 30_000;
+/**
+ * How a verb reaches a host: by spawn's --host, or by the HOST:NAME of the worker it names, relayed
+ * here; or (self) the verb's own run reaches the hosts (wait: one remote wait per HOST:NAME, retried
+ * across a dropped link), and only its names are widened to take HOST:NAME.
+ */
+type Reach =
+  | {
+      readonly by: "host-flag" | "name";
+      /** The whole remote call's bound, from the verb's input (a wait's own timeout, plus the link's). */
+      boundMs(input: Readonly<Record<string, unknown>>): number;
+    }
+  | { readonly by: "self" };
 
 /** The verb, taking HOST:NAME (or spawn's --host) too: a remote worker's verb is relayed there. */
 export function reachHosts(verb: Verb, reach: Reach): Verb {
@@ -55,13 +58,17 @@ export function reachHosts(verb: Verb, reach: Reach): Verb {
             "Start the worker on this host of config.toml (its umbel, over ssh; --cwd is the host's path); name it HOST:NAME after",
           ),
         }) as unknown as AnyObject)
-      : (schema.safeExtend({ name: nameOf(schema.shape.name as z.ZodType) }) as unknown as AnyObject);
+      : (schema.safeExtend({
+          name: nameOf(schema.shape.name as z.ZodType),
+          ...(schema.shape.names ? { names: namesOf(schema.shape.names as z.ZodType) } : {}),
+        }) as unknown as AnyObject);
   const mcp = verb.mcp && { ...verb.mcp, ...(verb.mcp.input ? { input: widen(verb.mcp.input) } : {}) };
   return {
     ...verb,
     input: widen(verb.input),
     mcp,
     async run(given, ctx) {
+      if (reach.by === "self") return verb.run(given, ctx);
       const fields = given as Record<string, unknown>;
       const { host: flag, ...rest } = fields;
       const ref =
@@ -76,16 +83,11 @@ export function reachHosts(verb: Verb, reach: Reach): Verb {
 
 async function relay(
   verb: Verb,
-  reach: Reach,
+  reach: { boundMs(input: Readonly<Record<string, unknown>>): number },
   host: string,
   input: Record<string, unknown>,
   { deps }: VerbContext,
 ): Promise<unknown> {
-  const more = Array.isArray(input.names) && input.names.length > 0;
-  if (more || input.any === true || input.all === true)
-    throw new UsageError("wait --any/--all over a host's workers is not there yet: wait on each one", {
-      host,
-    });
   const wire = toWire(verb.input.shape as Record<string, z.ZodType>, input);
   if (wire.env !== undefined) wire.env = resolveWireEnv(wire.env as EnvSpec, deps.env);
   const { value } = await relayVerb(deps, {
@@ -108,6 +110,13 @@ async function relay(
 function nameOf(field: z.ZodType): z.ZodType<string | undefined> {
   const ref = workerRef(WorkerName, field.description ?? "Worker name");
   return field.safeParse(undefined).success ? ref.optional() : ref;
+}
+
+function namesOf(field: z.ZodType): z.ZodType<string[] | undefined> {
+  return z
+    .array(workerRef(WorkerName, "Worker name"))
+    .optional()
+    .describe(field.description ?? "Worker names");
 }
 
 function issueOf(error: z.ZodError): string {

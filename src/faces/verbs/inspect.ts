@@ -1,13 +1,5 @@
-import type { Deps } from "../../core/ports.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
-import {
-  CaptureInput,
-  EmptyInput,
-  KeysInput,
-  LogsInput,
-  NameInput,
-  StatusInput,
-} from "../../core/schemas.ts";
+import { CaptureInput, KeysInput, LogsInput, LsInput, NameInput, StatusInput } from "../../core/schemas.ts";
 import {
   AttachResult,
   CaptureResult,
@@ -16,12 +8,13 @@ import {
   LogsResult,
 } from "../../core/worker/outputs.ts";
 import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker/status.ts";
+import { listFleet } from "../../operations/hosts/fleet.ts";
 import { attachWorker } from "../../operations/worker/attach.ts";
 import { captureScreen } from "../../operations/worker/capture.ts";
 import { sendKeys } from "../../operations/worker/keys.ts";
 import { streamLogs } from "../../operations/worker/logs.ts";
-import { listWorkers, statusOf } from "../../operations/worker/status.ts";
-import { renderEvent, renderStatus, renderTable } from "./render.ts";
+import { statusOf } from "../../operations/worker/status.ts";
+import { renderEvent, renderFleetTable, renderStatus } from "./render.ts";
 import { renderCapture, renderKeys } from "./render-mcp.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 
@@ -33,15 +26,15 @@ export const statusVerb = defineVerb({
     "Show one worker: idle, busy, needs-input, starting, dead (with its exit) or killed; without NAME, every worker (as ls)",
   input: StatusInput,
   output: StatusOutput,
-  run: async ({ name }, { deps }): Promise<StatusResult | FleetStatus> =>
-    name === undefined ? fleet(deps) : statusOf(deps, name),
-  text: (r) => ("workers" in r ? renderTable(r.workers) : renderStatus(r)),
+  run: async ({ name, local }, { deps }): Promise<StatusResult | FleetStatus> =>
+    name === undefined ? listFleet(deps, { local }) : statusOf(deps, name),
+  text: (r) => ("workers" in r ? renderFleetTable(r) : renderStatus(r)),
   cli: {
     usage: "[NAME]",
     summary: "idle, busy, needs-input, starting, dead or killed; no NAME: every worker",
     positionals: ["name"],
     terminal: (r) => ("workers" in r ? renderFleetTerminal(r) : renderStatus(r)),
-    json: (r) => ("workers" in r ? r.workers : r),
+    json: (r) => ("workers" in r ? fleetJson(r) : r),
     examples: ["umbel status reviewer", "umbel status --json"],
   },
   mcp: {
@@ -53,17 +46,18 @@ export const statusVerb = defineVerb({
 
 export const lsVerb = defineVerb({
   name: "ls",
-  description: "List the workers of this state root",
-  input: EmptyInput,
+  description:
+    "List the workers of this state root and of every host of config.toml (HOST:NAME; each host asked at once, bounded to 10s; one that does not answer is an unreachable entry with its reason); --local: this machine's only",
+  input: LsInput,
   output: FleetStatus,
-  run: (_input, { deps }) => fleet(deps),
-  text: (r) => renderTable(r.workers),
+  run: (input, { deps }) => listFleet(deps, input),
+  text: renderFleetTable,
   cli: {
     usage: "",
     summary: "list workers",
     // Through a pipe no workers is no output (`[ -z "$(umbel ls)" ]`); a person gets a line.
     terminal: renderFleetTerminal,
-    json: (r) => r.workers,
+    json: fleetJson,
     examples: ["umbel ls", "umbel ls --json"],
   },
   mcp: { title: "List workers", annotations: LOOKS, text: renderFleet },
@@ -161,16 +155,17 @@ export const attachVerb = defineVerb({
   mcp: false,
 });
 
-async function fleet(deps: Deps): Promise<FleetStatus> {
-  return { workers: await listWorkers(deps) };
+/** `ls --json`: the workers, then one entry per host that gave none (state unreachable or host-error). */
+function fleetJson(r: FleetStatus): unknown[] {
+  return [...r.workers, ...(r.unreachable ?? [])];
 }
 
 function renderFleet(r: FleetStatus): string {
-  return renderTable(r.workers) || "no workers";
+  return renderFleetTable(r) || "no workers";
 }
 
 function renderFleetTerminal(r: FleetStatus): string {
-  return renderTable(r.workers) || "no workers\n";
+  return renderFleetTable(r) || "no workers\n";
 }
 
 function renderLogs(r: LogsResult): string {

@@ -1,9 +1,10 @@
 import { describeMove } from "../../core/accounts/failover.ts";
 import { policyDecisionOf } from "../../core/fleet/policy/compile.ts";
 import { describeGuard } from "../../core/guard/record.ts";
+import type { HostDown } from "../../core/hosts/schema.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import type { ExitRecord, Outcome } from "../../core/wait/outcome.ts";
-import type { StatusResult } from "../../core/worker/status.ts";
+import type { FleetStatus, StatusResult } from "../../core/worker/status.ts";
 import { renderUsageLines, renderWindows } from "./render-usage.ts";
 
 /** Pure renderers for the human (non --json) output of each verb; MCP's add next steps (render-mcp.ts). */
@@ -62,21 +63,49 @@ export function renderStatus(s: StatusResult): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function renderTable(rows: readonly StatusResult[]): string {
-  if (rows.length === 0) return "";
+/**
+ * The fleet view: with hosts declared, a HOST column ("-": this machine) and one row per host that
+ * gave no workers, its reason in the last column.
+ */
+export function renderFleetTable(fleet: FleetStatus): string {
+  if (!fleet.hosts?.length) return renderTable(fleet.workers);
+  return renderTable(fleet.workers, fleet.unreachable ?? []);
+}
+
+function renderTable(rows: readonly StatusResult[], down?: readonly HostDown[]): string {
+  if (rows.length === 0 && !down?.length) return "";
+  const hosts = down !== undefined;
   // The subscription windows, when some worker's provider reports them (so a caller can stop at 95 %).
   const windows = rows.some((r) => (r.telemetry?.windows.length ?? 0) > 0);
   // The account, when some worker runs on one of config.toml's (spawn --account); "-": the default.
   const accounts = rows.some((r) => r.account);
   const table = [
-    ["NAME", "STATE", "PROVIDER", ...(accounts ? ["ACCOUNT"] : []), ...(windows ? ["WINDOWS"] : []), "CWD"],
+    [
+      ...(hosts ? ["HOST"] : []),
+      "NAME",
+      "STATE",
+      "PROVIDER",
+      ...(accounts ? ["ACCOUNT"] : []),
+      ...(windows ? ["WINDOWS"] : []),
+      "CWD",
+    ],
     ...rows.map((r) => [
+      ...(hosts ? [r.host ?? "-"] : []),
       r.name,
       stateLabel(r),
       r.provider,
       ...(accounts ? [r.account ?? "-"] : []),
       ...(windows ? [renderWindows(r.telemetry?.windows ?? []) || "-"] : []),
       r.cwd,
+    ]),
+    ...(down ?? []).map((d) => [
+      d.host,
+      "-",
+      d.state,
+      "-",
+      ...(accounts ? ["-"] : []),
+      ...(windows ? ["-"] : []),
+      d.reason,
     ]),
   ];
   const widths = table[0]?.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length))) ?? [];

@@ -1,5 +1,4 @@
 import { DEFAULT_START_TIMEOUT_MS } from "../../operations/spawn/prepare.ts";
-import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";
 import { accountsVerb } from "./accounts.ts";
 import { answerVerb } from "./answer.ts";
 import { doctorVerb } from "./doctor.ts";
@@ -24,7 +23,8 @@ export const VERBS: readonly Verb[] = [
     boundMs: (input) => Number(input.startTimeout ?? DEFAULT_START_TIMEOUT_MS),
   }),
   reachHosts(sendVerb, { by: "name", boundMs: fixed }),
-  reachHosts(waitVerb, { by: "name", boundMs: (input) => Number(input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS) }),
+  // One remote wait per HOST:NAME (operations/hosts/wait.ts), beside the local ones, retried across a dropped link.
+  reachHosts(waitVerb, { by: "self" }),
   reachHosts(answerVerb, { by: "name", boundMs: fixed }),
   reachHosts(readVerb, { by: "name", boundMs: fixed }),
   reachHosts(killVerb, { by: "name", boundMs: fixed }),

@@ -1,7 +1,11 @@
+import { AbortedError } from "../../core/errors.ts";
 import { headlineOfAll, type WaitManyInput, type WaitResult, workersOf } from "../../core/fleet/wait-many.ts";
+import type { HostPlan } from "../../core/hosts/plan.ts";
+import { parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
-import type { Outcome } from "../../core/wait/outcome.ts";
+import { OUTCOME_EXIT, type Outcome } from "../../core/wait/outcome.ts";
 import { type GuardProgress, waitGuarded } from "../guard/guard.ts";
+import { planWaitHosts, type RemoteWait, waitOnHost } from "../hosts/wait.ts";
 import { withTurnTelemetry } from "../limits/telemetry.ts";
 import { turnBaseline } from "../wait/wait.ts";
 import { viewWorker, type WorkerView } from "../worker/view.ts";
@@ -26,8 +30,12 @@ export async function waitForTurns(
     ...(input.idleTimeout === undefined ? {} : { idleTimeout: input.idleTimeout }),
     ...(input.maxTokens === undefined ? {} : { maxTokens: input.maxTokens }),
   };
+  // The hosts of any HOST:NAME, from one read of config.toml (none named: none read).
+  const hosts = await planWaitHosts(deps, names);
   const [first] = names;
   if (names.length === 1 && first !== undefined && !input.any && !input.all) {
+    const remote = remoteOf(hosts, first);
+    if (remote) return waitOnHost(deps, { ...remote, ...limits, after: input.after });
     const view = await viewWorker(deps, first);
     const after = input.after === undefined ? {} : { after: input.after };
     return drainAfter(
@@ -36,32 +44,79 @@ export async function waitForTurns(
       await waitGuarded(deps, { name: first, ...limits, ...after }, onProgress, view),
     );
   }
-  // Every worker must exist and have a turn before any machine starts: never a half-started wait.
-  const views: WorkerView[] = [];
-  for (const name of names) views.push(requireTurn(await viewWorker(deps, name)));
+  // Every local worker must exist and have a turn before any machine starts: never a half-started
+  // wait (a host's worker is checked by its own remote wait, which fails this one as a local fault does).
+  const views = new Map<string, WorkerView>();
+  for (const name of names)
+    if (!remoteOf(hosts, name)) views.set(name, requireTurn(await viewWorker(deps, name)));
   const stop = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal;
   const each = { ...deps, signal };
   const order: string[] = [];
-  const waits = views.map((view) =>
-    waitGuarded(each, { name: view.meta.name, ...limits }, onProgress, view).then((outcome) => {
-      order.push(view.meta.name);
-      if (input.any) stop.abort();
-      return outcome;
-    }),
-  );
-  // A failing machine (a state fault) fails the wait; the others are stopped first.
+  const waits = names.map((name) => {
+    const view = views.get(name);
+    const remote = remoteOf(hosts, name);
+    const machine = view
+      ? waitGuarded(each, { name, ...limits }, onProgress, view)
+      : waitStoppable(each, { ...(remote as RemoteRef), ...limits }, name);
+    return machine.then(
+      (outcome) => {
+        order.push(name);
+        if (input.any) stop.abort();
+        return outcome;
+      },
+      (error: unknown) => {
+        // The wait fails: the others are stopped now, not left to run to their own ends.
+        stop.abort();
+        throw error;
+      },
+    );
+  });
+  // A failing machine (a state fault, a host gone past the timeout) fails the wait; the others are stopped first.
   const settled = await Promise.allSettled(waits);
   stop.abort();
   const failed = settled.find((s) => s.status === "rejected");
   if (failed?.status === "rejected") throw failed.reason;
   const outcomes = new Map<string, Outcome>();
-  for (const [i, s] of settled.entries())
-    if (s.status === "fulfilled") {
-      const view = views[i];
-      if (view) outcomes.set(view.meta.name, await drainAfter(deps, view, s.value));
-    }
+  for (const [i, s] of settled.entries()) {
+    const name = names[i];
+    if (s.status !== "fulfilled" || name === undefined) continue;
+    const view = views.get(name);
+    // A host's outcome comes drained by its own wait (its queue is the host's).
+    outcomes.set(name, view ? await drainAfter(deps, view, s.value) : s.value);
+  }
   return input.any ? firstOf(deps, outcomes, order) : allOf(outcomes, names);
+}
+
+type RemoteRef = { plan: HostPlan; name: string };
+
+/** A HOST:NAME's host and its name there; null for a local name. */
+function remoteOf(hosts: ReadonlyMap<string, HostPlan>, given: string): RemoteRef | null {
+  const ref = parseWorkerRef(given);
+  const plan = ref.host === null ? undefined : hosts.get(ref.host);
+  return plan ? { plan, name: ref.name } : null;
+}
+
+/**
+ * A host's machine among several: stopped (any has its first outcome, or a Ctrl-C) it is an aborted
+ * outcome as a local machine's is, never a failure; its ssh's end told the remote wait to end.
+ */
+async function waitStoppable(deps: Deps, wait: RemoteWait, name: string): Promise<Outcome> {
+  const started = deps.clock.now();
+  try {
+    return await waitOnHost(deps, wait);
+  } catch (error) {
+    if (!(error instanceof AbortedError)) throw error;
+    return {
+      name,
+      reason: "aborted",
+      exitCode: OUTCOME_EXIT.aborted,
+      // The remote turn's baseline never came back: the one asked for (none: 0).
+      baseline: wait.after ?? 0,
+      elapsedMs: deps.clock.now() - started,
+      evidence: { detail: "the wait on the host was stopped; its worker runs on" },
+    };
+  }
 }
 
 /** The first turn to end; the machines this wait stopped are pending, never outcomes. */

@@ -20,7 +20,15 @@ export type RemoteCall = {
  * Nothing is written under this state root but the master connection's socket.
  */
 export async function relayVerb(deps: Deps, call: RemoteCall): Promise<{ value: unknown; exitCode: number }> {
-  const plan = await loadHost(deps, call.host);
+  return callHost(deps, await loadHost(deps, call.host), call);
+}
+
+/** relayVerb on a host already planned (the fleet view plans every host from one read of config.toml). */
+export async function callHost(
+  deps: Deps,
+  plan: HostPlan,
+  call: RemoteCall,
+): Promise<{ value: unknown; exitCode: number }> {
   const argv = sshArgv({ ...plan, command: verbCommand(plan.umbel, call.verb) });
   deps.trace.mark(`ssh ${call.host} ${call.verb}`);
   const run = await deps.ssh.run(argv, {
@@ -34,7 +42,7 @@ export async function relayVerb(deps: Deps, call: RemoteCall): Promise<{ value: 
 }
 
 /** The host of config.toml named (an unknown one is a usage error). */
-async function loadHost(deps: Deps, name: string): Promise<HostPlan> {
+export async function loadHost(deps: Deps, name: string): Promise<HostPlan> {
   const { config } = await loadUserConfig(deps);
   return planHost(config.hosts, name, deps.env, deps.store.root);
 }

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { z } from "zod";
-import type { Deps } from "../../../src/core/ports.ts";
 import { ReadInput } from "../../../src/core/schemas.ts";
 import { TOOLS } from "../../../src/faces/mcp/tools.ts";
 import { VERBS } from "../../../src/faces/verbs/table.ts";
+import { createFakeWorld } from "../../helpers/fake-deps.ts";
 
 /** One table declares every verb; the CLI and the MCP server are both generated from it. */
 
@@ -99,7 +99,7 @@ describe("the verb table", () => {
 });
 
 describe("status without a name", () => {
-  const deps = { store: { listNames: async () => [] } } as unknown as Deps;
+  const { deps } = createFakeWorld();
   const status = verb("status");
 
   test("its input takes no name", () => {

@@ -83,11 +83,11 @@ describe("a verb on box:NAME", () => {
     expect(error).toMatchObject({ exitCode: 69, data: { host: "box" } });
   });
 
-  test("an unknown host, and wait --any over hosts, are usage errors before any ssh", async () => {
+  test("an unknown host is a usage error before any ssh, in wait --any's names too", async () => {
     const w = world();
     expect(await call(w, "kill", { name: "bx:w" }).catch((e: unknown) => e)).toBeInstanceOf(UsageError);
     expect(
-      await call(w, "wait", { name: "box:w", names: ["x"], any: true }).catch((e: unknown) => e),
+      await call(w, "wait", { name: "box:w", names: ["bx:x"], any: true }).catch((e: unknown) => e),
     ).toBeInstanceOf(UsageError);
     expect(w.sshRuns).toEqual([]);
   });

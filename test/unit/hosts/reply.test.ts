@@ -160,7 +160,7 @@ describe("hosts' probe", () => {
 
   test("one ssh call: version, ls and doctor, one JSON line each", () => {
     expect(probeCommand("~/bin/umbel")).toBe(
-      "~/bin/umbel --version --json; ~/bin/umbel ls --json; ~/bin/umbel doctor --json",
+      "~/bin/umbel --version --json; ~/bin/umbel ls --local --json; ~/bin/umbel doctor --json",
     );
   });
 
