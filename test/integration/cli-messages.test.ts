@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { runMain } from "../../src/entry.ts";
+import { runInProcess } from "../helpers/run-main.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // bun's 5 s default is too short on 2 loaded cores; a preload's default reaches only the first
@@ -23,29 +22,7 @@ afterAll(async () => {
   await sb.dispose();
 });
 
-async function run(argv: string[], stdin: string | null = null) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runMain(argv, {
-    env: sb.env,
-    cwd: sb.work,
-    signal: new AbortController().signal,
-    version: "0.0.0-test",
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => stdin ?? "",
-    stdinIsTty: stdin === null,
-    stdoutIsTty: false,
-    columns: 80,
-    stdin: Readable.from([]),
-    stdout: new Writable({ write: (_chunk, _encoding, done) => done() }),
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], stdin: string | null = null) => runInProcess(sb, argv, { stdin });
 
 describe("positionals are named as the synopsis names them", () => {
   test.each([

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { runMain } from "../../src/entry.ts";
+import { runInProcess } from "../helpers/run-main.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // Declared here: a preload's setDefaultTimeout reaches only the first file of a run (oven-sh/bun#43787).
@@ -23,29 +22,7 @@ afterAll(async () => {
   await sb.dispose();
 });
 
-async function run(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runMain(argv, {
-    env: sb.env,
-    cwd: sb.work,
-    signal: new AbortController().signal,
-    version: "0.0.0-test",
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => "",
-    stdinIsTty: true,
-    stdoutIsTty: false,
-    columns: 80,
-    stdin: Readable.from([]),
-    stdout: new Writable({ write: (_chunk, _encoding, done) => done() }),
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runInProcess(sb, argv);
 
 describe("a flag's value that looks like a flag", () => {
   test.each([

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { runMain } from "../../src/entry.ts";
+import { runInProcess } from "../helpers/run-main.ts";
 import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
 
 // A preload's setDefaultTimeout reaches only the first file of a run (bun 1.4.5).
@@ -19,30 +19,10 @@ afterAll(async () => {
 });
 
 async function run(argv: string[], stdin: string, stream = true) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runMain(argv, {
-    env: sb.env,
-    cwd: sb.work,
-    signal: new AbortController().signal,
-    version: "0.0.0-test",
-    out: (text) => {
-      stdout += text;
-    },
-    err: (text) => {
-      stderr += text;
-    },
-    readStdin: async () => stdin,
-    ...(stream ? { stdinStream: () => new Blob([stdin]).stream() } : {}),
-    stdinIsTty: false,
-    stdoutIsTty: false,
-    columns: 80,
-  });
+  const r = await runInProcess(sb, argv, { stdin, stream });
   return {
-    code,
-    stdout,
-    stderr,
-    error: stdout ? (JSON.parse(stdout) as { error?: Record<string, unknown> }).error : undefined,
+    ...r,
+    error: r.stdout ? (JSON.parse(r.stdout) as { error?: Record<string, unknown> }).error : undefined,
   };
 }
 
