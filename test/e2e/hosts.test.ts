@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
+import { filesUnder, sampleArgv } from "../helpers/proc.ts";
 import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd, type Sshd, writeRemoteUmbel } from "../helpers/sshd.ts";
 
@@ -38,29 +39,6 @@ afterAll(async () => {
 
 const parse = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
-/** Every argv on this machine (both "hosts" are this one) while `run` runs, sampled from /proc. */
-async function sampleArgv<T>(run: () => Promise<T>): Promise<{ result: T; argvs: Set<string> }> {
-  const argvs = new Set<string>();
-  let done = false;
-  const sampler = (async () => {
-    while (!done) {
-      for (const entry of readdirSync("/proc")) {
-        if (!/^\d+$/.test(entry)) continue;
-        try {
-          argvs.add(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
-        } catch {
-          // gone meanwhile
-        }
-      }
-      await Bun.sleep(5);
-    }
-  })();
-  const result = await run();
-  done = true;
-  await sampler;
-  return { result, argvs };
-}
-
 /** The remote umbel's `wait --stdin-json` processes (its state root's), from /proc. */
 function remoteWaits(): number[] {
   const pids: number[] = [];
@@ -76,26 +54,6 @@ function remoteWaits(): number[] {
     }
   }
   return pids;
-}
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    let entries: string[];
-    try {
-      entries = readdirSync(d);
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = join(d, e);
-      const st = statSync(p, { throwIfNoEntry: false });
-      if (st?.isDirectory()) walk(p);
-      else if (st?.isFile()) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 describe("a worker on a host over ssh", () => {

@@ -297,7 +297,7 @@ export function claudeAccountsProfile(bin: string | null): AccountsProfile<Claud
  * claude writes into its config dir (telemetry, backups) while it exits on the SIGHUP of a killed
  * tmux server, which can be after a first rm: remove until the folder stays gone for 500 ms.
  */
-async function removeSettled(dir: string): Promise<void> {
+export async function removeSettled(dir: string): Promise<void> {
   const until = Date.now() + 10_000;
   let goneSince: number | null = null;
   while (Date.now() < until) {
