@@ -123,6 +123,7 @@ describe.skipIf(claude === null)("real claude on a host over ssh", () => {
     const cli = claudeChild(status.pid as number);
     expect(environOf(cli)).toContain(`SECRET_TOKEN=${SECRET}`);
     expect(environOf(cli)).toContain(`ANTHROPIC_API_KEY=${API_KEY}`);
+    expect(environOf(cli)).toContain(`CLAUDE_CONFIG_DIR=${home.configDir}`); // the host's own claude
     // The sampler saw the remote claude's own argv too (it ran from the spawn on).
     expect(argvs).toContain(readFileSync(`/proc/${cli}/cmdline`, "utf8").replaceAll("\0", " "));
     expect(readFileSync(join(remote().dir, "remote-umbel"), "utf8")).not.toContain(SECRET);
