@@ -71,3 +71,10 @@ function lostFields(before: unknown, after: unknown, path: string): string[] {
     key in kept ? lostFields(value, kept[key], `${path}/${key}`) : [`${path}/${key}`],
   );
 }
+
+/** The pod spec of the Job in `dir/file`, typed as far as the caller needs. */
+export function jobPodSpec<T>(dir: string, file: string): T {
+  const job = readManifests(dir).find((m) => m.file === file && m.doc.kind === "Job");
+  if (job === undefined) throw new Error(`${file} holds no Job`);
+  return (job.doc as { spec: { template: { spec: T } } }).spec.template.spec;
+}

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readManifests } from "../../helpers/kubernetes.ts";
+import { jobPodSpec } from "../../helpers/kubernetes.ts";
 
 /**
  * The shell the manifests run, run here with sh and a fake umbel that logs its argv and the token it
@@ -18,11 +18,7 @@ type Container = {
   volumeMounts?: { mountPath: string }[];
 };
 type PodSpec = { initContainers?: Container[]; containers: Container[] };
-const podOf = (file: string): PodSpec => {
-  const job = readManifests(DIR).find((m) => m.file === file && m.doc.kind === "Job");
-  if (job === undefined) throw new Error(`deploy/kubernetes/${file} holds no Job`);
-  return (job.doc as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
-};
+const podOf = (file: string) => jobPodSpec<PodSpec>(DIR, file);
 const shards = podOf("shards.yaml");
 const init = shards.initContainers?.[0] as Container;
 const shard = shards.containers[0] as Container;

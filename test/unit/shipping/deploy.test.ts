@@ -240,6 +240,21 @@ describe("the workflows the Jobs run", () => {
     },
   );
 
+  test.each(RUNS_UMBEL)("%s: the input it reads from umbel-flows is a file of flows/", (file) => {
+    const refs = (umbelOf(file).env ?? []).flatMap((e) => {
+      const ref = (e.valueFrom as { configMapKeyRef?: { name: string; key: string } } | undefined)
+        ?.configMapKeyRef;
+      return ref ? [ref] : [];
+    });
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref.name).toBe("umbel-flows");
+      expect(existsSync(join(DIR, "flows", ref.key))).toBe(true);
+    }
+    const flows = pod(file).volumes.find((v) => v.name === "flows") as { configMap?: { name: string } };
+    expect(flows.configMap?.name).toBe("umbel-flows");
+  });
+
   test("shards.yaml: an Indexed Job whose N is the workflow's SHARDS and collect.yaml's", () => {
     const spec = byFile("shards.yaml");
     expect(spec.completionMode).toBe("Indexed");
