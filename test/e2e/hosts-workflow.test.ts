@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createSandbox, type Sandbox } from "../helpers/sandbox.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { ToolResult } from "../helpers/mcp-client.ts";
+import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd } from "../helpers/sshd.ts";
 
 // A real sshd, two umbels and fake claudes on real tmux, a workflow over both: tens of seconds.
@@ -32,7 +35,8 @@ afterAll(async () => {
   await pair?.dispose();
 });
 
-const lastJson = (text: string) => JSON.parse(text.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
+const lastJson = (text: string) =>
+  JSON.parse(text.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
 
 /** Every argv on this machine (both "hosts" are this one) while `run` runs, sampled from /proc. */
 async function sampleArgv<T>(run: () => Promise<T>): Promise<{ result: T; argvs: Set<string> }> {
@@ -95,10 +99,16 @@ describe("a workflow with one local and one remote worker", () => {
       sessions: string[];
       steps: Record<string, { session: string }>;
     };
-    expect(state.sessions).toEqual([expect.stringMatching(/^here-[0-9a-f]{6}-1$/), expect.stringMatching(/^box:far-[0-9a-f]{6}-2$/)]);
+    expect(state.sessions).toEqual([
+      expect.stringMatching(/^here-[0-9a-f]{6}-1$/),
+      expect.stringMatching(/^box:far-[0-9a-f]{6}-2$/),
+    ]);
     expect(state.steps.poem?.session).toBe(state.sessions[1] as string);
     // The worker was the host's (its tombstone there, killed at the end of the run), none of it here.
-    const onHost = JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as { name: string; state: string }[];
+    const onHost = JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as {
+      name: string;
+      state: string;
+    }[];
     expect(onHost).toEqual([expect.objectContaining({ name: state.sessions[1]?.slice(4), state: "killed" })]);
     const here = JSON.parse((await local.umbel(["ls", "--local", "--json"])).stdout) as { name: string }[];
     expect(here.map((w) => w.name)).toEqual([state.sessions[0] as string]);
@@ -119,10 +129,86 @@ describe("a workflow with one local and one remote worker", () => {
     expect((await remote.umbel(["ls", "--json"])).stdout).toBe("[]\n");
   });
 
+  test("the accept check runs on the host: a file only here fails it there", async () => {
+    writeFileSync(join(local.work, "only-here"), "");
+    writeFileSync(
+      join(local.work, "check.yaml"),
+      TWO_HOSTS("box").replace("test -f on-the-host", "test -f only-here").concat("    maxAttempts: 1\n"),
+    );
+    const r = await local.umbel(["run", "check.yaml", "--json"]);
+    expect(lastJson(r.stdout)).toMatchObject({
+      status: "failed",
+      failure: {
+        step: "poem",
+        outcome: "rejected",
+        exitCode: 121,
+        session: expect.stringMatching(/^box:far-/),
+      },
+    });
+    expect(r.code).toBe(121);
+    expect((await local.umbel(["prune"])).code).toBe(0);
+    expect((await remote.umbel(["prune"])).code).toBe(0);
+  });
+
+  test("a schema file is the workflow's: read here, sent inline, the host's worker returns the object", async () => {
+    // Only on this side: the host's umbel gets the object in the envelope.
+    writeFileSync(
+      join(local.work, "n.schema.json"),
+      '{"type":"object","properties":{"n":{"type":"number"}},"required":["n"]}',
+    );
+    writeFileSync(
+      join(local.work, "schema.yaml"),
+      `workers: { far: { host: box } }
+steps:
+  - id: count
+    run: far
+    prompt: 'fake:mcp StructuredOutput {"n":3}'
+    schema: n.schema.json
+    outputs: { n: structured.n }
+`,
+    );
+    const r = await local.umbel(["run", "schema.yaml", "--json"]);
+    expect(lastJson(r.stdout)).toMatchObject({ status: "done", outputs: { count: { n: "3" } } });
+    expect(r.code).toBe(0);
+  });
+
+  test("umbel_run over MCP takes the same file: the plan shows the host, and the run goes over it", async () => {
+    const client = new Client({ name: "umbel-e2e-hosts-workflow", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: UMBEL,
+        args: ["mcp"],
+        env: local.env,
+        cwd: local.work,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const ok = async (args: Record<string, unknown>) => {
+        const r = (await client.callTool({ name: "umbel_run", arguments: args })) as ToolResult;
+        if (r.isError) throw new Error(`umbel_run: ${JSON.stringify(r.content)}`);
+        return r.structuredContent as Record<string, unknown>;
+      };
+      expect(await ok({ file: "two.yaml", dryRun: true })).toMatchObject({
+        workers: { here: { provider: "claude" }, far: { host: "box", cwd: "the host's default" } },
+      });
+      expect(await ok({ file: "two.yaml" })).toMatchObject({
+        status: "done",
+        outputs: { poem: { poem: `A poem about the otter ${CANARY}` } },
+        purged: [expect.stringMatching(/^here-/), expect.stringMatching(/^box:far-/)],
+      });
+    } finally {
+      await client.close();
+    }
+    expect((await remote.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+  });
+
   test("an unknown host is refused at its file:line before anything is spawned", async () => {
     writeFileSync(join(local.work, "nohost.yaml"), TWO_HOSTS("bix"));
     const r = await local.umbel(["run", "nohost.yaml"]);
-    expect(r.stderr).toBe("umbel: nohost.yaml:4:11: workers.far.host: no host bix in config.toml (hosts: box, gone); did you mean box?\n");
+    expect(r.stderr).toBe(
+      "umbel: nohost.yaml:4:11: workers.far.host: no host bix in config.toml (hosts: box, gone); did you mean box?\n",
+    );
     expect(r.code).toBe(2);
     expect((await local.umbel(["ls", "--local", "--json"])).stdout).toBe("[]\n");
   });
@@ -140,7 +226,11 @@ describe("a workflow with one local and one remote worker", () => {
     expect(String((summary.failure as { message: string }).message)).toContain("host gone");
     expect(r.code).toBe(69);
     const resumed = await local.umbel(["run", "--resume", String(summary.runId), "--json"]);
-    expect(lastJson(resumed.stdout)).toMatchObject({ status: "failed", exitCode: 69, steps: { pick: "done" } });
+    expect(lastJson(resumed.stdout)).toMatchObject({
+      status: "failed",
+      exitCode: 69,
+      steps: { pick: "done" },
+    });
     expect(resumed.code).toBe(69);
     await local.umbel(["prune"]);
   });
@@ -149,9 +239,14 @@ describe("a workflow with one local and one remote worker", () => {
 test("a sandbox without hosts: a host worker is a usage error naming config.toml", async () => {
   const sb = await createSandbox();
   try {
-    writeFileSync(join(sb.work, "h.yaml"), "workers: { w: { host: box } }\nsteps: [{ id: s, run: w, prompt: p }]\n");
+    writeFileSync(
+      join(sb.work, "h.yaml"),
+      "workers: { w: { host: box } }\nsteps: [{ id: s, run: w, prompt: p }]\n",
+    );
     const r = await sb.umbel(["run", "h.yaml", "--dry-run"]);
-    expect(r.stderr).toBe("umbel: h.yaml:1:23: workers.w.host: no host box: config.toml declares no [hosts.NAME] (docs/hosts.md)\n");
+    expect(r.stderr).toBe(
+      "umbel: h.yaml:1:23: workers.w.host: no host box: config.toml declares no [hosts.NAME] (docs/hosts.md)\n",
+    );
     expect(r.code).toBe(2);
   } finally {
     await sb.dispose();

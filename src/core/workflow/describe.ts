@@ -51,7 +51,7 @@ type PlannedStep = {
 };
 
 /** A host worker's provider or cwd left out: the host's umbel resolves it, never this one. */
-export const HOST_DEFAULT = "the host's default";
+const HOST_DEFAULT = "the host's default";
 
 /** A worker's cwd: absolute as given, relative to the workflow file's folder, or that folder. */
 export function resolveWorkerCwd(baseDir: string, cwd: string | undefined): string {

@@ -30,7 +30,7 @@ export type RemoteCall = {
  * HostUnreachableError, an error the remote reported is its typed error here (core/hosts/reply.ts).
  * Nothing is written under this state root but the master connection's socket.
  */
-export async function relayVerb(deps: Deps, call: RemoteCall): Promise<{ value: unknown; exitCode: number }> {
+async function relayVerb(deps: Deps, call: RemoteCall): Promise<{ value: unknown; exitCode: number }> {
   return callHost(deps, await loadHost(deps, call.host), call);
 }
 
@@ -69,7 +69,9 @@ export async function relayTyped<T>(deps: Deps, call: TypedCall<T>): Promise<T> 
       { host: call.host },
     );
   const data = result.data as Record<string, unknown>;
-  return (typeof data.name === "string" ? { ...data, name: formatWorkerRef(call.host, data.name) } : data) as T;
+  return (
+    typeof data.name === "string" ? { ...data, name: formatWorkerRef(call.host, data.name) } : data
+  ) as T;
 }
 
 function issueOf(error: z.ZodError): string {

@@ -1,12 +1,12 @@
-import { REMOTE_VERB_MS } from "../../core/hosts/command.ts";
-import { GuardedSendInput } from "../../core/guard/fields.ts";
+import { RemoteError } from "../../core/errors.ts";
 import { SendOutput } from "../../core/fleet/queue.ts";
+import { GuardedSendInput } from "../../core/guard/fields.ts";
+import { REMOTE_VERB_MS } from "../../core/hosts/command.ts";
 import type { Deps } from "../../core/ports.ts";
 import { KillInput, ReadInput, SpawnInput, StatusInput } from "../../core/schemas.ts";
 import { KillResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
 import { StatusResult } from "../../core/worker/status.ts";
 import type { SessionSeen } from "../../core/workflow/resume.ts";
-import { RemoteError } from "../../core/errors.ts";
 import { resolveSchema } from "../guard/plan.ts";
 import { loadHost, relayTyped } from "../hosts/relay.ts";
 import { waitOnHost } from "../hosts/wait.ts";
@@ -36,7 +36,8 @@ export function hostVerbs(host: string): WorkerVerbs {
     send: async (deps, input) => {
       // A schema file is the workflow's (read here, relative to its folder); the host gets the
       // object itself, so it needs no copy. accept commands run there, in the worker's cwd.
-      const jsonSchema = input.jsonSchema === undefined ? {} : { jsonSchema: await resolveSchema(deps, input.jsonSchema) };
+      const jsonSchema =
+        input.jsonSchema === undefined ? {} : { jsonSchema: await resolveSchema(deps, input.jsonSchema) };
       const sent = await relayTyped(deps, {
         host,
         verb: "send",
@@ -71,7 +72,14 @@ export function hostVerbs(host: string): WorkerVerbs {
         verbMs: REMOTE_VERB_MS,
       }),
     kill: (deps, input) =>
-      relayTyped(deps, { host, verb: "kill", shape: KillInput.shape, output: KillResult, input, verbMs: REMOTE_VERB_MS }),
+      relayTyped(deps, {
+        host,
+        verb: "kill",
+        shape: KillInput.shape,
+        output: KillResult,
+        input,
+        verbMs: REMOTE_VERB_MS,
+      }),
     see: (deps, name, recorded) => seeOnHost(deps, host, name, recorded),
   };
 }

@@ -25,8 +25,7 @@ import {
 } from "../../core/workflow/validate.ts";
 import { loadDefaultProvider, loadUserConfig } from "../worker/user-config.ts";
 import { executeRun } from "./runner.ts";
-import { verbsOf } from "./worker-verbs.ts";
-import { killQuietly } from "./workers.ts";
+import { killQuietly, verbsOf } from "./workers.ts";
 
 export type WorkflowResult = WorkflowPlan | RunSummary;
 

@@ -9,7 +9,8 @@ import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/step-record.ts";
 import { readOutputFile } from "./output-file.ts";
-import { verbsOf, type WorkerVerbs } from "./worker-verbs.ts";
+import type { WorkerVerbs } from "./worker-verbs.ts";
+import { verbsOf } from "./workers.ts";
 
 /**
  * claude fires Stop while its screen still shows "Working…" for a moment (the fake: ~100-300 ms), so

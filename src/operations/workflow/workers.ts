@@ -1,9 +1,12 @@
+import { parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
-import { recordedName, verbsOf } from "./worker-verbs.ts";
+import { hostVerbs } from "./host-verbs.ts";
+import { localVerbs } from "./local-verbs.ts";
+import { recordedName, type WorkerVerbs } from "./worker-verbs.ts";
 
 /**
  * The run's workers: spawned on first use, reused across their steps (the conversation carries
@@ -89,6 +92,12 @@ export function createWorkerPool(args: {
       await Promise.all(made.filter((name) => !spare?.has(name)).map((name) => killQuietly(deps, name)));
     },
   };
+}
+
+/** A session as the run records it (`rev-…-1`, `box:rev-…-1`) → the verbs of its machine, and its name there. */
+export function verbsOf(session: string): { verbs: WorkerVerbs; name: string } {
+  const ref = parseWorkerRef(session);
+  return { verbs: ref.host === null ? localVerbs : hostVerbs(ref.host), name: ref.name };
 }
 
 /** Removes a session and its tombstone (a finished run's workers); never throws. */

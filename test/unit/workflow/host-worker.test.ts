@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../../src/core/errors.ts";
 import { describePlan } from "../../../src/core/workflow/describe.ts";
+import { positionIssues } from "../../../src/core/workflow/positions.ts";
 import { workflowJsonSchema } from "../../../src/core/workflow/schema.ts";
 import { checkHosts, loadWorkflow } from "../../../src/core/workflow/validate.ts";
-import { positionIssues } from "../../../src/core/workflow/positions.ts";
 
 /** A workflow worker's `host:` (docs/workflows.md#a-worker-on-a-host): what is refused at load time. */
 
@@ -35,13 +35,20 @@ describe("a worker's host", () => {
 
   test("the JSON Schema has it", () => {
     const schema = workflowJsonSchema() as {
-      properties: { workers: { additionalProperties: { properties: Record<string, { description?: string }> } } };
+      properties: {
+        workers: { additionalProperties: { properties: Record<string, { description?: string }> } };
+      };
     };
-    expect(schema.properties.workers.additionalProperties.properties.host?.description).toContain("config.toml");
+    expect(schema.properties.workers.additionalProperties.properties.host?.description).toContain(
+      "config.toml",
+    );
   });
 
   test.each([
-    ["host: Box", "wf.yaml:2:14: workers.w.host: a host name is 1-63 of a-z 0-9 - and starts with a letter or digit"],
+    [
+      "host: Box",
+      "wf.yaml:2:14: workers.w.host: a host name is 1-63 of a-z 0-9 - and starts with a letter or digit",
+    ],
     [
       "host: box, cwd: ./repo",
       "wf.yaml:2:24: workers.w.cwd: ./repo is relative, but worker w runs on host box: its cwd is a path there, given absolute (or left out: the folder the host's umbel starts in)",
@@ -51,7 +58,9 @@ describe("a worker's host", () => {
       "wf.yaml:2:24: workers.w.cwd: ~/repo is relative, but worker w runs on host box: its cwd is a path there, given absolute (or left out: the folder the host's umbel starts in)",
     ],
   ])("%s is refused where it is written", (fields, message) => {
-    expect(problems(`workers:\n  w: { ${fields} }\nsteps: [{ id: s, run: w, prompt: p }]\n`)).toEqual([message]);
+    expect(problems(`workers:\n  w: { ${fields} }\nsteps: [{ id: s, run: w, prompt: p }]\n`)).toEqual([
+      message,
+    ]);
   });
 
   test("a file output of a host worker's step is refused: the file is on the host", () => {
@@ -66,8 +75,14 @@ describe("checkHosts: every host is one of config.toml's, before anything is spa
   const loaded = loadWorkflow(TWO, "wf.yaml");
   test.each([
     [{ box: { ssh: "box" } }, []],
-    [{ bix: { ssh: "bix" } }, ["wf.yaml:3:16: workers.far.host: no host box in config.toml (hosts: bix); did you mean bix?"]],
-    [undefined, ["wf.yaml:3:16: workers.far.host: no host box: config.toml declares no [hosts.NAME] (docs/hosts.md)"]],
+    [
+      { bix: { ssh: "bix" } },
+      ["wf.yaml:3:16: workers.far.host: no host box in config.toml (hosts: bix); did you mean bix?"],
+    ],
+    [
+      undefined,
+      ["wf.yaml:3:16: workers.far.host: no host box: config.toml declares no [hosts.NAME] (docs/hosts.md)"],
+    ],
   ])("hosts %p", (hosts, expected) => {
     const issues = positionIssues(loaded.source, checkHosts(loaded.workflow, hosts));
     expect(issues.map((i) => `wf.yaml:${i.line}:${i.col}: ${i.path}: ${i.message}`)).toEqual(expected);
@@ -83,7 +98,11 @@ describe("--dry-run shows the host", () => {
     const plan = describePlan({ ...loaded, baseDir: "/work", env: {}, defaultProvider: "claude" });
     expect(plan.workers.here).toMatchObject({ provider: "claude", cwd: "/work" });
     expect(plan.workers.here?.host).toBeUndefined();
-    expect(plan.workers.far).toMatchObject({ host: "box", provider: "the host's default", cwd: "the host's default" });
+    expect(plan.workers.far).toMatchObject({
+      host: "box",
+      provider: "the host's default",
+      cwd: "the host's default",
+    });
     expect(plan.workers.near).toMatchObject({ host: "box", provider: "codex", cwd: "/srv" });
   });
 });
