@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ToolResult } from "../helpers/mcp-client.ts";
-import { createSandbox, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
-import { createHostPair, type HostPair, hasSshd } from "../helpers/sshd.ts";
+import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
+import { createHostPair, type HostPair, hasSshd, type Sshd } from "../helpers/sshd.ts";
 
 // A real sshd, two umbels and fake claudes on real tmux, a workflow over both: tens of seconds.
 setDefaultTimeout(90_000);
@@ -20,13 +20,14 @@ const SECRET = `wf-secret-${crypto.randomUUID()}`;
 const CANARY = `wf-prompt-${crypto.randomUUID()}`;
 
 let pair: HostPair;
+let sshd: Sshd;
 let local: Sandbox;
 let remote: Sandbox;
 
 beforeAll(async () => {
   if (!hasSshd()) throw new Error("no sshd: apt-get install openssh-server (.ci/run installs it)");
   pair = await createHostPair({ localEnv: { SECRET_TOKEN: SECRET } });
-  ({ local, remote } = pair);
+  ({ sshd, local, remote } = pair);
   // A host ssh cannot resolve: unreachable (ssh exits 255) at once.
   appendFileSync(join(local.root, "config.toml"), '[hosts.gone]\nssh = "gone.invalid"\n');
 });
@@ -75,6 +76,23 @@ steps:
     accept: test -f on-the-host
     outputs: { poem: answer }
 `;
+
+/** The remote umbel's `wait --stdin-json` processes (its state root's), from /proc. */
+function remoteWaits(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[1] !== "wait" || argv[2] !== "--stdin-json") continue;
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${remote.root}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
 
 describe("a workflow with one local and one remote worker", () => {
   test("the host's step gets the local step's answer; its worker runs on the host, HOST:NAME, and goes at the end", async () => {
@@ -200,6 +218,59 @@ steps:
     } finally {
       await client.close();
     }
+    expect((await remote.umbel(["ls", "--json"])).stdout).toBe("[]\n");
+  });
+
+  test("the link drops mid-step: 69 at the step's timeout, the host's worker runs on; --resume continues its turn", async () => {
+    writeFileSync(
+      join(local.work, "slow.yaml"),
+      `workers: { far: { host: box } }
+steps:
+  - { id: long, run: far, prompt: "fake:slow 14000", timeout: 8s, outputs: { a: answer } }
+`,
+    );
+    const child = Bun.spawn([UMBEL, "run", "slow.yaml", "--json"], {
+      cwd: local.work,
+      env: local.env,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    await eventually(() => remoteWaits()[0], 15_000, "the remote wait to run");
+    await sshd.stop();
+    let stdout: string;
+    let code: number;
+    try {
+      [stdout, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
+    } finally {
+      await sshd.start();
+    }
+    const summary = lastJson(stdout);
+    // Read before toMatchObject, which leaves its matchers in the object it matched (bun 1.4.5).
+    const { session, message } = summary.failure as { session: string; message: string };
+    expect(session).toMatch(/^box:far-/);
+    expect(message).toContain("host box");
+    expect(summary).toMatchObject({
+      status: "failed",
+      exitCode: 69,
+      failure: { step: "long", outcome: "unreachable", exitCode: 69 },
+    });
+    expect(code).toBe(69);
+    // The link going down killed nothing: the worker runs on there, mid-turn.
+    const onHost = JSON.parse((await remote.umbel(["ls", "--json"])).stdout) as {
+      name: string;
+      state: string;
+    }[];
+    expect(onHost).toEqual([expect.objectContaining({ name: session.slice(4), state: "busy" })]);
+    // --resume finds it (its status relayed), keeps it and waits on the same turn, never sending it again.
+    const resumed = await local.umbel(["run", "--resume", String(summary.runId), "--json"]);
+    expect(lastJson(resumed.stdout)).toMatchObject({
+      status: "done",
+      resumed: [{ worker: "far", how: "kept", session, continues: "long" }],
+      outputs: { long: { a: expect.stringMatching(/^FAKE-REPLY/) } },
+      purged: [session],
+    });
+    expect(resumed.code).toBe(0);
     expect((await remote.umbel(["ls", "--json"])).stdout).toBe("[]\n");
   });
 
