@@ -22,6 +22,9 @@ const CONTROL_PERSIST_S = 60;
 /** Past a remote verb's own time: the connection, the remote umbel's start, the answer's way back. */
 export const LINK_MARGIN_MS = 30_000;
 
+/** A remote verb that is not a wait nor a spawn: send's bounded re-Enters, read's bounded wait for the flush. */
+export const REMOTE_VERB_MS = 90_000;
+
 /** How long ssh may take to connect before the host counts as unreachable. */
 const CONNECT_TIMEOUT_S = 5;
 

@@ -24,16 +24,18 @@ export function planHost(
   stateRoot: string,
 ): HostPlan {
   const config = hosts?.[name];
-  if (!config) {
-    const known = Object.keys(hosts ?? {});
-    throw new UsageError(
-      known.length === 0
-        ? `no host ${name}: config.toml declares no [hosts.NAME] (docs/hosts.md)`
-        : `no host ${name} in config.toml (hosts: ${known.join(", ")})${didYouMean(name, known)}`,
-      { host: name, known },
-    );
-  }
+  if (!config)
+    throw new UsageError(unknownHost(hosts, name) ?? name, { host: name, known: Object.keys(hosts ?? {}) });
   return planOf(name, config, env, stateRoot);
+}
+
+/** Why `name` is no host of config.toml (null: it is one), naming the hosts it has. */
+export function unknownHost(hosts: Hosts | undefined, name: string): string | null {
+  if (hosts?.[name]) return null;
+  const known = Object.keys(hosts ?? {});
+  return known.length === 0
+    ? `no host ${name}: config.toml declares no [hosts.NAME] (docs/hosts.md)`
+    : `no host ${name} in config.toml (hosts: ${known.join(", ")})${didYouMean(name, known)}`;
 }
 
 /** Every host of config.toml, in the file's order. */

@@ -16,6 +16,9 @@ export type WorkflowPlan = {
 };
 
 type PlannedWorker = {
+  /** The host of config.toml it runs on (absent: this machine). */
+  host?: string;
+  /** A host worker's own (none given: HOST_DEFAULT, the host's umbel resolves it). */
   provider: string;
   model?: string;
   cwd: string;
@@ -47,6 +50,9 @@ type PlannedStep = {
   reused?: boolean;
 };
 
+/** A host worker's provider or cwd left out: the host's umbel resolves it, never this one. */
+const HOST_DEFAULT = "the host's default";
+
 /** A worker's cwd: absolute as given, relative to the workflow file's folder, or that folder. */
 export function resolveWorkerCwd(baseDir: string, cwd: string | undefined): string {
   if (cwd === undefined) return baseDir;
@@ -68,10 +74,12 @@ export function describePlan(args: {
   const byId = new Map(workflow.steps.map((s) => [s.id, s]));
   const workers: Record<string, PlannedWorker> = {};
   for (const [key, w] of Object.entries(workflow.workers)) {
+    const onHost = w.host !== undefined;
     workers[key] = {
-      provider: w.provider ?? args.defaultProvider,
+      ...(w.host === undefined ? {} : { host: w.host }),
+      provider: w.provider ?? (onHost ? HOST_DEFAULT : args.defaultProvider),
       ...(w.model ? { model: w.model } : {}),
-      cwd: resolveWorkerCwd(args.baseDir, w.cwd),
+      cwd: onHost ? (w.cwd ?? HOST_DEFAULT) : resolveWorkerCwd(args.baseDir, w.cwd),
       ...(w.unattended ? { unattended: true } : {}),
       ...(w.permissionMode ? { permissionMode: w.permissionMode } : {}),
       ...(w.allowedTools ? { allowedTools: w.allowedTools } : {}),

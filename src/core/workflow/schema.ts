@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AcceptCommands, AcceptTimeout, JsonSchemaValue, MaxAttempts } from "../guard/fields.ts";
+import { HostName } from "../hosts/schema.ts";
 import { Duration, MaxTokens, Prompt, SpawnInput } from "../schemas.ts";
 import { WorkerResume } from "./resume.ts";
 
@@ -47,8 +48,11 @@ export const WorkflowWorker = SpawnInput.omit({ name: true })
       .min(1)
       .optional()
       .describe(
-        "Working directory of the worker; a relative path is resolved against the workflow file's folder (the default)",
+        "Working directory of the worker; a relative path is resolved against the workflow file's folder (the default). With host: a path on the host, absolute, used as is (default: the folder the host's umbel starts in)",
       ),
+    host: HostName.optional().describe(
+      "Run this worker on this host of config.toml ([hosts.NAME]: its umbel, over ssh; docs/hosts.md); its session is HOST:NAME, its cwd, accept checks and provider default the host's",
+    ),
   })
   .strict()
   .describe("A worker: an agent CLI session that keeps its conversation across the steps it runs");

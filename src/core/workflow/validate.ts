@@ -1,4 +1,6 @@
 import { orphanGuardField } from "../guard/fields.ts";
+import { unknownHost } from "../hosts/plan.ts";
+import type { Hosts } from "../hosts/schema.ts";
 import { clip, listSome, quote } from "./excerpt.ts";
 import { fromZodIssues } from "./issues.ts";
 import { outputPathProblem } from "./output-path.ts";
@@ -69,9 +71,17 @@ export function checkWorkflow(wf: Workflow, work: WorkMeter = { count: 0 }): Wor
     };
     const orphan = orphanGuardField({ ...step, jsonSchema: step.schema }, keys);
     if (orphan) issues.push({ path: ["steps", i, keys[orphan.field]], message: orphan.message });
+    const host = wf.workers[step.run]?.host;
     for (const [key, spec] of Object.entries(step.outputs ?? {})) {
       const problem = outputPathProblem(spec);
       if (problem) issues.push({ path: ["steps", i, "outputs", key], message: problem });
+      // No verb reads a file of a host (one would read any file the host's user can), and the run's
+      // outputs are read here: a host worker's results come back as its answer or structured object.
+      else if (host !== undefined && spec.startsWith("file:"))
+        issues.push({
+          path: ["steps", i, "outputs", key],
+          message: `${clip(spec)} is a file on host ${host} (worker ${step.run} runs there), which this umbel does not read: use answer, or structured with a schema`,
+        });
       else if (spec.startsWith("structured") && step.schema === undefined)
         issues.push({
           path: ["steps", i, "outputs", key],
@@ -83,6 +93,15 @@ export function checkWorkflow(wf: Workflow, work: WorkMeter = { count: 0 }): Wor
       issues.push({ path: ["steps", i, "run"], message: `no worker ${quote(step.run)} (${known})` });
     }
   });
+  for (const [key, worker] of Object.entries(wf.workers)) {
+    // A host's path is never resolved here (against this machine's folders); "relative to what" has
+    // no good answer there (the remote login's home? the umbel's folder?), so it is refused.
+    if (worker.host !== undefined && worker.cwd !== undefined && !worker.cwd.startsWith("/"))
+      issues.push({
+        path: ["workers", key, "cwd"],
+        message: `${clip(worker.cwd)} is relative, but worker ${key} runs on host ${worker.host}: its cwd is a path there, given absolute (or left out: the folder the host's umbel starts in)`,
+      });
+  }
   let unknownNeeds = false;
   wf.steps.forEach((step, i) => {
     step.needs?.forEach((need, k) => {
@@ -145,6 +164,16 @@ function checkTemplates(
 function describeOutputs(outputs: Record<string, string> | undefined): string {
   const keys = Object.keys(outputs ?? {});
   return keys.length > 0 ? `it has: ${listSome(keys)}` : "it declares no outputs";
+}
+
+/** Every worker's host is one of config.toml's (read by the caller), before anything is spawned. */
+export function checkHosts(wf: Workflow, hosts: Hosts | undefined): WorkflowIssue[] {
+  const issues: WorkflowIssue[] = [];
+  for (const [key, worker] of Object.entries(wf.workers)) {
+    const problem = worker.host === undefined ? null : unknownHost(hosts, worker.host);
+    if (problem) issues.push({ path: ["workers", key, "host"], message: problem });
+  }
+  return issues;
 }
 
 /** What the run needs from umbel's environment: every {{ env.X }} and every {fromEnv: X} set. */

@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { RemoteError } from "../../core/errors.ts";
-import { LINK_MARGIN_MS, resolveWireEnv, toWire } from "../../core/hosts/command.ts";
 import { HostsResult } from "../../core/hosts/probe.ts";
 import { renderHosts } from "../../core/hosts/render.ts";
-import { formatWorkerRef, HostName, parseWorkerRef, workerRef } from "../../core/hosts/schema.ts";
-import { EmptyInput, type EnvSpec, WorkerName } from "../../core/schemas.ts";
+import { HostName, parseWorkerRef, workerRef } from "../../core/hosts/schema.ts";
+import { EmptyInput, WorkerName } from "../../core/schemas.ts";
 import { listHosts } from "../../operations/hosts/list.ts";
-import { relayVerb } from "../../operations/hosts/relay.ts";
+import { relayTyped } from "../../operations/hosts/relay.ts";
 import { type AnyObject, defineVerb, type Verb, type VerbContext } from "./verb.ts";
 
 /**
@@ -81,30 +79,21 @@ export function reachHosts(verb: Verb, reach: Reach): Verb {
   };
 }
 
-async function relay(
+function relay(
   verb: Verb,
   reach: { boundMs(input: Readonly<Record<string, unknown>>): number },
   host: string,
   input: Record<string, unknown>,
   { deps }: VerbContext,
 ): Promise<unknown> {
-  const wire = toWire(verb.input.shape as Record<string, z.ZodType>, input);
-  if (wire.env !== undefined) wire.env = resolveWireEnv(wire.env as EnvSpec, deps.env);
-  const { value } = await relayVerb(deps, {
+  return relayTyped(deps, {
     host,
     verb: verb.name,
-    input: wire,
-    boundMs: reach.boundMs(input) + LINK_MARGIN_MS,
+    shape: verb.input.shape as Record<string, z.ZodType>,
+    output: verb.output,
+    input,
+    verbMs: reach.boundMs(input),
   });
-  const result = verb.output.safeParse(value);
-  if (!result.success)
-    throw new RemoteError(
-      `host ${host}: its umbel's ${verb.name} answer is not this umbel's shape (${issueOf(result.error)}): install the same umbel on both`,
-      { code: "remote-failure", exitCode: 1 },
-      { host },
-    );
-  const data = result.data as Record<string, unknown>;
-  return typeof data.name === "string" ? { ...data, name: formatWorkerRef(host, data.name) } : data;
 }
 
 function nameOf(field: z.ZodType): z.ZodType<string | undefined> {
@@ -117,9 +106,4 @@ function namesOf(field: z.ZodType): z.ZodType<string[] | undefined> {
     .array(workerRef(WorkerName, "Worker name"))
     .optional()
     .describe(field.description ?? "Worker names");
-}
-
-function issueOf(error: z.ZodError): string {
-  const issue = error.issues[0];
-  return issue ? `${issue.path.join(".") || "the answer"}: ${issue.message}` : "invalid";
 }

@@ -1,3 +1,4 @@
+import { REMOTE_VERB_MS } from "../../core/hosts/command.ts";
 import { DEFAULT_START_TIMEOUT_MS } from "../../operations/spawn/prepare.ts";
 import { accountsVerb } from "./accounts.ts";
 import { answerVerb } from "./answer.ts";
@@ -8,8 +9,6 @@ import { killVerb, pruneVerb, readVerb, sendVerb, spawnVerb, waitVerb } from "./
 import { poolVerb } from "./pool.ts";
 import type { Verb } from "./verb.ts";
 
-/** A remote verb that is not a wait: send's bounded re-Enters, read's bounded wait for the flush. */
-const REMOTE_VERB_MS = 90_000;
 const fixed = () => REMOTE_VERB_MS;
 
 /**

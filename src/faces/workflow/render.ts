@@ -29,7 +29,8 @@ export function renderPlan(plan: WorkflowPlan): string {
       w.permissionMode ? `permissionMode=${w.permissionMode}` : undefined,
       w.env.length > 0 ? `env: ${w.env.join(" ")}` : undefined,
     ].filter(Boolean);
-    lines.push(`  ${key}  ${flags.join(" · ")}  in ${w.cwd}  (steps: ${w.steps.join(", ") || "none"})`);
+    const where = w.host === undefined ? `in ${w.cwd}` : `on ${w.host} in ${w.cwd}`;
+    lines.push(`  ${key}  ${flags.join(" · ")}  ${where}  (steps: ${w.steps.join(", ") || "none"})`);
   }
   plan.waves.forEach((wave, i) => {
     lines.push(`wave ${i + 1}:`);

@@ -3,7 +3,6 @@ import { throwIfAborted } from "../../core/common/abort.ts";
 import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
-import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
 import { FALLBACK_PROVIDER } from "../../core/worker/default-provider.ts";
 import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/bounds.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
@@ -19,14 +18,14 @@ import { planResume, type RunState, type RunSummary, type WorkflowEvent } from "
 import type { StepRecord } from "../../core/workflow/step-record.ts";
 import {
   checkEnvironment,
+  checkHosts,
   type LoadedWorkflow,
   loadWorkflow,
   throwIssues,
 } from "../../core/workflow/validate.ts";
-import { loadDefaultProvider } from "../worker/user-config.ts";
-import { checkLiveness, loadWorker, readEvents } from "../worker/worker.ts";
+import { loadDefaultProvider, loadUserConfig } from "../worker/user-config.ts";
 import { executeRun } from "./runner.ts";
-import { killQuietly } from "./workers.ts";
+import { killQuietly, verbsOf } from "./workers.ts";
 
 export type WorkflowResult = WorkflowPlan | RunSummary;
 
@@ -51,11 +50,16 @@ export async function runWorkflow(
   const loaded = loadWorkflow(text, source ? path : (input.file ?? path));
   throwIssues(loaded, checkEnvironment(loaded.workflow, deps.env));
   throwIssues(loaded, await checkCwds(deps, loaded, baseDir));
+  // Every host of config.toml before anything is spawned (config.toml read only when a worker has one).
+  const workers = Object.values(loaded.workflow.workers);
+  if (workers.some((w) => w.host !== undefined))
+    throwIssues(loaded, checkHosts(loaded.workflow, (await loadUserConfig(deps)).config.hosts));
   const declared = Object.fromEntries(loaded.workflow.steps.map((s) => [s.id, Object.keys(s.outputs ?? {})]));
   const resume = source ? planResume(loaded.plan.order, declared, source.state) : null;
   // A worker without `provider:` runs the default (UMBEL_PROVIDER, else config.toml's, else claude),
   // resolved once for the plan and the run; the config file is read only when a worker needs it.
-  const defaultProvider = Object.values(loaded.workflow.workers).some((w) => w.provider === undefined)
+  // A host worker's default is the host's own.
+  const defaultProvider = workers.some((w) => w.provider === undefined && w.host === undefined)
     ? await loadDefaultProvider(deps, FALLBACK_PROVIDER)
     : FALLBACK_PROVIDER;
 
@@ -167,24 +171,10 @@ async function readWorkflowFile(deps: Deps, path: string, given: string): Promis
   return head.text;
 }
 
-/** A session of the run as a resume finds it: alive, and the conversation its CLI recorded. */
-async function seeSession(deps: Deps, name: string): Promise<SessionSeen> {
-  const worker = await loadWorker(deps, name).catch(() => null);
-  if (!worker) return { name, alive: false, providerSession: null, tookPrompt: false };
-  const [live, events] = await Promise.all([
-    checkLiveness(deps, worker).catch(() => ({ alive: false })),
-    readEvents(deps, worker.provider, name).catch(() => []),
-  ]);
-  const { provider } = worker;
-  return {
-    name,
-    alive: live.alive,
-    providerSession: findSessionId(provider, events),
-    tookPrompt: lastSubmitIndex(provider, events) !== null,
-    ...(provider.conversationsPerWorker
-      ? { unresumable: `${provider.displayName} keeps its conversations in each worker's own home` }
-      : {}),
-  };
+/** A session of the run as a resume finds it, on its machine (a host's: its status relayed). */
+function seeSession(deps: Deps, session: string): Promise<SessionSeen> {
+  const { verbs, name } = verbsOf(session);
+  return verbs.see(deps, name, session);
 }
 
 /** Every worker's cwd must be a directory before anything is spawned. */
@@ -193,6 +183,8 @@ async function checkCwds(deps: Deps, loaded: LoadedWorkflow, baseDir: string): P
   // Once per distinct folder: 100,000 `w: {}` workers fit in the size limit and share one.
   const seen = new Map<string, boolean>();
   for (const [key, worker] of Object.entries(loaded.workflow.workers)) {
+    // A host worker's cwd is the host's: its spawn there checks it.
+    if (worker.host !== undefined) continue;
     const cwd = resolveWorkerCwd(baseDir, worker.cwd);
     if (!seen.has(cwd)) seen.set(cwd, await deps.files.isDirectory(cwd));
     if (!seen.get(cwd))

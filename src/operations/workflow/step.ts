@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { EXIT, toUmbelError, WorkerBusyError } from "../../core/errors.ts";
+import { EXIT, toUmbelError, UmbelError } from "../../core/errors.ts";
 import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
 import { describeFailure } from "../../core/print/print.ts";
@@ -8,10 +8,9 @@ import { isBlankPrompt } from "../../core/worker/prompt.ts";
 import { boundOutput, type OutputCut } from "../../core/workflow/output-cut.ts";
 import type { WorkflowStep } from "../../core/workflow/schema.ts";
 import type { StepFailure } from "../../core/workflow/step-record.ts";
-import { waitGuarded } from "../guard/guard.ts";
-import { readAnswer } from "../worker/read.ts";
-import { sendPrompt } from "../worker/send.ts";
 import { readOutputFile } from "./output-file.ts";
+import type { WorkerVerbs } from "./worker-verbs.ts";
+import { verbsOf } from "./workers.ts";
 
 /**
  * claude fires Stop while its screen still shows "Working…" for a moment (the fake: ~100-300 ms), so
@@ -52,14 +51,17 @@ export async function executeStep(args: {
     return fail("usage", EXIT.usage, "the prompt is empty once its templates are filled in", {});
   try {
     session = await args.acquire();
+    // This machine's operations, or (a HOST:NAME session) the host's, relayed.
+    const { verbs, name } = verbsOf(session);
     const sent =
       args.turn === undefined
-        ? await sendWhenReady(deps, { name: session, prompt: args.prompt, ...guardOf(step, args.baseDir) })
+        ? await sendWhenReady(deps, verbs, { name, prompt: args.prompt, ...guardOf(step, args.baseDir) })
         : { baseline: args.turn };
     args.onRunning(session, sent.baseline);
-    // The step's guardrails are enforced by the same wait as the CLI's (check → feedback → …).
-    const outcome = await waitGuarded(deps, {
-      name: session,
+    // The step's guardrails are enforced by the same wait as the CLI's (check → feedback → …),
+    // on the worker's machine.
+    const outcome = await verbs.wait(deps, {
+      name,
       after: sent.baseline,
       ...(step.timeout === undefined ? {} : { timeout: step.timeout }),
       ...(step.idleTimeout === undefined ? {} : { idleTimeout: step.idleTimeout }),
@@ -76,11 +78,11 @@ export async function executeStep(args: {
     };
     for (const [key, spec] of Object.entries(step.outputs ?? {})) {
       if (spec === "answer") {
-        keep(key, (await readAnswer(deps, { name: session, after: sent.baseline })).text);
+        keep(key, (await verbs.read(deps, { name, after: sent.baseline })).text);
         continue;
       }
       if (spec.startsWith("structured")) {
-        const { structured } = await readAnswer(deps, { name: session, after: sent.baseline });
+        const { structured } = await verbs.read(deps, { name, after: sent.baseline });
         const value = valueAt(structured, spec.split(".").slice(1));
         if (value === undefined)
           return fail("missing-output", EXIT.failure, `output ${key}: the object has no ${spec}`, {
@@ -125,14 +127,15 @@ function valueAt(value: unknown, path: readonly string[]): unknown {
   return at === null && path.length === 0 ? undefined : at;
 }
 
-async function sendWhenReady(deps: Deps, input: GuardedSendInput) {
+async function sendWhenReady(deps: Deps, verbs: WorkerVerbs, input: GuardedSendInput) {
   const until = deps.clock.now() + READY_WAIT_MS;
   for (;;) {
     try {
-      return await sendPrompt(deps, input);
+      return await verbs.send(deps, input);
     } catch (error) {
-      if (!(error instanceof WorkerBusyError) || deps.clock.now() >= until || deps.signal?.aborted)
-        throw error;
+      // busy: WorkerBusyError here, a RemoteError of that code from a host.
+      const busy = error instanceof UmbelError && error.code === "busy";
+      if (!busy || deps.clock.now() >= until || deps.signal?.aborted) throw error;
       await deps.clock.sleep(100, deps.signal);
     }
   }

@@ -1,16 +1,19 @@
+import { parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { ProviderId } from "../../core/schemas.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { resolveWorkerCwd } from "../../core/workflow/describe.ts";
 import type { Workflow } from "../../core/workflow/schema.ts";
-import { spawnWorker } from "../spawn/spawn.ts";
-import { killWorker } from "../worker/kill.ts";
+import { hostVerbs } from "./host-verbs.ts";
+import { localVerbs } from "./local-verbs.ts";
+import { recordedName, type WorkerVerbs } from "./worker-verbs.ts";
 
 /**
  * The run's workers: spawned on first use, reused across their steps (the conversation carries
  * over), replaced for a `fresh` step, and all killed (tombstoned) when the run ends, but for the
  * ones a person is to answer (`spare`). Session names are `<key>-<run hex>-<n>`: unique in the state
- * root, and readable in `umbel ls`. A resume hands it the sessions it keeps and the CLI sessions a
+ * root, and readable in `umbel ls`; a worker on a host (`host:`) is `HOST:<key>-<run hex>-<n>`, its
+verbs relayed there (worker-verbs.ts). A resume hands it the sessions it keeps and the CLI sessions a
  * worker's next spawn resumes (core/workflow/resume.ts).
  */
 export type WorkerPool = {
@@ -42,7 +45,11 @@ export function createWorkerPool(args: {
   const made: string[] = [...current.values()];
   const resumeFrom = new Map(Object.entries(args.resumeFrom ?? {}));
   let count = args.sessionsSoFar;
-  const cwdOf = (key: string) => resolveWorkerCwd(args.baseDir, args.workflow.workers[key]?.cwd);
+  // A host's path is the host's, as given (never resolved against this machine's folders).
+  const cwdOf = (key: string) => {
+    const worker = args.workflow.workers[key];
+    return worker?.host === undefined ? resolveWorkerCwd(args.baseDir, worker?.cwd) : (worker.cwd ?? "");
+  };
   return {
     cwdOf,
     async acquire(deps, key, fresh) {
@@ -54,7 +61,9 @@ export function createWorkerPool(args: {
       }
       const worker = args.workflow.workers[key];
       if (!worker) throw new Error(`no worker ${key}`); // validated before the run; a bug if reached
-      const name = `${key}-${args.runHex}-${++count}`;
+      const { host, cwd, ...spawn } = worker;
+      const local = `${key}-${args.runHex}-${++count}`;
+      const name = recordedName(host, local);
       made.push(name);
       await args.onSession(name, key);
       // A step with a schema needs the StructuredOutput tool in its worker.
@@ -62,14 +71,18 @@ export function createWorkerPool(args: {
       // A fresh step never resumes a conversation; the first spawn after a resume does.
       const resumeSession = fresh ? undefined : resumeFrom.get(key);
       resumeFrom.delete(key);
-      const spawned = await spawnWorker(deps, {
-        ...worker,
-        provider: worker.provider ?? args.defaultProvider,
-        name,
-        cwd: cwdOf(key),
-        ...(structured ? { structured } : {}),
-        ...(resumeSession === undefined ? {} : { resumeSession }),
-      });
+      const spawned = await verbsOf(name).verbs.spawn(
+        deps,
+        {
+          ...spawn,
+          name: local,
+          // A host worker without a cwd: the host's umbel's own folder.
+          ...(host === undefined || cwd !== undefined ? { cwd: cwdOf(key) } : {}),
+          ...(structured ? { structured } : {}),
+          ...(resumeSession === undefined ? {} : { resumeSession }),
+        },
+        args.defaultProvider,
+      );
       args.onDialogs?.(spawned);
       current.set(key, name);
       return name;
@@ -81,13 +94,22 @@ export function createWorkerPool(args: {
   };
 }
 
+/** A session as the run records it (`rev-…-1`, `box:rev-…-1`) → the verbs of its machine, and its name there. */
+export function verbsOf(session: string): { verbs: WorkerVerbs; name: string } {
+  const ref = parseWorkerRef(session);
+  return { verbs: ref.host === null ? localVerbs : hostVerbs(ref.host), name: ref.name };
+}
+
 /** Removes a session and its tombstone (a finished run's workers); never throws. */
-export async function purgeQuietly(deps: Deps, name: string): Promise<void> {
-  await killWorker({ ...deps, signal: undefined }, { name, purge: true }).catch(() => undefined);
+export async function purgeQuietly(deps: Deps, session: string): Promise<void> {
+  const { verbs, name } = verbsOf(session);
+  await verbs.kill({ ...deps, signal: undefined }, { name, purge: true }).catch(() => undefined);
 }
 
 /** Kills a session if it exists; an unwound spawn left nothing behind, which is fine. */
-export async function killQuietly(deps: Deps, name: string): Promise<void> {
-  // Killing must work while the run is being aborted: it gets no signal.
-  await killWorker({ ...deps, signal: undefined }, { name }).catch(() => undefined);
+export async function killQuietly(deps: Deps, session: string): Promise<void> {
+  const { verbs, name } = verbsOf(session);
+  // Killing must work while the run is being aborted: it gets no signal. A host that cannot be
+  // reached keeps its worker (it runs on there, listed by `umbel ls`).
+  await verbs.kill({ ...deps, signal: undefined }, { name }).catch(() => undefined);
 }
