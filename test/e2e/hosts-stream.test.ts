@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createTmux } from "../../src/adapters/tmux.ts";
+import type { ToolResult } from "../helpers/mcp-client.ts";
 import { eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd } from "../helpers/sshd.ts";
 
@@ -104,6 +107,29 @@ describe("logs on box:NAME", () => {
     expect(await child.exited).toBe(0);
     for (const line of seen.out.split("\n").filter(Boolean))
       expect(Object.keys(JSON.parse(line) as object)).toEqual(["index", "event", "payload"]);
+  });
+});
+
+describe("umbel_logs on box:NAME", () => {
+  test("over MCP: the host's events, as logs box:w --json has them", async () => {
+    const client = new Client({ name: "umbel-e2e-hosts-stream", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: UMBEL,
+        args: ["mcp"],
+        env: local.env,
+        cwd: local.work,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const r = (await client.callTool({ name: "umbel_logs", arguments: { name: "box:w" } })) as ToolResult;
+      expect(r.isError).toBeFalsy();
+      const cli = (await local.umbel(["logs", "box:w", "--json"])).stdout.split("\n").filter(Boolean);
+      expect(r.structuredContent).toEqual({ name: "box:w", events: cli.map((l) => JSON.parse(l)) });
+    } finally {
+      await client.close();
+    }
   });
 });
 
