@@ -25,6 +25,8 @@ export type RunOptions = {
   readonly signal?: AbortSignal | undefined;
   /** Keep stdin open after `input` until the program ends (its EOF tells it the caller is gone). */
   readonly holdStdin?: boolean | undefined;
+  /** Each piece of stdout as it arrives (decoded, whole characters), instead of in the result. */
+  readonly onStdout?: ((chunk: string) => void) | undefined;
 };
 
 /**
@@ -82,7 +84,7 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
   else options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const [stdout, stderr] = await Promise.all([
-      readUntil(child.stdout, bound),
+      readUntil(child.stdout, bound, options.onStdout),
       readUntil(child.stderr, bound),
       Promise.race([child.exited, bound]),
     ]);
@@ -153,8 +155,15 @@ export function killGroup(pid: number): void {
   } catch {}
 }
 
-/** The stream's text up to EOF, or up to `stop` (then the read is cancelled: a process outside the group may hold the pipe). */
-async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>): Promise<string> {
+/**
+ * The stream's text up to EOF, or up to `stop` (then the read is cancelled: a process outside the
+ * group may hold the pipe). With `sink`, each piece goes there as it comes and none is kept.
+ */
+async function readUntil(
+  stream: ReadableStream<Uint8Array>,
+  stop: Promise<void>,
+  sink?: (chunk: string) => void,
+): Promise<string> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   const stopped = stop.then(() => null);
@@ -163,12 +172,18 @@ async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>
     for (;;) {
       const chunk = await Promise.race([reader.read(), stopped]);
       if (chunk === null || chunk.done) break;
-      text += decoder.decode(chunk.value, { stream: true });
+      const piece = decoder.decode(chunk.value, { stream: true });
+      if (sink) {
+        if (piece) sink(piece);
+      } else text += piece;
     }
   } finally {
     await reader.cancel().catch(() => undefined);
   }
-  return text + decoder.decode();
+  const last = decoder.decode();
+  if (!sink) return text + last;
+  if (last) sink(last);
+  return "";
 }
 
 /**
@@ -179,11 +194,16 @@ async function readUntil(stream: ReadableStream<Uint8Array>, stop: Promise<void>
 export async function runOnTerminal(
   argv: readonly string[],
   env: Readonly<Record<string, string>>,
+  abort?: AbortSignal,
 ): Promise<number> {
   const child = startProgram(argv, () =>
     Bun.spawn([...argv], { env: { ...env }, stdio: ["inherit", "inherit", "inherit"] }),
   );
-  const code = await child.exited;
+  // `abort` (main's clean stop: a hang-up, a SIGTERM) ends it as a bound ends a run.
+  const onAbort = () => child.kill("SIGKILL");
+  if (abort?.aborted) onAbort();
+  else abort?.addEventListener("abort", onAbort, { once: true });
+  const code = await child.exited.finally(() => abort?.removeEventListener("abort", onAbort));
   const signal = child.signalCode;
   return signal ? 128 + (osConstants.signals[signal as keyof typeof osConstants.signals] ?? 0) : code;
 }

@@ -410,10 +410,27 @@ export type TracePort = {
  * control sockets' folder is made 0700 first.
  */
 export type SshPort = {
-  run(
+  run(argv: readonly string[], options: SshOptions): Promise<SshRun>;
+  /**
+   * As run, but stdout goes to `onStdout` as it arrives (logs -f, -p's stream-json), never held:
+   * the result's stdout is empty. Its input and stdin, bound and signal are run's.
+   */
+  stream(argv: readonly string[], options: SshOptions & { onStdout(chunk: string): void }): Promise<SshRun>;
+  /**
+   * ssh on this process's terminal (stdio inherited; argv from sshArgv with `tty`): attach. Its exit
+   * status (ssh's 255: the link), or 128+N for signal N; the signal ends it as run's does.
+   */
+  interactive(
     argv: readonly string[],
-    options: { input: string; timeoutMs: number; controlDir: string; signal?: AbortSignal | undefined },
-  ): Promise<SshRun>;
+    options: { controlDir: string; signal?: AbortSignal | undefined },
+  ): Promise<number>;
+};
+
+export type SshOptions = {
+  readonly input: string;
+  readonly timeoutMs: number;
+  readonly controlDir: string;
+  readonly signal?: AbortSignal | undefined;
 };
 
 export type Deps = {

@@ -393,6 +393,19 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
         const answer = await world.onSsh([...argv], options.input, signal);
         return { exitCode: 255, stdout: "", stderr: "", timedOut: false, durationMs: 3, ...answer };
       },
+      // The answer's stdout handed over a line at a time, as a remote logs -f writes it.
+      async stream(argv, { onStdout, ...options }) {
+        const { signal, ...recorded } = options;
+        sshRuns.push({ argv: [...argv], ...recorded });
+        const answer = await world.onSsh([...argv], options.input, signal);
+        for (const line of (answer.stdout ?? "").split(/(?<=\n)/)) if (line) onStdout(line);
+        return { exitCode: 255, stderr: "", timedOut: false, durationMs: 3, ...answer, stdout: "" };
+      },
+      async interactive(argv, options) {
+        const { signal, ...recorded } = options;
+        sshRuns.push({ argv: [...argv], input: "", timeoutMs: 0, ...recorded });
+        return (await world.onSsh([...argv], "", signal)).exitCode ?? 255;
+      },
     },
     clock,
     trace: { on: false, mark: () => undefined },

@@ -1,7 +1,7 @@
 import { chmod, mkdir } from "node:fs/promises";
 import type { SshRun } from "../../core/hosts/reply.ts";
 import type { SshPort } from "../../core/ports.ts";
-import { runProcess } from "../process.ts";
+import { type RunResult, runOnTerminal, runProcess } from "../process.ts";
 
 /**
  * The real ssh: the process port's bounded run (its whole process group killed past the bound), in
@@ -12,20 +12,38 @@ export function createSsh(env: Readonly<Record<string, string | undefined>>): Ss
   const clean = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
   );
+  const controls = async (dir: string) => {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chmod(dir, 0o700);
+  };
   return {
     async run(argv, { input, timeoutMs, controlDir, signal }): Promise<SshRun> {
-      await mkdir(controlDir, { recursive: true, mode: 0o700 });
-      await chmod(controlDir, 0o700);
+      await controls(controlDir);
       // A verb's envelope: stdin stays open while it runs, so its remote end sees EOF if this one dies.
-      const run = await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "" });
-      return {
-        exitCode: run.exitCode,
-        stdout: run.stdout,
-        stderr: run.stderr,
-        timedOut: run.timedOut,
-        durationMs: run.durationMs,
-        aborted: run.aborted,
-      };
+      return sshRun(
+        await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "" }),
+      );
     },
+    async stream(argv, { input, timeoutMs, controlDir, signal, onStdout }): Promise<SshRun> {
+      await controls(controlDir);
+      return sshRun(
+        await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "", onStdout }),
+      );
+    },
+    async interactive(argv, { controlDir, signal }): Promise<number> {
+      await controls(controlDir);
+      return runOnTerminal(argv, clean, signal);
+    },
+  };
+}
+
+function sshRun(run: RunResult): SshRun {
+  return {
+    exitCode: run.exitCode,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    timedOut: run.timedOut,
+    durationMs: run.durationMs,
+    aborted: run.aborted,
   };
 }

@@ -41,9 +41,13 @@ export const Envelope = z
   .strict();
 export type Envelope = z.infer<typeof Envelope>;
 
-/** `umbel -p --host box`'s envelope input: -p's whole argv and its stdin, run there as given. */
+/** `umbel -p --host box`'s (and `umbel exec --host box`'s) envelope input: the whole argv and stdin, run there as given. */
 export const RemotePrint = z
   .object({
+    face: z
+      .enum(["print", "exec"])
+      .optional()
+      .describe("exec: `umbel exec ARGV` there (codex exec's dialect); else (print) `umbel ARGV`, a -p"),
     argv: z.array(z.string()).describe("-p's arguments, --host taken out (the prompt among them)"),
     stdin: z.string().describe("What -p read on the caller's stdin (empty when it was a terminal)"),
     stdinIsTty: z.boolean().describe("The caller's stdin was a terminal: -p reads none"),
@@ -59,6 +63,8 @@ export type SshCall = {
   readonly controlDir: string;
   /** The command line the remote shell runs (remoteCommand). */
   readonly command: string;
+  /** A terminal on the host (`-t`: attach, its screen on this one); else none (`-T`, the default). */
+  readonly tty?: boolean | undefined;
 };
 
 /** The argv of one remote call: batch mode (a password prompt is an error, never a hang), the master. */
@@ -75,7 +81,14 @@ export function sshArgv(call: SshCall): string[] {
     "ServerAliveCountMax=3",
   ];
   // `--`: a destination that starts with - is never read as an option (-oProxyCommand=…).
-  return [...call.ssh, "-T", ...options.flatMap((o) => ["-o", o]), "--", call.destination, call.command];
+  return [
+    ...call.ssh,
+    call.tty ? "-t" : "-T",
+    ...options.flatMap((o) => ["-o", o]),
+    "--",
+    call.destination,
+    call.command,
+  ];
 }
 
 /**

@@ -73,17 +73,19 @@ export function readReply(host: string, run: SshRun, boundMs: number): { value: 
 }
 
 /**
- * A remote `umbel -p`'s run (its output is -p's own, printed as it came, never JSON of ours): the
- * failures of the link and of the call as readReply has them, else -p's stdout, stderr and exit code.
+ * A remote `umbel -p`'s run, its stdout already passed through as it came (`wrote`: any came): the
+ * failures of the link and of the call as readReply has them, else -p's stderr and exit code.
  */
 export function readPrintReply(
   host: string,
   run: SshRun,
   boundMs: number,
-): { stdout: string; stderr: string; exitCode: number } {
-  const missing = run.exitCode === NOT_FOUND && run.stdout.trim() === "";
-  if (run.aborted || run.timedOut || run.exitCode === SSH_FAILED || missing) readReply(host, run, boundMs);
-  return { stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode ?? 1 };
+  wrote: boolean,
+): { stderr: string; exitCode: number } {
+  const missing = run.exitCode === NOT_FOUND && !wrote;
+  if (run.aborted || run.timedOut || run.exitCode === SSH_FAILED || missing)
+    readReply(host, { ...run, stdout: "" }, boundMs);
+  return { stderr: run.stderr, exitCode: run.exitCode ?? 1 };
 }
 
 /** An ssh that failed to connect: the host as unreachable, with ssh's own last words as the reason. */

@@ -37,25 +37,37 @@ export function takeHostFlag(argv: readonly string[]): { host: string | null; ar
   return { host: null, argv: [...argv] };
 }
 
-/** A -p run on the host: its stdout and stderr printed as they came, its exit code returned. */
-export async function runPrintOnHost(io: PrintIo, host: string, argv: readonly string[]): Promise<number> {
+/**
+ * A -p (or, `face` exec, an `umbel exec`) run on the host: its stdout printed as it comes, its
+ * stderr once it ends, its exit code returned.
+ */
+export async function runPrintOnHost(
+  io: PrintIo,
+  host: string,
+  argv: readonly string[],
+  face: "print" | "exec" = "print",
+): Promise<number> {
   const stdin = io.stdinIsTty ? "" : await io.readStdin();
-  const reply = await printOnHost(io.deps, {
-    host,
-    argv: withLocalEnv(argv, io.deps.env),
-    stdin,
-    stdinIsTty: io.stdinIsTty,
-    boundMs: boundOf(argv),
-  });
+  const reply = await printOnHost(
+    io.deps,
+    {
+      host,
+      ...(face === "exec" ? { face } : {}),
+      argv: withLocalEnv(argv, io.deps.env),
+      stdin,
+      stdinIsTty: io.stdinIsTty,
+      boundMs: boundOf(argv),
+    },
+    io.out,
+  );
   if (reply.stderr) io.err(reply.stderr);
-  io.out(reply.stdout);
   return reply.exitCode;
 }
 
-/** `umbel -p --stdin-json`: the caller's -p, run here on its argv and stdin from the envelope. */
+/** `umbel -p --stdin-json`: the caller's -p (or exec), run here on its argv and stdin from the envelope. */
 export async function runPrintFromEnvelope(
   io: PrintIo,
-  run: (argv: readonly string[], io: PrintIo) => Promise<number>,
+  run: (argv: readonly string[], io: PrintIo, face: "print" | "exec") => Promise<number>,
 ): Promise<number> {
   const { envelope, more } = await readEnvelope(io, "-p");
   const input = RemotePrint.safeParse(envelope.input);
@@ -64,8 +76,8 @@ export async function runPrintFromEnvelope(
   if (takeHostFlag(input.data.argv).host !== null)
     throw new UsageError("-p --stdin-json runs on this host only (no --host)", { command: "-p" });
   endWithCaller(envelope, more);
-  const { stdin, stdinIsTty } = input.data;
-  return run(input.data.argv, { ...io, readStdin: async () => stdin, stdinIsTty });
+  const { stdin, stdinIsTty, face } = input.data;
+  return run(input.data.argv, { ...io, readStdin: async () => stdin, stdinIsTty }, face ?? "print");
 }
 
 /**

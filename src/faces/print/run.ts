@@ -29,14 +29,14 @@ export async function runPrint(
 ): Promise<number> {
   const exec = io.face === "exec";
   if (!exec && argv.length === 2 && argv.every((a, i) => a === REMOTE_PRINT_ARGV[i]))
-    return runPrintFromEnvelope(io, (given, remoteIo) => runPrint(given, { ...remoteIo, face: "print" }));
-  if (!exec) {
-    const { host, argv: local } = takeHostFlag(argv);
+    return runPrintFromEnvelope(io, (given, remoteIo, face) => runPrint(given, { ...remoteIo, face }));
+  const { host, argv: local } = takeHostFlag(argv);
+  if (host !== null && exec) return runPrintOnHost(io, host, local, "exec");
+  if (host !== null) {
     // The dialect UMBEL_DIALECT chose here is the one the host's -p speaks.
     const dialect = io.deps.env[DIALECT_ENV];
     const named = local.some((a) => a === "--dialect" || a.startsWith("--dialect="));
-    if (host !== null)
-      return runPrintOnHost(io, host, dialect && !named ? ["--dialect", dialect, ...local] : local);
+    return runPrintOnHost(io, host, dialect && !named ? ["--dialect", dialect, ...local] : local);
   }
   const { dialect, argv: rest } = takeDialect(argv, exec ? "codex" : io.deps.env[DIALECT_ENV]);
   if (exec && dialect !== "codex")

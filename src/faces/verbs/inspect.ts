@@ -1,3 +1,4 @@
+import { parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { HookEvent } from "../../core/providers/types.ts";
 import { CaptureInput, KeysInput, LogsInput, LsInput, NameInput, StatusInput } from "../../core/schemas.ts";
 import {
@@ -9,6 +10,7 @@ import {
 } from "../../core/worker/outputs.ts";
 import { FleetStatus, StatusOutput, type StatusResult } from "../../core/worker/status.ts";
 import { listFleet } from "../../operations/hosts/fleet.ts";
+import { attachOnHost, logsOnHost } from "../../operations/hosts/stream.ts";
 import { attachWorker } from "../../operations/worker/attach.ts";
 import { captureScreen } from "../../operations/worker/capture.ts";
 import { sendKeys } from "../../operations/worker/keys.ts";
@@ -81,15 +83,23 @@ export const captureVerb = defineVerb({
 
 export const logsVerb = defineVerb({
   name: "logs",
-  description: "Print the worker's hook events; -f follows them",
+  description:
+    "Print the worker's hook events; -f follows them (HOST:NAME: the host's, each as it comes over ssh)",
   input: LogsInput,
   output: LogsResult,
   run: async (input, { deps, progress }: VerbContext<HookEvent>) => {
     const events: LogEntry[] = [];
-    await streamLogs(deps, input, (event) => {
-      events.push(logEntry(event));
-      progress?.(event);
-    });
+    const ref = parseWorkerRef(input.name);
+    if (ref.host !== null)
+      await logsOnHost(deps, { host: ref.host, name: ref.name, follow: input.follow }, (entry) => {
+        events.push(entry);
+        progress?.({ index: entry.index, name: entry.event, payload: entry.payload });
+      });
+    else
+      await streamLogs(deps, input, (event) => {
+        events.push(logEntry(event));
+        progress?.(event);
+      });
     return { name: input.name, events };
   },
   text: renderLogs,
@@ -98,7 +108,7 @@ export const logsVerb = defineVerb({
     summary: "print the worker's hook events (-f to follow)",
     positionals: ["name"],
     aliases: { follow: "f" },
-    examples: ["umbel logs reviewer -f"],
+    examples: ["umbel logs reviewer -f", "umbel logs box:reviewer -f"],
     // Printed as they come, so `logs -f` streams.
     stream: { text: renderEvent, json: logEntry },
   },
@@ -138,10 +148,18 @@ export const keysVerb = defineVerb({
 
 export const attachVerb = defineVerb({
   name: "attach",
-  description: "Attach your terminal to the worker's pane (detach with C-b d)",
+  description:
+    "Attach your terminal to the worker's pane (detach with C-b d); HOST:NAME: the host's pane, through ssh -t",
   input: NameInput,
   output: AttachResult,
-  run: async ({ name }, { deps, terminal }) => ({ name, exitCode: await attachWorker(deps, name, terminal) }),
+  run: async ({ name }, { deps, terminal }) => {
+    const ref = parseWorkerRef(name);
+    const exitCode =
+      ref.host === null
+        ? await attachWorker(deps, name, terminal)
+        : await attachOnHost(deps, { host: ref.host, name: ref.name, terminal });
+    return { name, exitCode };
+  },
   text: () => "",
   exitCode: (r) => r.exitCode,
   // The terminal was the output; there is nothing to print after it.
@@ -149,7 +167,7 @@ export const attachVerb = defineVerb({
     usage: "NAME",
     summary: "attach your terminal to the worker",
     positionals: ["name"],
-    examples: ["umbel attach reviewer"],
+    examples: ["umbel attach reviewer", "umbel attach box:reviewer"],
     json: () => undefined,
   },
   mcp: false,

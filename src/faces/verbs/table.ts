@@ -31,10 +31,11 @@ export const VERBS: readonly Verb[] = [
   reachHosts(statusVerb, { by: "name", boundMs: fixed }),
   lsVerb,
   reachHosts(captureVerb, { by: "name", boundMs: fixed }),
-  // Not logs: it streams its events as they come, which a relayed call does not yet (docs/hosts.md).
-  logsVerb,
+  // Its events come through as the host prints them (operations/hosts/stream.ts), not in one answer.
+  reachHosts(logsVerb, { by: "self" }),
   reachHosts(keysVerb, { by: "name", boundMs: fixed }),
-  attachVerb,
+  // The host's pane on this terminal through ssh -t (operations/hosts/stream.ts).
+  reachHosts(attachVerb, { by: "self" }),
   doctorVerb,
   poolVerb,
   accountsVerb,

@@ -46,6 +46,14 @@ describe("takeHostFlag", () => {
 });
 
 describe("-p --host box", () => {
+  test("its stdout comes through as it arrives, a piece at a time (stream-json's lines as the turn goes)", async () => {
+    const w = world();
+    w.onSsh = () => ({ exitCode: 0, stdout: '{"type":"system"}\n{"type":"result"}\n' });
+    const { io: face, out } = io(w, null);
+    expect(await runPrint(["-p", "--host", "box", "--output-format", "stream-json", "hi"], face)).toBe(0);
+    expect(out).toEqual(['{"type":"system"}\n', '{"type":"result"}\n']);
+  });
+
   test("one ssh runs umbel -p --stdin-json; the prompt and stdin only in the envelope; -p's output and exit code as they came", async () => {
     const w = world();
     w.onSsh = () => ({ exitCode: 0, stdout: "the answer\n", stderr: "a note\n" });
@@ -89,6 +97,26 @@ describe("-p --host box", () => {
     ).rejects.toBeInstanceOf(UsageError);
   });
 
+  test("exec --host box: the same envelope, face exec, its argv as given (--host out); the same remote line", async () => {
+    const w = world();
+    w.onSsh = () => ({ exitCode: 0, stdout: '{"type":"thread.started"}\n' });
+    const { io: face, out } = io(w, null);
+    const code = await runPrint(["--json", "--host", "box", "-C", "/srv", "the plan"], {
+      ...face,
+      face: "exec",
+    });
+    expect(code).toBe(0);
+    expect(out.join("")).toBe('{"type":"thread.started"}\n');
+    const [run] = w.sshRuns;
+    expect(run?.argv.slice(-2)).toEqual(["ci@box", "umbel -p --stdin-json"]);
+    expect(JSON.parse(run?.input ?? "").input).toEqual({
+      face: "exec",
+      argv: ["--json", "-C", "/srv", "the plan"],
+      stdin: "",
+      stdinIsTty: true,
+    });
+  });
+
   test("the remote -p's own exit code (a timeout: 124) is this one's", async () => {
     const w = world();
     w.onSsh = () => ({ exitCode: 124, stdout: "", stderr: "umbel: timed out\n" });
@@ -106,13 +134,16 @@ describe("-p --host box", () => {
     const envelope = (argv: string[]) =>
       `${JSON.stringify({ protocol: PROTOCOL, input: { argv, stdin: "ctx", stdinIsTty: false } })}\n`;
     const w = world();
-    const seen: { argv: readonly string[]; stdin: string }[] = [];
-    const run = async (argv: readonly string[], given: PrintIo) => {
-      seen.push({ argv, stdin: await given.readStdin() });
+    const seen: { argv: readonly string[]; stdin: string; face: string }[] = [];
+    const run = async (argv: readonly string[], given: PrintIo, face: string) => {
+      seen.push({ argv, stdin: await given.readStdin(), face });
       return 0;
     };
     expect(await runPrintFromEnvelope(io(w, envelope(["-p", "hi"])).io, run)).toBe(0);
-    expect(seen).toEqual([{ argv: ["-p", "hi"], stdin: "ctx" }]);
+    expect(seen).toEqual([{ argv: ["-p", "hi"], stdin: "ctx", face: "print" }]);
+    const exec = `${JSON.stringify({ protocol: PROTOCOL, input: { face: "exec", argv: ["--json", "hi"], stdin: "", stdinIsTty: true } })}\n`;
+    expect(await runPrintFromEnvelope(io(w, exec).io, run)).toBe(0);
+    expect(seen[1]).toEqual({ argv: ["--json", "hi"], stdin: "", face: "exec" });
     await expect(
       runPrintFromEnvelope(io(w, envelope(["-p", "--host", "far", "hi"])).io, run),
     ).rejects.toBeInstanceOf(UsageError);

@@ -100,13 +100,92 @@ describe("a verb on box:NAME", () => {
   });
 
   test("the schemas: HOST:NAME where a name is taken, --host on spawn only", () => {
-    for (const name of ["send", "wait", "answer", "read", "kill", "status", "capture", "keys"])
+    for (const name of [
+      "send",
+      "wait",
+      "answer",
+      "read",
+      "kill",
+      "status",
+      "capture",
+      "keys",
+      "logs",
+      "attach",
+    ])
       expect(
         verb(name).input.safeParse({ name: "box:w", prompt: "p" }).error?.issues ?? [],
       ).not.toContainEqual(expect.objectContaining({ path: ["name"] }));
     expect(verb("spawn").input.safeParse({ name: "box:w" }).success).toBe(false);
-    expect(verb("attach").input.safeParse({ name: "box:w" }).success).toBe(false);
+    expect(verb("attach").input.safeParse({ name: "box:w" }).success).toBe(true);
+    expect(verb("attach").input.safeParse({ name: "Box!:w" }).success).toBe(false);
     expect(verb("capture").input.safeParse({ name: "box:w" }).success).toBe(true);
+  });
+});
+
+describe("the streaming verbs on box:NAME", () => {
+  test("logs -f: each event handed on as its line comes, the name and follow in the envelope, no bound of time", async () => {
+    const w = world();
+    const entry = (index: number, event: string) => ({ index, event, payload: { n: index } });
+    w.onSsh = () => ({
+      exitCode: 0,
+      stdout: `${JSON.stringify(entry(1, "SessionStart"))}\n${JSON.stringify(entry(2, "Stop"))}\n`,
+    });
+    const seen: unknown[] = [];
+    const v = verb("logs");
+    const result = await v.run(v.input.parse({ name: "box:w", follow: true }), {
+      deps: w.deps,
+      terminal: false,
+      progress: (event) => seen.push(event),
+    });
+    expect(seen).toEqual([
+      { index: 1, name: "SessionStart", payload: { n: 1 } },
+      { index: 2, name: "Stop", payload: { n: 2 } },
+    ]);
+    expect(result).toEqual({ name: "box:w", events: [entry(1, "SessionStart"), entry(2, "Stop")] });
+    const [run] = w.sshRuns;
+    expect(run?.argv.slice(-2)).toEqual(["ci@box", "~/bin/umbel logs --stdin-json --json"]);
+    expect(JSON.parse(run?.input ?? "").input).toEqual({ name: "w", follow: true });
+    expect(run?.timeoutMs).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  test("logs: the host's error (no such worker) is its typed error; a dropped link is exit 69", async () => {
+    const w = world();
+    const error = {
+      code: "not-found",
+      class: "WorkerNotFoundError",
+      message: "no worker w",
+      exitCode: 3,
+      data: {},
+    };
+    w.onSsh = () => ({ exitCode: 3, stdout: `${JSON.stringify({ error })}\n` });
+    const v = verb("logs");
+    const run = () => v.run(v.input.parse({ name: "box:w" }), { deps: w.deps, terminal: false });
+    await expect(run()).rejects.toMatchObject({
+      code: "not-found",
+      exitCode: 3,
+      message: "box: no worker w",
+    });
+    w.onSsh = () => ({ exitCode: 255, stderr: "Connection reset" });
+    await expect(run()).rejects.toBeInstanceOf(HostUnreachableError);
+  });
+
+  test("attach: ssh -t on this terminal, the name quoted on the remote line; no terminal is a usage error first", async () => {
+    const w = world();
+    w.onSsh = () => ({ exitCode: 0 });
+    const v = verb("attach");
+    const result = await v.run(v.input.parse({ name: "box:w" }), { deps: w.deps, terminal: true });
+    expect(result).toEqual({ name: "box:w", exitCode: 0 });
+    const [run] = w.sshRuns;
+    expect(run?.argv[1]).toBe("-t");
+    expect(run?.argv.slice(-2)).toEqual(["ci@box", "~/bin/umbel attach w"]);
+    await expect(
+      v.run(v.input.parse({ name: "box:w" }), { deps: w.deps, terminal: false }),
+    ).rejects.toBeInstanceOf(UsageError);
+    expect(w.sshRuns).toHaveLength(1);
+    w.onSsh = () => ({ exitCode: 255 });
+    await expect(
+      v.run(v.input.parse({ name: "box:w" }), { deps: w.deps, terminal: true }),
+    ).rejects.toBeInstanceOf(HostUnreachableError);
   });
 });
 

@@ -68,6 +68,18 @@ describe("the ssh argv of one remote call", () => {
     ]);
   });
 
+  test("tty: -t in -T's place (attach: a terminal on the host), every other option the same", () => {
+    const call = { ssh: ["ssh"], destination: "box", controlDir: "/s/ssh", command: "umbel attach w" };
+    const plain = sshArgv(call);
+    const tty = sshArgv({ ...call, tty: true });
+    expect(plain[1]).toBe("-T");
+    expect(tty[1]).toBe("-t");
+    expect(tty.slice(2)).toEqual(plain.slice(2));
+    expect(tty).toContain("BatchMode=yes");
+    expect(tty).toContain("ControlPath=/s/ssh/%C");
+    expect(sshArgv({ ...call, tty: false })).toEqual(plain);
+  });
+
   test.each([
     ["umbel", ["ls", "--json"], "umbel ls --json"],
     ["~/.local/bin/umbel", ["ls"], "~/.local/bin/umbel ls"],
