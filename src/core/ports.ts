@@ -350,6 +350,10 @@ export type ProbeResult = {
 export type HostPort = {
   /** process.platform: linux, darwin. */
   readonly platform: string;
+  /** process.arch: x64, arm64. */
+  readonly arch: string;
+  /** This machine's libc is musl's (Alpine): a musl build of umbel runs here, a glibc one does not. */
+  isMusl(): Promise<boolean>;
   /** The version tmux reports (its -V flag), or null when tmux cannot be run. */
   tmuxVersion(): Promise<string | null>;
   /**
@@ -412,7 +416,14 @@ export type TracePort = {
 export type SshPort = {
   run(
     argv: readonly string[],
-    options: { input: string; timeoutMs: number; controlDir: string; signal?: AbortSignal | undefined },
+    options: {
+      input: string;
+      /** stdin is this file's bytes instead, then EOF (hosts install: the binary, never held in memory). */
+      inputFile?: string | undefined;
+      timeoutMs: number;
+      controlDir: string;
+      signal?: AbortSignal | undefined;
+    },
   ): Promise<SshRun>;
 };
 

@@ -13,11 +13,19 @@ export function createSsh(env: Readonly<Record<string, string | undefined>>): Ss
     Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined),
   );
   return {
-    async run(argv, { input, timeoutMs, controlDir, signal }): Promise<SshRun> {
+    async run(argv, { input, inputFile, timeoutMs, controlDir, signal }): Promise<SshRun> {
       await mkdir(controlDir, { recursive: true, mode: 0o700 });
       await chmod(controlDir, 0o700);
       // A verb's envelope: stdin stays open while it runs, so its remote end sees EOF if this one dies.
-      const run = await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "" });
+      // A file (hosts install's binary) ends in EOF: the remote `cat` reads it to its end.
+      const run = await runProcess(argv, {
+        env: clean,
+        input,
+        inputFile,
+        timeoutMs,
+        signal,
+        holdStdin: inputFile === undefined && input !== "",
+      });
       return {
         exitCode: run.exitCode,
         stdout: run.stdout,
