@@ -53,7 +53,7 @@ export function targetOf(os: string, arch: string, musl: boolean): ReleaseTarget
 }
 
 /** The file of a release directory that holds a target's binary (scripts/release.ts). */
-export function releaseFile(target: ReleaseTarget): string {
+function releaseFile(target: ReleaseTarget): string {
   return `umbel-${target}`;
 }
 

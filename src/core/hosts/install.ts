@@ -16,7 +16,7 @@ import { HostName } from "./schema.ts";
  */
 
 /** Where an umbel known only by name (umbel on the remote PATH, the default) is put. */
-export const DEFAULT_DIR = "~/.local/bin";
+const DEFAULT_DIR = "~/.local/bin";
 
 /** The install path of a host's `umbel`: a path as configured; a bare name goes under ~/.local/bin. */
 export function installPath(umbel: string): { path: string; configured: boolean } {

@@ -9,7 +9,7 @@ import { createFakeWorld } from "../../helpers/fake-deps.ts";
 
 const hosts = VERBS.find((v) => v.name === "hosts") as Verb;
 const BINARY = "the umbel binary";
-const DOCTOR = { ok: true, checks: [{ id: "tmux", status: "ok", message: "/usr/bin/tmux 3.3a" }] };
+const DOCTOR = { ok: true, checks: [{ id: "state", status: "ok", message: "/home/ci/.umbel: mode 0700" }] };
 
 function world(probe = "uname Linux x86_64\nlibc glibc\npath /home/ci/.local/bin/umbel\nonpath no\n") {
   const w = createFakeWorld({ env: { PATH: "/usr/bin", HOME: "/home/u" } });

@@ -242,7 +242,10 @@ describe("what the runs mean", () => {
   });
 
   test("the doctor: the new version, doctor's JSON and its exit code; text it could not read kept as it came", () => {
-    const doctor = { ok: false, checks: [{ id: "tmux", status: "fail", message: "tmux not found" }] };
+    const doctor = {
+      ok: false,
+      checks: [{ id: "config", status: "fail", message: "config.toml:3: an unknown key" }],
+    };
     expect(
       readDoctorRun(
         "box",
