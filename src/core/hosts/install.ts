@@ -147,7 +147,8 @@ export function readInstallRun(
   boundMs: number,
   sent: { path: string; sha256: string },
 ): void {
-  checkLink(host, run, boundMs);
+  // A stopped transfer: the host's script sees its stdin end early, the sum fails, the temp file goes.
+  checkLink(host, run, boundMs, "nothing was installed, the old umbel is untouched");
   if (run.exitCode === 0 && run.stdout.includes("installed ")) return;
   const reason = tail(run.stderr).replace(/^umbel-install: /, "") || `exit ${run.exitCode}`;
   const data = { host, path: sent.path, expected: sent.sha256, reason };

@@ -77,11 +77,14 @@ export function readPrintReply(
 }
 
 /** The link's own failures: stopped (aborted), past its bound or ssh's 255 (unreachable). */
-export function checkLink(host: string, run: SshRun, boundMs: number): void {
+export function checkLink(
+  host: string,
+  run: SshRun,
+  boundMs: number,
+  untouched = "its worker is left untouched",
+): void {
   if (run.aborted)
-    throw new AbortedError(`aborted: the call to host ${host} was stopped (its worker is left untouched)`, {
-      host,
-    });
+    throw new AbortedError(`aborted: the call to host ${host} was stopped (${untouched})`, { host });
   if (run.timedOut)
     throw new HostUnreachableError(`host ${host} did not answer within ${Math.round(boundMs / 1000)}s`, {
       host,

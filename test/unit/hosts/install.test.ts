@@ -198,6 +198,17 @@ describe("what the runs mean", () => {
     ).toThrow(HostUnreachableError);
   });
 
+  test("a Ctrl-C during the transfer: aborted (130), saying nothing was installed", () => {
+    expect(() =>
+      readInstallRun("box", run({ exitCode: null, aborted: true }), 30_000, {
+        path: "/u/umbel",
+        sha256: SHA,
+      }),
+    ).toThrow(
+      "aborted: the call to host box was stopped (nothing was installed, the old umbel is untouched)",
+    );
+  });
+
   test("the install: a mismatch there is ChecksumMismatchError (65), a failed write InstallFailedError (73)", () => {
     const sent = { path: "~/.local/bin/umbel", sha256: SHA };
     expect(readInstallRun("box", run({ stdout: "installed /u/umbel\n" }), 30_000, sent)).toBeUndefined();
