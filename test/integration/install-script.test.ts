@@ -24,6 +24,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+async function eventually(ok: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within 5s`);
+    await Bun.sleep(5);
+  }
+}
+
 function runLine(shell: string, line: string, stdinFile?: string) {
   const r = Bun.spawnSync([shell, "-c", line], {
     stdin: stdinFile ? Bun.file(stdinFile) : "ignore",
@@ -67,6 +75,37 @@ describe.each(SHELLS)("under %s", (shell) => {
     expect(r.code).toBe(83);
     expect(readFileSync(target, "utf8")).toBe("good\n");
     expect(readdirSync(join(dir, `${shell}-mismatch`))).toEqual(["umbel"]);
+  });
+
+  test("the link gone mid-way: stdin ends early (exit 83) or the session is hung up; the temp file goes, the old file stays", async () => {
+    const folder = join(dir, `${shell}-dropped`);
+    const target = join(folder, "umbel");
+    const old = join(dir, `${shell}-old`);
+    await writeFile(old, "old\n");
+    expect(runLine(shell, installCommand(target, sha256Hex("old\n")), old).code).toBe(0);
+    for (const end of ["eof", "hangup"] as const) {
+      const child = Bun.spawn([shell, "-c", installCommand(target, sha256Hex("the whole new build"))], {
+        stdin: "pipe",
+        stderr: "pipe",
+        // bash sources ~/.bashrc when stdin is a socket (as under sshd; Bun's pipe is one): an empty HOME.
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: join(dir, "home") },
+        detached: true,
+      });
+      child.stdin.write("the whole ");
+      await child.stdin.flush();
+      await eventually(() => readdirSync(folder).length === 2, "the temp file");
+      if (end === "eof") child.stdin.end();
+      // sshd ends a session's process group so; the script's cat dies with it.
+      else process.kill(-child.pid, "SIGHUP");
+      // A hang-up: bash exits 130 from the trap; dash ends by the signal itself (129), its EXIT trap run.
+      const code = await child.exited;
+      if (end === "eof") expect(code).toBe(83);
+      else expect([129, 130]).toContain(code);
+      // stderr's EOF: every process of the script is done, its trap's rm too (dash's exit can come first).
+      await new Response(child.stderr).text();
+      expect({ end, files: readdirSync(folder) }).toEqual({ end, files: ["umbel"] });
+      expect(readFileSync(target, "utf8")).toBe("old\n");
+    }
   });
 
   test("a folder it cannot make: exit 80, nothing written", async () => {

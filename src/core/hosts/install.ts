@@ -50,12 +50,14 @@ const MOVE_FAILED = 84;
  * $1 the install path, $2 the expected SHA-256. stdin to a temp file in the target's own folder
  * (so the rename is atomic, never a copy across filesystems), its sum checked, chmod 755, one
  * `mv -f` over the target. Any failure (a signal, the link dropping: sshd hangs the shell up)
- * removes the temp file and leaves the old umbel as it was.
+ * removes the temp file and leaves the old umbel as it was. Each way out cleans up by itself, not
+ * only the EXIT trap: dash ends a hung-up shell by the signal (129), bash by the trap's exit 130.
  */
 const INSTALL_SCRIPT = `t=$1 sum=$2 d=\${1%/*} tmp=""
-fail() { echo "umbel-install: $2" >&2; exit "$1"; }
-trap '[ -n "$tmp" ] && rm -f "$tmp"' EXIT
-trap 'exit 130' HUP INT TERM
+clean() { if [ -n "$tmp" ]; then rm -f "$tmp"; fi; }
+fail() { clean; echo "umbel-install: $2" >&2; exit "$1"; }
+trap clean EXIT
+trap 'clean; exit 130' HUP INT TERM
 [ -d "$t" ] && fail ${MOVE_FAILED} "$t is a folder"
 mkdir -p "$d" || fail ${MKDIR_FAILED} "cannot make $d"
 tmp="$d/.umbel-install.$$"

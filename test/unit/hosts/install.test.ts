@@ -142,7 +142,8 @@ describe("the remote commands", () => {
     // The script: the temp file beside the target, the sum checked, chmod, one rename, the temp removed.
     expect(words[2]).toContain('tmp="$d/.umbel-install.$$"');
     expect(words[2]).toContain('mv -f "$tmp" "$t"');
-    expect(words[2]).toContain('trap \'[ -n "$tmp" ] && rm -f "$tmp"\' EXIT');
+    expect(words[2]).toContain("trap clean EXIT");
+    expect(words[2]).toContain("trap 'clean; exit 130' HUP INT TERM");
     expect(words[2]).toContain("sha256sum");
     expect(words[2]).toContain("shasum -a 256");
   });
