@@ -1,4 +1,4 @@
-import { lstat, mkdtemp, rm, statfs } from "node:fs/promises";
+import { lstat, mkdtemp, readdir, rm, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { HostPort, PathStat, ProbeResult } from "../core/ports.ts";
@@ -10,6 +10,8 @@ import { readTmuxVersion } from "./tmux.ts";
 export function createHost(env: Readonly<Record<string, string | undefined>>): HostPort {
   return {
     platform: process.platform,
+    arch: process.arch,
+    isMusl,
     tmuxVersion: () => readTmuxVersion(env),
     probe: (argv, timeoutMs) => probe(argv, env.PATH ?? "/usr/bin:/bin", timeoutMs),
     stat: statOrNull,
@@ -56,5 +58,15 @@ async function freeBytes(path: string): Promise<number | null> {
     } catch (error) {
       if (!isNotFound(error) || dirname(at) === at) return null;
     }
+  }
+}
+
+/** musl's loader, /lib/ld-musl-<arch>.so.1, is there (scripts/install.sh asks ldd first; no process here). */
+async function isMusl(): Promise<boolean> {
+  if (process.platform !== "linux") return false;
+  try {
+    return (await readdir("/lib")).some((f) => /^ld-musl-.*\.so\.1$/.test(f));
+  } catch {
+    return false;
   }
 }

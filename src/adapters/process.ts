@@ -19,6 +19,8 @@ export type RunResult = {
 export type RunOptions = {
   readonly env: Readonly<Record<string, string>>;
   readonly input?: string | undefined;
+  /** stdin is this file (then EOF), instead of `input`. */
+  readonly inputFile?: string | undefined;
   readonly timeoutMs: number;
   readonly cwd?: string | undefined;
   /** Ends the run early, as the bound does. */
@@ -44,7 +46,14 @@ export async function runProcess(argv: readonly string[], options: RunOptions): 
     Bun.spawn([...argv], {
       env: { ...options.env },
       ...(options.cwd ? { cwd: options.cwd } : {}),
-      stdin: options.input === undefined ? "ignore" : options.holdStdin ? "pipe" : new Blob([options.input]),
+      stdin:
+        options.inputFile !== undefined
+          ? Bun.file(options.inputFile)
+          : options.input === undefined
+            ? "ignore"
+            : options.holdStdin
+              ? "pipe"
+              : new Blob([options.input]),
       stdout: "pipe",
       stderr: "pipe",
       detached: true,

@@ -7,6 +7,7 @@
  *   120 limited · 121 rejected (a guardrail never held) · 122 provider-error · 123 idle · 124 timeout · 125 dead · 126 input
  *   127 a program umbel needs is missing or too old (the agent CLI, tmux, git, sh; a host's umbel of another protocol)
  *   69 a host that does not answer over ssh (sysexits' EX_UNAVAILABLE) · 130 aborted
+ *   hosts install: 65 a checksum that does not match (EX_DATAERR) · 73 the host could not write the file (EX_CANTCREAT)
  */
 export const EXIT = {
   ok: 0,
@@ -15,8 +16,10 @@ export const EXIT = {
   notFound: 3,
   conflict: 4,
   noTurn: 5,
+  checksum: 65,
   unreachable: 69,
   internal: 70,
+  cantCreate: 73,
   limited: 120,
   rejected: 121,
   providerError: 122,
@@ -231,4 +234,19 @@ export class RemoteError extends UmbelError {
     this.code = remote.code;
     this.exitCode = remote.exitCode;
   }
+}
+
+/**
+ * `hosts install`: a file whose SHA-256 is not the one expected (a release file against its
+ * SHA256SUMS, before anything is sent; or the bytes that reached the host); data: file, expected, actual.
+ */
+export class ChecksumMismatchError extends UmbelError {
+  override readonly code = "checksum-mismatch";
+  override readonly exitCode = EXIT.checksum;
+}
+
+/** `hosts install`: the host could not make the folder, write the file or move it into place; its old umbel is untouched. */
+export class InstallFailedError extends UmbelError {
+  override readonly code = "install-failed";
+  override readonly exitCode = EXIT.cantCreate;
 }

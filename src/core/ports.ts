@@ -350,6 +350,10 @@ export type ProbeResult = {
 export type HostPort = {
   /** process.platform: linux, darwin. */
   readonly platform: string;
+  /** process.arch: x64, arm64. */
+  readonly arch: string;
+  /** This machine's libc is musl's (Alpine): a musl build of umbel runs here, a glibc one does not. */
+  isMusl(): Promise<boolean>;
   /** The version tmux reports (its -V flag), or null when tmux cannot be run. */
   tmuxVersion(): Promise<string | null>;
   /**
@@ -428,6 +432,8 @@ export type SshPort = {
 
 export type SshOptions = {
   readonly input: string;
+  /** stdin is this file's bytes instead, then EOF (hosts install: the binary, never held in memory). */
+  readonly inputFile?: string | undefined;
   readonly timeoutMs: number;
   readonly controlDir: string;
   readonly signal?: AbortSignal | undefined;

@@ -62,7 +62,13 @@ export type FakeWorld = {
   readonly checkRuns: { command: string; options: CheckOptions }[];
   onCheck: (command: string, options: CheckOptions) => Partial<CheckRun> | Promise<Partial<CheckRun>>;
   /** Every ssh run (SshPort), in order; `onSsh` answers it (default: ssh's own failure, exit 255). */
-  readonly sshRuns: { argv: string[]; input: string; timeoutMs: number; controlDir: string }[];
+  readonly sshRuns: {
+    argv: string[];
+    input: string;
+    inputFile?: string | undefined;
+    timeoutMs: number;
+    controlDir: string;
+  }[];
   /** `signal`: the call's own (a Ctrl-C, or a wait --any that has its first outcome). */
   onSsh: (argv: string[], input: string, signal?: AbortSignal) => Partial<SshRun> | Promise<Partial<SshRun>>;
 };
@@ -380,6 +386,8 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
     },
     host: {
       platform: "linux",
+      arch: "x64",
+      isMusl: async () => false,
       tmuxVersion: async () => "tmux 3.3a",
       probe: async () => null,
       stat: async () => null,

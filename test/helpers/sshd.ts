@@ -30,7 +30,14 @@ export function hasSshd(): boolean {
   return SSHD !== null && Bun.which("ssh") !== null && Bun.which("ssh-keygen") !== null;
 }
 
-async function startSshd(alias = "box"): Promise<Sshd> {
+/**
+ * `sessionEnv`: every session of the test's key gets these (authorized_keys `environment=`, with
+ * PermitUserEnvironment), so a program run there without the wrapper (an installed umbel's doctor)
+ * sees the remote sandbox's environment, not the passwd home's. Measured on OpenSSH 9.2: the client's
+ * SetEnv (AcceptEnv on the server) set UMBEL_HOME but not HOME, which sshd sets after it; the key's
+ * environment= sets HOME too.
+ */
+async function startSshd(alias = "box", sessionEnv: Readonly<Record<string, string>> = {}): Promise<Sshd> {
   if (SSHD === null) throw new Error("no sshd: apt-get install openssh-server");
   const dir = await mkdtemp(join(tmpdir(), "umbel-sshd-"));
   await chmod(dir, 0o700);
@@ -40,7 +47,14 @@ async function startSshd(alias = "box"): Promise<Sshd> {
     Bun.spawnSync(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "umbel-test", "-f", join(dir, file)]);
   keygen("host_key");
   keygen("client_key");
-  await writeFile(join(dir, "authorized_keys"), await readFile(join(dir, "client_key.pub")), { mode: 0o600 });
+  const keyEnv = Object.entries(sessionEnv)
+    .map(([k, v]) => `environment="${quoteKeyOption(`${k}=${v}`)}"`)
+    .join(",");
+  await writeFile(
+    join(dir, "authorized_keys"),
+    `${keyEnv ? `${keyEnv} ` : ""}${await readFile(join(dir, "client_key.pub"), "utf8")}`,
+    { mode: 0o600 },
+  );
   const port = await freePort();
   const hostKey = (await readFile(join(dir, "host_key.pub"), "utf8")).trim().split(" ").slice(0, 2).join(" ");
   await writeFile(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostKey}\n`);
@@ -60,6 +74,7 @@ async function startSshd(alias = "box"): Promise<Sshd> {
       "PermitRootLogin prohibit-password",
       `AllowUsers ${user}`,
       "LogLevel ERROR",
+      ...(keyEnv ? ["PermitUserEnvironment yes"] : []),
       "",
     ].join("\n"),
   );
@@ -125,6 +140,11 @@ async function startSshd(alias = "box"): Promise<Sshd> {
   };
   await sshd.start();
   return sshd;
+}
+
+/** An authorized_keys option's value: inside "…", a " is written \" (sshd(8) AUTHORIZED_KEYS FILE FORMAT). */
+function quoteKeyOption(value: string): string {
+  return value.replaceAll("\\", "\\\\").replaceAll('"', '\\"');
 }
 
 /** A port the kernel just handed out (then closed): free unless another process races for it. */
@@ -195,12 +215,16 @@ export async function writeRemoteUmbel(remote: Sandbox): Promise<string> {
   return file;
 }
 
+/**
+ * `sessionEnv`: every ssh session on the host gets the remote sandbox's environment (the test key's
+ * environment= options), so a program run there without the wrapper (`hosts install`'s umbel) is the sandbox's.
+ */
 export async function createHostPair(
-  options: { alias?: string; localEnv?: Record<string, string> } = {},
+  options: { alias?: string; localEnv?: Record<string, string>; sessionEnv?: boolean } = {},
 ): Promise<HostPair> {
   const alias = options.alias ?? "box";
-  const sshd = await startSshd(alias);
   const remote = await createSandbox();
+  const sshd = await startSshd(alias, options.sessionEnv ? remote.env : {});
   const local = await createSandbox({ env: { UMBEL_SSH_COMMAND: sshd.sshCommand, ...options.localEnv } });
   const remoteUmbel = await writeRemoteUmbel(remote);
   await mkdir(local.root, { recursive: true, mode: 0o700 });

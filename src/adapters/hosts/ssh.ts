@@ -17,11 +17,19 @@ export function createSsh(env: Readonly<Record<string, string | undefined>>): Ss
     await chmod(dir, 0o700);
   };
   return {
-    async run(argv, { input, timeoutMs, controlDir, signal }): Promise<SshRun> {
+    async run(argv, { input, inputFile, timeoutMs, controlDir, signal }): Promise<SshRun> {
       await controls(controlDir);
       // A verb's envelope: stdin stays open while it runs, so its remote end sees EOF if this one dies.
+      // A file (hosts install's binary) ends in EOF: the remote `cat` reads it to its end.
       return sshRun(
-        await runProcess(argv, { env: clean, input, timeoutMs, signal, holdStdin: input !== "" }),
+        await runProcess(argv, {
+          env: clean,
+          input,
+          inputFile,
+          timeoutMs,
+          signal,
+          holdStdin: inputFile === undefined && input !== "",
+        }),
       );
     },
     async stream(argv, { input, timeoutMs, controlDir, signal, onStdout }): Promise<SshRun> {

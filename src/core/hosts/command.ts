@@ -96,8 +96,12 @@ export function sshArgv(call: SshCall): string[] {
  * `~/` of the umbel path, which the remote shell must expand to the remote home.
  */
 export function remoteCommand(umbel: string, words: readonly string[]): string {
-  const program = umbel.startsWith("~/") ? `~/${quoteForShell(umbel.slice(2))}` : quoteForShell(umbel);
-  return [program, ...words.map(quoteForShell)].join(" ");
+  return [quotePath(umbel), ...words.map(quoteForShell)].join(" ");
+}
+
+/** A path for the remote shell, quoted, its leading `~/` left outside the quotes to be the remote home. */
+export function quotePath(path: string): string {
+  return path.startsWith("~/") ? `~/${quoteForShell(path.slice(2))}` : quoteForShell(path);
 }
 
 /** A word for a POSIX shell: single quotes keep every byte but ' itself, written '\''. */

@@ -35,17 +35,7 @@ const RemoteErrorJson = z.object({
  * with its own exit code), or the typed error it stands for. `boundMs` is what the call was given.
  */
 export function readReply(host: string, run: SshRun, boundMs: number): { value: unknown; exitCode: number } {
-  if (run.aborted)
-    throw new AbortedError(`aborted: the call to host ${host} was stopped (its worker is left untouched)`, {
-      host,
-    });
-  if (run.timedOut)
-    throw new HostUnreachableError(`host ${host} did not answer within ${Math.round(boundMs / 1000)}s`, {
-      host,
-      reason: "timeout",
-      boundMs,
-    });
-  if (run.exitCode === SSH_FAILED) throw unreachable(host, run.stderr);
+  checkLink(host, run, boundMs);
   const line = lastLine(run.stdout);
   if (line === null) {
     if (run.exitCode === NOT_FOUND)
@@ -86,6 +76,24 @@ export function readPrintReply(
   if (run.aborted || run.timedOut || run.exitCode === SSH_FAILED || missing)
     readReply(host, { ...run, stdout: "" }, boundMs);
   return { stderr: run.stderr, exitCode: run.exitCode ?? 1 };
+}
+
+/** The link's own failures: stopped (aborted), past its bound or ssh's 255 (unreachable). */
+export function checkLink(
+  host: string,
+  run: SshRun,
+  boundMs: number,
+  untouched = "its worker is left untouched",
+): void {
+  if (run.aborted)
+    throw new AbortedError(`aborted: the call to host ${host} was stopped (${untouched})`, { host });
+  if (run.timedOut)
+    throw new HostUnreachableError(`host ${host} did not answer within ${Math.round(boundMs / 1000)}s`, {
+      host,
+      reason: "timeout",
+      boundMs,
+    });
+  if (run.exitCode === SSH_FAILED) throw unreachable(host, run.stderr);
 }
 
 /** An ssh that failed to connect: the host as unreachable, with ssh's own last words as the reason. */
@@ -138,7 +146,7 @@ function parseJson(text: string): unknown {
 }
 
 /** The last line of a process's stderr, bounded (ssh's reason: "Connection refused"). */
-function tail(text: string): string {
+export function tail(text: string): string {
   const last = text.trim().split("\n").at(-1) ?? "";
   return last.length > 300 ? `${last.slice(0, 300)}…` : last;
 }

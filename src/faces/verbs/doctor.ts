@@ -23,7 +23,7 @@ export const doctorVerb = defineVerb({
 });
 
 /** One line per check (`ok`, `warn` or `fail`, what it checked, what it found — fix: …), then the counts. */
-function renderDoctor(r: DoctorResult): string {
+export function renderDoctor(r: DoctorResult): string {
   const width = Math.max(16, ...r.checks.map((c) => c.id.length + 2));
   const lines = r.checks.map(
     (c) => `${c.status.padEnd(6)}${c.id.padEnd(width)}${c.message}${c.fix ? ` — fix: ${c.fix}` : ""}`,

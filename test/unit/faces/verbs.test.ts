@@ -63,7 +63,9 @@ describe("the verb table", () => {
   });
 
   test.each(
-    VERBS.filter((v) => v.mcp && v.name !== "read" && v.name !== "accounts").map((v) => [v.name, v] as const),
+    VERBS.filter((v) => v.mcp && v.name !== "read" && v.name !== "accounts" && v.name !== "hosts").map(
+      (v) => [v.name, v] as const,
+    ),
   )("umbel_%s's input schema is the verb's own zod object", (name, v) => {
     expect(TOOLS.find((t) => t.name === `umbel_${name}`)?.input).toBe(v.input);
   });
@@ -76,6 +78,17 @@ describe("the verb table", () => {
       "action",
       "account",
       "args",
+    ]);
+  });
+
+  test("umbel_hosts lists only: hosts install NAME is the CLI's (installing software is the operator's act)", () => {
+    const tool = TOOLS.find((t) => t.name === "umbel_hosts");
+    expect(Object.keys(tool?.input.shape ?? {})).toEqual([]);
+    expect(Object.keys(tool?.output.shape ?? {})).toEqual(["hosts"]);
+    expect(Object.keys(VERBS.find((v) => v.name === "hosts")?.input.shape ?? {})).toEqual([
+      "action",
+      "host",
+      "from",
     ]);
   });
 
