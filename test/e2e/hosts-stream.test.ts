@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { readdirSync, readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import type { ToolResult } from "../helpers/mcp-client.ts";
 import { eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
@@ -130,6 +131,58 @@ describe("umbel_logs on box:NAME", () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe("umbel_wait's progress on box:NAME", () => {
+  test("a progressToken: the host's wait's updates come as progress notifications, growing, before the result", async () => {
+    const client = new Client({ name: "umbel-e2e-hosts-progress", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: UMBEL,
+        args: ["mcp"],
+        env: local.env,
+        cwd: local.work,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const sent = (await client.callTool({
+        name: "umbel_send",
+        arguments: { name: "box:w", prompt: "fake:slow 3500" },
+      })) as ToolResult;
+      const { baseline } = sent.structuredContent as { baseline: number };
+      const progress: Progress[] = [];
+      let done = false;
+      const r = (await client.callTool(
+        { name: "umbel_wait", arguments: { name: "box:w", after: baseline, timeout: "1m" } },
+        undefined,
+        {
+          onprogress: (p) => {
+            // Nothing after the result.
+            expect(done).toBe(false);
+            progress.push(p);
+          },
+        },
+      )) as ToolResult;
+      done = true;
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ name: "box:w", reason: "stop", exitCode: 0, baseline });
+      // ~3.5 s busy: one update a second at most, a change of state at once.
+      expect(progress.length).toBeGreaterThanOrEqual(2);
+      for (const [i, p] of progress.entries()) {
+        expect(p.total).toBe(60_000);
+        if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1]?.progress ?? 0);
+      }
+      expect(progress.map((p) => p.message).join("\n")).toContain("busy · ");
+    } finally {
+      await client.close();
+    }
+    // The CLI's wait prints its outcome alone, as ever: one JSON line.
+    const again = await local.umbel(["wait", "box:w", "--json"]);
+    expect(again.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(again.stdout)).toMatchObject({ name: "box:w", reason: "stop" });
+    expect(again.code).toBe(0);
   });
 });
 

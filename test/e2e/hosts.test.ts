@@ -4,6 +4,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
 import { filesUnder, sampleArgv } from "../helpers/proc.ts";
 import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
@@ -455,6 +456,48 @@ esac
     expect(timeline.split("\n").filter((l) => /ssh box wait: exit 0 /.test(l))).toHaveLength(1);
     expect((await local.umbel(["read", "box:d"])).stdout).toStartWith("FAKE-REPLY");
     expect((await local.umbel(["kill", "box:d", "--purge"])).code).toBe(0);
+  });
+
+  test("over MCP, sshd stopped mid-wait: umbel_wait's progress goes on from the retried call, still growing", async () => {
+    expect((await local.umbel(["spawn", "e", "--host", "box"])).stdout).toBe("box:e\n");
+    const baseline = Number((await local.umbel(["send", "box:e", "fake:slow 8000"])).stdout.trim());
+    const client = new Client({ name: "umbel-e2e-hosts-progress", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: UMBEL,
+        args: ["mcp"],
+        env: local.env,
+        cwd: local.work,
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const progress: Progress[] = [];
+      const waiting = client.callTool(
+        { name: "umbel_wait", arguments: { name: "box:e", after: baseline, timeout: "60s" } },
+        undefined,
+        { onprogress: (p) => progress.push(p) },
+      );
+      const remoteWait = await eventually(() => remoteWaits()[0], 10_000, "the remote wait to run");
+      await eventually(() => progress.length > 0, 10_000, "a first update");
+      await sshd.stop();
+      let before: number;
+      try {
+        await eventually(() => !isRunning(remoteWait), 10_000, "the remote wait to end with the link");
+      } finally {
+        before = progress.length;
+        await sshd.start();
+      }
+      const r = (await waiting) as ToolResult;
+      expect(r.structuredContent).toMatchObject({ name: "box:e", reason: "stop", baseline });
+      // Updates of the second call, their progress the whole wait's: past every one of the first.
+      expect(progress.length).toBeGreaterThan(before);
+      for (const [i, p] of progress.entries())
+        if (i > 0) expect(p.progress).toBeGreaterThan(progress[i - 1]?.progress ?? 0);
+    } finally {
+      await client.close();
+    }
+    expect((await local.umbel(["kill", "box:e", "--purge"])).code).toBe(0);
   });
 
   test("sshd stopped: hosts shows unreachable within its bound; a verb on box:w is exit 69", async () => {

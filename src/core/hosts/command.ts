@@ -37,6 +37,12 @@ export const Envelope = z
       .boolean()
       .optional()
       .describe("The caller keeps stdin open while the verb runs: its EOF means the caller is gone"),
+    progress: z
+      .boolean()
+      .optional()
+      .describe(
+        "Print the verb's progress (a wait's) as {\"progress\": …} lines on stdout before its result",
+      ),
   })
   .strict();
 export type Envelope = z.infer<typeof Envelope>;
@@ -115,9 +121,13 @@ export function verbCommand(umbel: string, verb: string): string {
   return remoteCommand(umbel, [verb, "--stdin-json", "--json"]);
 }
 
-/** The envelope's text (ssh's stdin). */
-export function renderEnvelope(input: Record<string, unknown>): string {
-  return `${JSON.stringify({ protocol: PROTOCOL, input, held: true } satisfies Envelope)}\n`;
+/**
+ * The envelope's text (ssh's stdin). `progress` only when asked: an umbel of this PROTOCOL from
+ * before it refuses the field (its envelope is strict), and the caller asks again without it.
+ */
+export function renderEnvelope(input: Record<string, unknown>, options: { progress?: boolean } = {}): string {
+  const progress = options.progress ? { progress: true } : {};
+  return `${JSON.stringify({ protocol: PROTOCOL, input, held: true, ...progress } satisfies Envelope)}\n`;
 }
 
 /**

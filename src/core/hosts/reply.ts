@@ -96,6 +96,20 @@ export function checkLink(
   if (run.exitCode === SSH_FAILED) throw unreachable(host, run.stderr);
 }
 
+/**
+ * An umbel of this PROTOCOL from before wait's progress refused the envelope's `progress` field (its
+ * envelope is strict: `stdin is not an envelope: Unrecognized key: "progress"`): no fault of the
+ * wait, which is asked again without it.
+ */
+export function isProgressRefused(error: unknown): boolean {
+  return (
+    error instanceof RemoteError &&
+    error.code === "usage" &&
+    error.message.includes("not an envelope") &&
+    error.message.includes('"progress"')
+  );
+}
+
 /** An ssh that failed to connect: the host as unreachable, with ssh's own last words as the reason. */
 export function unreachable(host: string, stderr: string): HostUnreachableError {
   const reason = tail(stderr) || "ssh failed";

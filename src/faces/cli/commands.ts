@@ -49,13 +49,22 @@ function commandOfVerb(verb: Verb): CommandDef | null {
   });
 }
 
-/** A verb's run on its parsed input, its notes on stderr, its result printed; returns the exit code. */
-export async function runParsed(verb: Verb, input: unknown, io: CliIo, json: boolean): Promise<number> {
+/**
+ * A verb's run on its parsed input, its notes on stderr, its result printed; returns the exit code.
+ * `updates`: where its progress goes when it has no stream of its own (a host's wait for its caller).
+ */
+export async function runParsed(
+  verb: Verb,
+  input: unknown,
+  io: CliIo,
+  json: boolean,
+  updates?: (update: unknown) => void,
+): Promise<number> {
   const cli = verb.cli;
   const stream = cli?.stream;
   const progress = stream
     ? (update: unknown) => io.out(json ? `${JSON.stringify(stream.json(update))}\n` : stream.text(update))
-    : undefined;
+    : updates;
   const result = await verb.run(input, {
     deps: io.deps,
     progress,

@@ -1,5 +1,6 @@
 import { ProtocolMismatchError, UsageError } from "../../core/errors.ts";
 import { Envelope, PROTOCOL } from "../../core/hosts/command.ts";
+import { renderProgressLine, throttleProgress, type WireProgress } from "../../core/hosts/progress.ts";
 import type { Verb } from "../verbs/verb.ts";
 import { formatIssues } from "./args.ts";
 import { type CliIo, runParsed } from "./commands.ts";
@@ -28,7 +29,20 @@ export async function runStdinJson(verb: Verb, rest: readonly string[], io: CliI
       command: verb.name,
     });
   endWithCaller(envelope, more);
-  return runParsed(verb, input.data, io, rest.includes("--json"));
+  return runParsed(verb, input.data, io, rest.includes("--json"), progressLines(verb, envelope, io));
+}
+
+/** One update a second at most, a change of state at once: what the caller's MCP face sends on. */
+const PROGRESS_EVERY_MS = 1000;
+
+/**
+ * A wait asked for its progress (docs/hosts.md#progress-of-a-wait-on-a-host): each update a `{"progress": …}` line on
+ * stdout, ahead of the result line the caller reads as the answer.
+ */
+function progressLines(verb: Verb, envelope: Envelope, io: CliIo): ((update: unknown) => void) | undefined {
+  if (!envelope.progress || verb.name !== "wait") return undefined;
+  const send = throttleProgress((p) => io.out(renderProgressLine(p)), PROGRESS_EVERY_MS);
+  return (update) => send(update as WireProgress);
 }
 
 /** The envelope on stdin (its protocol checked), and with a stream a promise of stdin's end after it. */

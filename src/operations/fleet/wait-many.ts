@@ -35,7 +35,7 @@ export async function waitForTurns(
   const [first] = names;
   if (names.length === 1 && first !== undefined && !input.any && !input.all) {
     const remote = remoteOf(hosts, first);
-    if (remote) return waitOnHost(deps, { ...remote, ...limits, after: input.after });
+    if (remote) return waitOnHost(deps, { ...remote, ...limits, after: input.after }, onProgress);
     const view = await viewWorker(deps, first);
     const after = input.after === undefined ? {} : { after: input.after };
     return drainAfter(
@@ -58,7 +58,7 @@ export async function waitForTurns(
     const remote = remoteOf(hosts, name);
     const machine = view
       ? waitGuarded(each, { name, ...limits }, onProgress, view)
-      : waitStoppable(each, { ...(remote as RemoteRef), ...limits }, name);
+      : waitStoppable(each, { ...(remote as RemoteRef), ...limits }, name, onProgress);
     return machine.then(
       (outcome) => {
         order.push(name);
@@ -101,10 +101,15 @@ function remoteOf(hosts: ReadonlyMap<string, HostPlan>, given: string): RemoteRe
  * A host's machine among several: stopped (any has its first outcome, or a Ctrl-C) it is an aborted
  * outcome as a local machine's is, never a failure; its ssh's end told the remote wait to end.
  */
-async function waitStoppable(deps: Deps, wait: RemoteWait, name: string): Promise<Outcome> {
+async function waitStoppable(
+  deps: Deps,
+  wait: RemoteWait,
+  name: string,
+  onProgress?: (progress: GuardProgress) => void,
+): Promise<Outcome> {
   const started = deps.clock.now();
   try {
-    return await waitOnHost(deps, wait);
+    return await waitOnHost(deps, wait, onProgress);
   } catch (error) {
     if (!(error instanceof AbortedError)) throw error;
     return {

@@ -9,9 +9,10 @@ import {
   verbCommand,
 } from "../../core/hosts/command.ts";
 import { type HostPlan, planHost } from "../../core/hosts/plan.ts";
-import { readReply } from "../../core/hosts/reply.ts";
+import { readProgressLine, splitLines, type WireProgress } from "../../core/hosts/progress.ts";
+import { readReply, type SshRun } from "../../core/hosts/reply.ts";
 import { formatWorkerRef } from "../../core/hosts/schema.ts";
-import type { Deps } from "../../core/ports.ts";
+import type { Deps, SshOptions } from "../../core/ports.ts";
 import type { EnvSpec } from "../../core/schemas.ts";
 import { loadUserConfig } from "../worker/user-config.ts";
 
@@ -79,22 +80,48 @@ function issueOf(error: z.ZodError): string {
   return issue ? `${issue.path.join(".") || "the answer"}: ${issue.message}` : "invalid";
 }
 
-/** relayVerb on a host already planned (the fleet view plans every host from one read of config.toml). */
+/**
+ * relayVerb on a host already planned (the fleet view plans every host from one read of config.toml).
+ * With `onProgress` (a wait's, docs/hosts.md#progress-of-a-wait-on-a-host) the envelope asks for progress and ssh's
+ * stdout is read as it comes: each `{"progress": …}` line goes to onProgress, the rest is the answer.
+ */
 export async function callHost(
   deps: Deps,
   plan: HostPlan,
   call: RemoteCall,
+  onProgress?: (progress: WireProgress) => void,
 ): Promise<{ value: unknown; exitCode: number }> {
   const argv = sshArgv({ ...plan, command: verbCommand(plan.umbel, call.verb) });
-  deps.trace.mark(`ssh ${call.host} ${call.verb}`);
-  const run = await deps.ssh.run(argv, {
-    input: renderEnvelope({ ...call.input }),
+  const options = {
+    input: renderEnvelope({ ...call.input }, { progress: onProgress !== undefined }),
     timeoutMs: call.boundMs,
     controlDir: plan.controlDir,
     signal: deps.signal,
-  });
+  };
+  deps.trace.mark(`ssh ${call.host} ${call.verb}`);
+  const run = onProgress
+    ? await streamAnswer(deps, argv, options, onProgress)
+    : await deps.ssh.run(argv, options);
   deps.trace.mark(`ssh ${call.host} ${call.verb}: exit ${run.exitCode} in ${run.durationMs} ms`);
   return readReply(call.host, run, call.boundMs);
+}
+
+/** The streaming run of one call: its progress lines handed on as they come, its other lines its stdout. */
+async function streamAnswer(
+  deps: Deps,
+  argv: readonly string[],
+  options: SshOptions,
+  onProgress: (progress: WireProgress) => void,
+): Promise<SshRun> {
+  const answer: string[] = [];
+  const lines = splitLines((text) => {
+    const progress = readProgressLine(text);
+    if (progress) onProgress(progress);
+    else answer.push(text);
+  });
+  const run = await deps.ssh.stream(argv, { ...options, onStdout: lines.push });
+  lines.end();
+  return { ...run, stdout: answer.join("\n") };
 }
 
 /** The host of config.toml named (an unknown one is a usage error). */

@@ -1,10 +1,13 @@
 import { AbortedError, HostUnreachableError, RemoteError } from "../../core/errors.ts";
 import { LINK_MARGIN_MS, toWire } from "../../core/hosts/command.ts";
 import { type HostPlan, planHost } from "../../core/hosts/plan.ts";
+import type { WireProgress } from "../../core/hosts/progress.ts";
+import { isProgressRefused } from "../../core/hosts/reply.ts";
 import { formatWorkerRef, parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import { WaitInput } from "../../core/schemas.ts";
 import { Outcome } from "../../core/wait/outcome.ts";
+import type { GuardProgress } from "../guard/guard.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../wait/wait.ts";
 import { loadUserConfig } from "../worker/user-config.ts";
 import { callHost } from "./relay.ts";
@@ -42,12 +45,24 @@ export async function planWaitHosts(deps: Deps, names: readonly string[]): Promi
   return plans;
 }
 
-/** The remote turn's outcome, its name HOST:NAME; retried across a dropped link to the wait's deadline. */
-export async function waitOnHost(deps: Deps, wait: RemoteWait): Promise<Outcome> {
+/**
+ * The remote turn's outcome, its name HOST:NAME; retried across a dropped link to the wait's deadline.
+ * `onProgress` (MCP's, when its client asked): the host's wait's updates as they come, each call's,
+ * the retried ones' too, their elapsed the whole wait's (so it keeps growing across a retry).
+ */
+export async function waitOnHost(
+  deps: Deps,
+  wait: RemoteWait,
+  onProgress?: (progress: GuardProgress) => void,
+): Promise<Outcome> {
   const { plan, name } = wait;
   const started = deps.clock.now();
   const timeoutMs = wait.timeout ?? DEFAULT_WAIT_TIMEOUT_MS;
   const deadline = started + timeoutMs;
+  // A parsed line holds no undefined field, so it is a GuardProgress as it stands.
+  let progress = onProgress
+    ? (p: WireProgress) => onProgress({ ...p, elapsedMs: deps.clock.now() - started } as GuardProgress)
+    : undefined;
   let delay = FIRST_RETRY_MS;
   for (let attempt = 1; ; attempt++) {
     const left = Math.max(1, Math.round(deadline - deps.clock.now()));
@@ -59,14 +74,25 @@ export async function waitOnHost(deps: Deps, wait: RemoteWait): Promise<Outcome>
       maxTokens: wait.maxTokens,
     });
     try {
-      const { value } = await callHost(deps, plan, {
-        host: plan.name,
-        verb: "wait",
-        input,
-        boundMs: left + LINK_MARGIN_MS,
-      });
+      const { value } = await callHost(
+        deps,
+        plan,
+        {
+          host: plan.name,
+          verb: "wait",
+          input,
+          boundMs: left + LINK_MARGIN_MS,
+        },
+        progress,
+      );
       return outcomeOf(plan.name, value, deps.clock.now() - started);
     } catch (error) {
+      // The host's umbel is of this PROTOCOL but from before progress: the wait, as ever, without it.
+      if (progress && isProgressRefused(error)) {
+        deps.trace.mark(`ssh ${plan.name} wait: the host's umbel sends no progress; again without`);
+        progress = undefined;
+        continue;
+      }
       if (!(error instanceof HostUnreachableError)) throw error;
       const remaining = deadline - deps.clock.now();
       if (remaining <= 0) throw goneFor(plan.name, name, timeoutMs, attempt, error);

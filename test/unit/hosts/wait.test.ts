@@ -3,6 +3,7 @@ import { HostUnreachableError, RemoteError } from "../../../src/core/errors.ts";
 import type { WaitResult } from "../../../src/core/fleet/wait-many.ts";
 import { VERBS } from "../../../src/faces/verbs/table.ts";
 import type { Verb } from "../../../src/faces/verbs/verb.ts";
+import type { GuardProgress } from "../../../src/operations/guard/guard.ts";
 import { createFakeWorld } from "../../helpers/fake-deps.ts";
 
 /** wait on a host's workers: one remote wait each, all at once; a dropped link retried to the deadline. */
@@ -114,5 +115,100 @@ describe("wait --any/--all over host workers", () => {
       code: "usage",
     });
     expect(w.sshRuns).toEqual([]);
+  });
+});
+
+describe("wait box:NAME's progress (MCP's, when its client asked)", () => {
+  const line = (elapsedMs: number, turn = "running") =>
+    `${JSON.stringify({ progress: { elapsedMs, turn } })}\n`;
+  const envelopeOf = (run: { input: string } | undefined) =>
+    JSON.parse(run?.input ?? "{}") as Record<string, unknown>;
+
+  async function waitSeeing(w: ReturnType<typeof world>, raw: Record<string, unknown>) {
+    const v = verb("wait");
+    const seen: GuardProgress[] = [];
+    const result = (await v.run(v.input.parse(raw), {
+      deps: w.deps,
+      terminal: false,
+      progress: (p) => seen.push(p as GuardProgress),
+    })) as WaitResult;
+    return { result, seen };
+  }
+
+  test("the envelope asks for it; each progress line is an update, the result line the outcome", async () => {
+    const w = world();
+    w.onSsh = async () => {
+      await w.clock.advance(700);
+      return { exitCode: 0, stdout: `${line(300)}${line(600, "input")}${JSON.stringify(outcome("w"))}\n` };
+    };
+    const { result, seen } = await waitSeeing(w, { name: "box:w", timeout: "1m" });
+    expect(result).toMatchObject({ name: "box:w", reason: "stop", exitCode: 0 });
+    expect(envelopeOf(w.sshRuns[0])).toMatchObject({
+      progress: true,
+      input: { name: "w", timeout: "60000ms" },
+    });
+    // Each update's elapsed is this wait's own (the fake's lines all land when its ssh ends).
+    expect(seen).toEqual([
+      { elapsedMs: 700, turn: "running" },
+      { elapsedMs: 700, turn: "input" },
+    ]);
+  });
+
+  test("no progress sink (the CLI): the envelope asks for none", async () => {
+    const w = world();
+    w.onSsh = () => ({ exitCode: 0, stdout: `${JSON.stringify(outcome("w"))}\n` });
+    await wait(w, { name: "box:w" });
+    expect(envelopeOf(w.sshRuns[0]).progress).toBeUndefined();
+  });
+
+  test("across a dropped link: the retried call's updates go on, their elapsed the whole wait's", async () => {
+    const w = world();
+    let calls = 0;
+    w.onSsh = async () => {
+      await w.clock.advance(2_000);
+      return ++calls === 1
+        ? { ...REFUSED, stdout: line(1_000) }
+        : { exitCode: 0, stdout: `${line(500)}${JSON.stringify(outcome("w"))}\n` };
+    };
+    const { result, seen } = await waitSeeing(w, { name: "box:w", timeout: "1m" });
+    expect(result).toMatchObject({ name: "box:w", reason: "stop" });
+    expect(w.sshRuns.map((r) => envelopeOf(r).progress)).toEqual([true, true]);
+    // 2 s of the first call, 0.5 s of backoff, 2 s of the second.
+    expect(seen.map((p) => p.elapsedMs)).toEqual([2_000, 4_500]);
+  });
+
+  test("a host's umbel from before progress refuses the field: the wait is asked again without it", async () => {
+    const w = world();
+    w.onSsh = (_argv, input) =>
+      JSON.parse(input).progress
+        ? {
+            exitCode: 2,
+            stdout: `${JSON.stringify({ error: { code: "usage", class: "UsageError", message: '--stdin-json: stdin is not an envelope: Unrecognized key: "progress"', exitCode: 2, data: {} } })}\n`,
+          }
+        : { exitCode: 0, stdout: `${JSON.stringify(outcome("w"))}\n` };
+    const { result, seen } = await waitSeeing(w, { name: "box:w", timeout: "1m" });
+    expect(result).toMatchObject({ name: "box:w", reason: "stop" });
+    expect(w.sshRuns.map((r) => envelopeOf(r).progress)).toEqual([true, undefined]);
+    expect(w.clock.slept).toBe(0);
+    expect(seen).toEqual([]);
+  });
+
+  test("a host's umbel that dies after its updates answered nothing: the remote failure, not a shape", async () => {
+    const w = world();
+    w.onSsh = () => ({ exitCode: 137, stdout: line(100), stderr: "Killed" });
+    const error = await waitSeeing(w, { name: "box:w" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RemoteError);
+    expect((error as RemoteError).message).toContain("answered nothing (exit 137)");
+  });
+
+  test("--all over a host's worker and another's: both hosts' updates come", async () => {
+    const w = world();
+    w.onSsh = (argv) =>
+      argv.includes("ci@box")
+        ? { exitCode: 0, stdout: `${line(10)}${JSON.stringify(outcome("a"))}\n` }
+        : { exitCode: 0, stdout: `${line(20, "input")}${JSON.stringify(outcome("b"))}\n` };
+    const { result, seen } = await waitSeeing(w, { name: "box:a", names: ["far:b"], all: true });
+    expect(result.outcomes?.map((o) => o.name)).toEqual(["box:a", "far:b"]);
+    expect(seen.map((p) => p.turn).sort()).toEqual(["input", "running"]);
   });
 });
