@@ -3,7 +3,7 @@ import { throwIfAborted } from "../../core/common/abort.ts";
 import { quoteArg } from "../../core/common/quote.ts";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps, RunStore } from "../../core/ports.ts";
-import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
+import { findSessionId, findTranscriptPath, lastSubmitIndex } from "../../core/wait/turn.ts";
 import { FALLBACK_PROVIDER } from "../../core/worker/default-provider.ts";
 import { TOO_BIG, WORKFLOW_LIMITS } from "../../core/workflow/bounds.ts";
 import { describePlan, resolveWorkerCwd, type WorkflowPlan } from "../../core/workflow/describe.ts";
@@ -176,15 +176,26 @@ async function seeSession(deps: Deps, name: string): Promise<SessionSeen> {
     readEvents(deps, worker.provider, name).catch(() => []),
   ]);
   const { provider } = worker;
-  return {
+  const seen = {
     name,
     alive: live.alive,
     providerSession: findSessionId(provider, events),
     tookPrompt: lastSubmitIndex(provider, events) !== null,
-    ...(provider.conversationsPerWorker
-      ? { unresumable: `${provider.displayName} keeps its conversations in each worker's own home` }
-      : {}),
   };
+  if (provider.conversationsPerWorker)
+    return {
+      ...seen,
+      unresumable: `${provider.displayName} keeps its conversations in each worker's own home`,
+    };
+  // The CLI resumes from its own record: a new container (or a cleaned home) no longer has it.
+  const transcript =
+    seen.alive || seen.providerSession === null ? null : findTranscriptPath(provider, events);
+  if (transcript !== null && (await deps.files.size(transcript).catch(() => null)) === null)
+    return {
+      ...seen,
+      unresumable: `its CLI's record of the conversation is gone (${transcript}; was the CLI's home kept?)`,
+    };
+  return seen;
 }
 
 /** Every worker's cwd must be a directory before anything is spawned. */
