@@ -55,6 +55,7 @@ const TOKEN_CANARY = `oat-canary-${crypto.randomUUID()}`;
 const TOKEN = `sk-ant-oat01-${TOKEN_CANARY}`;
 const id = crypto.randomUUID().slice(0, 8);
 const VOLUME = `umbel-e2e-state-${id}`;
+const HOME_VOLUME = `umbel-e2e-home-${id}`;
 const CA = "/etc/ssl/certs/ca-certificates.crt";
 
 /** Printed at the end: what each piece of the image step took. */
@@ -100,7 +101,7 @@ describe.skipIf(missing !== null)("the container image, built and run with podma
 
   afterAll(async () => {
     for (const name of containers) podman(["rm", "--force", "--ignore", name]);
-    podman(["volume", "rm", "--force", VOLUME]);
+    podman(["volume", "rm", "--force", VOLUME, HOME_VOLUME]);
     podman(["image", "prune", "--force"]);
     await stub?.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -237,11 +238,16 @@ describe.skipIf(missing !== null)("the container image, built and run with podma
     expect(turn[0]?.headers.authorization).toBe(`Bearer ${TOKEN}`);
   });
 
-  test("SIGTERM stops a run: workers killed, recorded interrupted, exit 130; a second container resumes it", async () => {
-    const first = `image-first-${id}`;
-    const second = `image-second-${id}`;
+  /**
+   * A two-step run whose second turn hangs, stopped by `podman stop` (SIGTERM to tini, passed on to
+   * umbel), then read and resumed by new containers on the same volume(s).
+   */
+  async function stopThenResume(tag: string, extra: string[]) {
+    const first = `image-first-${tag}-${id}`;
+    const second = `image-second-${tag}-${id}`;
+    const file = `two-${tag}.yaml`;
     writeFileSync(
-      join(work, "two.yaml"),
+      join(work, file),
       [
         "workers:",
         "  claude: {}",
@@ -259,45 +265,73 @@ describe.skipIf(missing !== null)("the container image, built and run with podma
         "",
       ].join("\n"),
     );
-    chmodSync(join(work, "two.yaml"), 0o644);
-    const name = `umbel-e2e-stop-${id}`;
+    chmodSync(join(work, file), 0o644);
+    const name = `umbel-e2e-stop-${tag}-${id}`;
     const started = performance.now();
     const running = podmanAsync(
-      runArgs(name, ["run", "two.yaml", "--json"], ["--env", "SECOND_TURN=stub:hang"]),
+      runArgs(name, ["run", file, "--json"], ["--env", "SECOND_TURN=stub:hang", ...extra]),
     );
     await stub.waitForRequest((q) => q.prompt === `${second} stub:hang`, 60_000);
     const stopping = performance.now();
     const stop = await podmanAsync(["stop", "--time", "30", name]);
     expect(stop.code).toBe(0);
     const { code, stdout: out, stderr: err } = await running;
-    took("run: stopped by SIGTERM (podman stop to exit)", (performance.now() - stopping) / 1000);
-    took("run: the stopped run in all", (performance.now() - started) / 1000);
-    const events = out
+    took(`run (${tag}): podman stop to exit`, (performance.now() - stopping) / 1000);
+    took(`run (${tag}): the stopped run in all`, (performance.now() - started) / 1000);
+    if (code !== 130) throw new Error(`exit ${code}\n${out}\n${err}`);
+    const summary = out
       .trim()
       .split("\n")
-      .map((l) => JSON.parse(l));
-    const summary = events.at(-1);
-    if (code !== 130) throw new Error(`exit ${code}\n${out}\n${err}`);
-    expect(summary).toMatchObject({ status: "interrupted", exitCode: 130 });
+      .map((l) => JSON.parse(l))
+      .at(-1);
+    expect(summary).toMatchObject({
+      status: "interrupted",
+      exitCode: 130,
+      steps: { first: "done", second: "stopped" },
+    });
     const runId = summary.runId as string;
 
     // A second container on the same volume reads the first one's record: the worker was killed.
-    const ls = await podmanAsync(runArgs(`umbel-e2e-ls-${id}`, ["ls", "--json"]));
+    const ls = await podmanAsync(runArgs(`umbel-e2e-ls-${tag}-${id}`, ["ls", "--json"], extra));
     expect(ls.code).toBe(0);
     const workers = JSON.parse(ls.stdout) as { name: string; state: string }[];
     expect(workers.length).toBeGreaterThan(0);
     for (const w of workers) expect(w.state).toBe("killed");
 
     const resumed = await podmanAsync(
-      runArgs(`umbel-e2e-resume-${id}`, ["run", "--resume", runId], ["--env", "SECOND_TURN=resumed"]),
+      runArgs(
+        `umbel-e2e-resume-${tag}-${id}`,
+        ["run", "--resume", runId],
+        ["--env", "SECOND_TURN=resumed", ...extra],
+      ),
     );
-    took("run: --resume in a second container", resumed.seconds);
+    took(`run (${tag}): --resume in a second container`, resumed.seconds);
     if (resumed.code !== 0) throw new Error(`resume → ${resumed.code}\n${resumed.stdout}\n${resumed.stderr}`);
     expect(resumed.stdout).toContain(`second.b:\n${renderPromptEcho(`${second} resumed`)}\n`);
     expect(stub.mainRequests().filter((q) => q.prompt === first)).toHaveLength(1);
+    const turn = stub.mainRequests().filter((q) => q.prompt === `${second} resumed`);
+    expect(turn).toHaveLength(1);
+    return { stderr: resumed.stderr, conversation: JSON.stringify(turn[0]?.body) };
+  }
+
+  test("SIGTERM stops a run: workers killed, recorded interrupted, exit 130; a second container on the state volume finishes it", async () => {
+    const r = await stopThenResume("state", []);
+    // claude's own record of the conversation was in the first container's home, gone with it.
+    expect(r.stderr).toMatch(
+      /umbel: resume: worker claude: a new conversation \(its CLI's record of the conversation is gone \(\/home\/umbel\/\.claude\/projects\/-work\/[0-9a-f-]+\.jsonl; was the CLI's home kept\?\)\)/,
+    );
+    expect(r.conversation).not.toContain(`image-first-state-${id}`);
   });
 
-  test("the token is in no layer, nor in the image's history or config, nor in the state volume", () => {
+  test("with the home on a volume too, the resume goes on in claude's own conversation", async () => {
+    const r = await stopThenResume("home", ["--volume", `${HOME_VOLUME}:/home/umbel`]);
+    expect(r.stderr).toMatch(
+      /umbel: resume: worker claude: a new session resumes claude-[0-9a-f]{6}-1's conversation/,
+    );
+    expect(r.conversation).toContain(`image-first-home-${id}`);
+  });
+
+  test("the token is in no layer, nor in the image's history or config, nor in the state or home volume", () => {
     const started = performance.now();
     const history = podmanOk(["history", "--no-trunc", IMAGE]).stdout;
     const config = podmanOk(["image", "inspect", IMAGE]).stdout;
@@ -312,8 +346,15 @@ describe.skipIf(missing !== null)("the container image, built and run with podma
     } finally {
       podman(["image", "unmount", IMAGE]);
     }
-    const volume = JSON.parse(podmanOk(["volume", "inspect", VOLUME]).stdout)[0].Mountpoint as string;
-    expect(filesHolding([volume], TOKEN_CANARY)).toEqual([]);
+    const volumes = JSON.parse(podmanOk(["volume", "inspect", VOLUME, HOME_VOLUME]).stdout) as {
+      Mountpoint: string;
+    }[];
+    expect(
+      filesHolding(
+        volumes.map((v) => v.Mountpoint),
+        TOKEN_CANARY,
+      ),
+    ).toEqual([]);
     took("secret scan", (performance.now() - started) / 1000);
   });
 
