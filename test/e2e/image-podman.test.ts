@@ -219,6 +219,12 @@ describe.skipIf(missing !== null)("the container image, built and run with podma
     expect(r.stdout).toMatch(/^ok {4}state +\/var\/lib\/umbel: mode 0700/m);
     expect(r.stdout).toMatch(/ 0 fail\n$/);
     expect(r.code).toBe(0);
+    // `docker run --rm umbel` without the token: doctor says what is missing, and still passes.
+    const bare = podman(["run", "--rm", ...ULIMITS, IMAGE]);
+    expect(bare.stdout).toMatch(
+      /^warn {2}claude-sign-in {2}no sign-in found for claude — fix: set CLAUDE_CODE_OAUTH_TOKEN where umbel runs \(claude setup-token makes one\): \/home\/umbel\/\.config\/umbel\/config\.toml passes it to every claude worker$/m,
+    );
+    expect(bare.code).toBe(0);
   });
 
   test("umbel run drives the real claude inside against the stub on the host's loopback, the token given at run time", async () => {

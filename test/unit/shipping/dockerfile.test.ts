@@ -20,6 +20,7 @@ const of = (kind: string) => instructions.filter((l) => l.startsWith(`${kind} `)
 
 describe("the Dockerfile", () => {
   test("is Debian slim with Node unless BASE_IMAGE names another bookworm base", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${} syntax
     expect(of("FROM")).toEqual(["FROM ${BASE_IMAGE}"]);
     // The only ARG before FROM, so the only one FROM can read.
     expect(instructions[0]).toBe("ARG BASE_IMAGE=node:22-bookworm-slim");
