@@ -1,7 +1,8 @@
 // A container engine for test/e2e/image-podman.test.ts: Debian's podman (4.3.1) with the runc
-// runtime, as root, its storage under the system temp dir (never /var/lib/containers), and a
-// minimal Debian base with Node 22 made with debootstrap from the mirror this machine's own apt
-// sources name. `.ci/run` installs podman, runc and debootstrap when they are missing.
+// runtime, as root, its storage under the system temp dir (not /var/lib/containers, where podman
+// keeps only its small blob-info cache whatever --root says), and a minimal Debian base with Node
+// 22 made with debootstrap from the mirror this machine's own apt sources name. `.ci/run` installs
+// podman, runc and debootstrap when they are missing.
 import { spawnSync } from "node:child_process";
 import {
   copyFileSync,
@@ -20,7 +21,10 @@ import { join } from "node:path";
 const BASE_NODE = { node: "22.23.5", npm: "10.9.9", suite: "bookworm" } as const;
 const BASE_IMAGE = `localhost/umbel-test-base:${BASE_NODE.suite}-node${BASE_NODE.node}-npm${BASE_NODE.npm}`;
 
-/** A container cannot raise its limits here: runc fails to start it with the host's (measured). */
+/**
+ * A container cannot raise its resource limits here: without these runc fails to start it ("error
+ * setting rlimit type 7: operation not permitted", measured).
+ */
 export const ULIMITS = ["--ulimit", "nofile=4096:4096", "--ulimit", "nproc=4096:4096"];
 
 /** Kept across the files and runs of one machine (like the release in test/helpers/release.ts). */
