@@ -7,6 +7,8 @@
 #                        checksum checked
 #   CLAUDE_CODE_VERSION, CODEX_VERSION, GEMINI_CLI_VERSION
 #                        exact versions of the vendor CLIs to install with npm (empty: leave it out)
+#   UMBEL_IMAGE_EXTRA_CA a CA bundle file npm trusts besides its own (a TLS-inspecting proxy's CA),
+#                        when it exists and is not empty; mounted for the build only (Dockerfile)
 #   UMBEL_IMAGE_DRY_RUN  1: print the steps that need root or the network (apt-get, useradd, npm,
 #                        chown) as "would run: …" instead of running them
 #
@@ -47,6 +49,11 @@ for pin in CLAUDE_CODE_VERSION CODEX_VERSION GEMINI_CLI_VERSION; do
         *[!0-9.]* | .* | *. | *..*) fail "$pin must be an exact version such as 1.2.3 (got $value): the image pins every CLI" ;;
     esac
 done
+
+if [ -s "${UMBEL_IMAGE_EXTRA_CA:-/nonexistent}" ]; then
+    echo "umbel-image: npm trusts the extra CA bundle $UMBEL_IMAGE_EXTRA_CA for this build"
+    export NODE_EXTRA_CA_CERTS="$UMBEL_IMAGE_EXTRA_CA"
+fi
 
 step apt-get update
 step apt-get install -y --no-install-recommends tmux tini ca-certificates curl

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TESTED_CLIS } from "../../src/core/doctor/tested-versions.ts";
@@ -77,6 +77,20 @@ describe("the image's setup", () => {
       hasCompletedOnboarding: true,
     });
     expect(existsSync(join(r.root, "work"))).toBe(true);
+  });
+
+  test("an extra CA bundle given to the build is trusted by npm; a missing or empty one is no error", () => {
+    const ca = join(scratch, "extra-ca.pem");
+    writeFileSync(ca, "-----BEGIN CERTIFICATE-----\n");
+    const given = setup({ UMBEL_IMAGE_EXTRA_CA: ca });
+    expect(given.code).toBe(0);
+    expect(given.stdout).toContain(`umbel-image: npm trusts the extra CA bundle ${ca} for this build\n`);
+    writeFileSync(ca, "");
+    for (const path of [ca, join(scratch, "no-such-ca.pem")]) {
+      const r = setup({ UMBEL_IMAGE_EXTRA_CA: path });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain("extra CA bundle");
+    }
   });
 
   test("a CLI left out by an empty build argument is not installed", () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 
@@ -305,6 +305,38 @@ steps:
     expect(summaryOf(resumed.stdout)).toMatchObject({
       status: "done",
       outputs: { one: { a: "first" }, two: { b: expect.stringMatching(/^HISTORY n=2 /) } },
+    });
+    expect(resumed.code).toBe(0);
+  }, 90_000);
+
+  test("a worker whose CLI's record of the conversation is gone (a new container's home) resumes as a new conversation, and says why", async () => {
+    writeFileSync(
+      join(sb.work, "two.yaml"),
+      `workers: { w: {} }
+steps:
+  - { id: one, run: w, prompt: "fake:reply first", outputs: { a: answer } }
+  - { id: two, run: w, needs: [one], prompt: "{{ env.STEP2 }}", outputs: { b: answer } }
+`,
+    );
+    const first = await sb.umbel(["run", "two.yaml", "--json"], { env: { STEP2: "fake:error" } });
+    expect(first.code).toBe(122);
+    const summary = summaryOf(first.stdout);
+    const session = (summary.failure as { session: string }).session;
+    const { transcriptPath } = JSON.parse((await sb.umbel(["read", session, "--json"])).stdout);
+    expect(existsSync(transcriptPath)).toBe(true);
+    rmSync(transcriptPath);
+
+    const resumed = await sb.umbel(["run", "--resume", summary.runId, "--json"], {
+      env: { STEP2: "fake:history" },
+    });
+    const why = `its CLI's record of the conversation is gone (${transcriptPath}; was the CLI's home kept?)`;
+    expect(resumed.stderr).toContain(`umbel: resume: worker w: a new conversation (${why})`);
+    expect(lines(resumed.stdout)[0]).toMatchObject({
+      resumed: [{ worker: "w", how: "fresh", session, why }],
+    });
+    expect(summaryOf(resumed.stdout)).toMatchObject({
+      status: "done",
+      outputs: { one: { a: "first" }, two: { b: expect.stringMatching(/^HISTORY n=0 /) } },
     });
     expect(resumed.code).toBe(0);
   }, 90_000);

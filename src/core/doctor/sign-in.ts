@@ -29,7 +29,11 @@ export function checkSignIn(cli: CliFacts, f: DoctorFacts): DoctorCheck {
   const inherited = clues?.env.find((name) => f.env[name] !== undefined);
   if (inherited)
     return { id, status: "ok", message: `${inherited} is set (${provider.id} workers inherit it)` };
-  const advice = signInAdvice({ provider, hostEnv: f.env, passed, configFile: file }).text;
+  // Listed in the config file but not set (the container image run without it): nothing is passed.
+  const listedUnset = token !== undefined && passed.includes(token.env);
+  const advice = listedUnset
+    ? `set ${token.env} where umbel runs (${token.makeWith} makes one): ${file} passes it to every ${provider.id} worker`
+    : signInAdvice({ provider, hostEnv: f.env, passed, configFile: file }).text;
   if (f.platform === "darwin" && clues?.keychainOnMac)
     return {
       id,

@@ -1,5 +1,5 @@
 import type { Deps } from "../../core/ports.ts";
-import { findSessionId, lastSubmitIndex } from "../../core/wait/turn.ts";
+import { findSessionId, findTranscriptPath, lastSubmitIndex } from "../../core/wait/turn.ts";
 import type { SessionSeen } from "../../core/workflow/resume.ts";
 import { waitGuarded } from "../guard/guard.ts";
 import { spawnWorker } from "../spawn/spawn.ts";
@@ -28,13 +28,24 @@ async function seeLocal(deps: Deps, name: string): Promise<SessionSeen> {
     readEvents(deps, worker.provider, name).catch(() => []),
   ]);
   const { provider } = worker;
-  return {
+  const seen = {
     name,
     alive: live.alive,
     providerSession: findSessionId(provider, events),
     tookPrompt: lastSubmitIndex(provider, events) !== null,
-    ...(provider.conversationsPerWorker
-      ? { unresumable: `${provider.displayName} keeps its conversations in each worker's own home` }
-      : {}),
   };
+  if (provider.conversationsPerWorker)
+    return {
+      ...seen,
+      unresumable: `${provider.displayName} keeps its conversations in each worker's own home`,
+    };
+  // The CLI resumes from its own record: a new container (or a cleaned home) no longer has it.
+  const transcript =
+    seen.alive || seen.providerSession === null ? null : findTranscriptPath(provider, events);
+  if (transcript !== null && (await deps.files.size(transcript).catch(() => null)) === null)
+    return {
+      ...seen,
+      unresumable: `its CLI's record of the conversation is gone (${transcript}; was the CLI's home kept?)`,
+    };
+  return seen;
 }

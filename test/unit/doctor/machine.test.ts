@@ -72,6 +72,30 @@ describe("sign-in, read without starting a TUI", () => {
     });
   });
 
+  test("listed in the config file but not set (the container image run without it): warn to set it", () => {
+    const c = check(
+      diagnose(
+        facts({
+          env: { HOME: "/home/u" },
+          clis: [cli("claude", { clues: none })],
+          config: {
+            file: "/c.toml",
+            home: "/c.toml",
+            shadowed: [],
+            config: { claude: { env: ["CLAUDE_CODE_OAUTH_TOKEN"] } },
+          },
+        }),
+      ),
+      "claude-sign-in",
+    );
+    expect(c).toEqual({
+      id: "claude-sign-in",
+      status: "warn",
+      message: "no sign-in found for claude",
+      fix: "set CLAUDE_CODE_OAUTH_TOKEN where umbel runs (claude setup-token makes one): /c.toml passes it to every claude worker",
+    });
+  });
+
   test("a variable that signs the CLI in and that workers inherit (gemini's API key): ok", () => {
     const c = check(
       diagnose(facts({ env: { HOME: "/h", GEMINI_API_KEY: "k" }, clis: [cli("gemini", { clues: none })] })),

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { TESTED_CLIS } from "../../../src/core/doctor/tested-versions.ts";
 
 /**
- * This machine has no container engine, so the Dockerfile may hold no step of its own: it runs
- * scripts/image/setup.sh, which test/e2e/image.test.ts runs into a temporary root.
+ * The Dockerfile holds no step of its own: it runs scripts/image/setup.sh, which
+ * test/e2e/image.test.ts runs into a temporary root (every platform), and
+ * test/e2e/image-podman.test.ts builds and runs it with podman on a Debian base of its own.
  */
 
 const REPO = join(import.meta.dir, "..", "..", "..");
@@ -18,14 +19,19 @@ const instructions = dockerfile
 const of = (kind: string) => instructions.filter((l) => l.startsWith(`${kind} `));
 
 describe("the Dockerfile", () => {
-  test("is Debian slim", () => {
-    expect(of("FROM")).toHaveLength(1);
-    expect(of("FROM")[0]).toMatch(/^FROM \S*bookworm-slim$/);
+  test("is Debian slim with Node unless BASE_IMAGE names another bookworm base", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own ${} syntax
+    expect(of("FROM")).toEqual(["FROM ${BASE_IMAGE}"]);
+    // The only ARG before FROM, so the only one FROM can read.
+    expect(instructions[0]).toBe("ARG BASE_IMAGE=node:22-bookworm-slim");
   });
 
   test("its one RUN is the tested setup script, with the release and scripts mounted, not copied", () => {
     expect(of("RUN")).toHaveLength(1);
     expect(of("RUN")[0]).toMatch(/--mount=type=bind,source=dist\/release,/);
+    // An extra CA bundle (a TLS-inspecting proxy's) for npm, mounted for this step only.
+    expect(of("RUN")[0]).toContain(" --mount=type=secret,id=extra-ca,target=/run/umbel/extra-ca.pem ");
+    expect(of("RUN")[0]).toContain(" UMBEL_IMAGE_EXTRA_CA=/run/umbel/extra-ca.pem ");
     expect(of("RUN")[0]).toMatch(/ sh \S*scripts\/image\/setup\.sh$/);
     expect(of("COPY")).toEqual([]);
     expect(of("ADD")).toEqual([]);
@@ -34,6 +40,9 @@ describe("the Dockerfile", () => {
   test("pins each vendor CLI to the version umbel is tested with, by build argument", () => {
     const args = Object.fromEntries(of("ARG").map((l) => l.slice(4).split("=") as [string, string]));
     expect(args).toEqual({
+      BASE_IMAGE: "node:22-bookworm-slim",
+      // Podman's cache key for the mounted release and scripts (buildah does not hash the mounts).
+      UMBEL_MOUNTS_DIGEST: "",
       CLAUDE_CODE_VERSION: TESTED_CLIS.claude.version,
       CODEX_VERSION: TESTED_CLIS.codex.version,
       GEMINI_CLI_VERSION: TESTED_CLIS.gemini.version,
