@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { createTmux } from "../../src/adapters/tmux.ts";
-import type { ToolResult } from "../helpers/mcp-client.ts";
+import { connectUmbelMcp, type ToolResult } from "../helpers/mcp-client.ts";
 import { eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd } from "../helpers/sshd.ts";
 
@@ -113,16 +111,7 @@ describe("logs on box:NAME", () => {
 
 describe("umbel_logs on box:NAME", () => {
   test("over MCP: the host's events, as logs box:w --json has them", async () => {
-    const client = new Client({ name: "umbel-e2e-hosts-stream", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: UMBEL,
-        args: ["mcp"],
-        env: local.env,
-        cwd: local.work,
-        stderr: "pipe",
-      }),
-    );
+    const client = await connectUmbelMcp(local, "umbel-e2e-hosts-stream");
     try {
       const r = (await client.callTool({ name: "umbel_logs", arguments: { name: "box:w" } })) as ToolResult;
       expect(r.isError).toBeFalsy();
@@ -136,16 +125,7 @@ describe("umbel_logs on box:NAME", () => {
 
 describe("umbel_wait's progress on box:NAME", () => {
   test("a progressToken: the host's wait's updates come as progress notifications, growing, before the result", async () => {
-    const client = new Client({ name: "umbel-e2e-hosts-progress", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: UMBEL,
-        args: ["mcp"],
-        env: local.env,
-        cwd: local.work,
-        stderr: "pipe",
-      }),
-    );
+    const client = await connectUmbelMcp(local, "umbel-e2e-hosts-progress");
     try {
       const sent = (await client.callTool({
         name: "umbel_send",

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { ToolResult } from "../helpers/mcp-client.ts";
+import { connectUmbelMcp, type ToolResult } from "../helpers/mcp-client.ts";
+import { sampleArgv, stdinJsonProcesses } from "../helpers/proc.ts";
 import { createSandbox, eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd, type Sshd } from "../helpers/sshd.ts";
 
@@ -39,29 +38,6 @@ afterAll(async () => {
 const lastJson = (text: string) =>
   JSON.parse(text.trim().split("\n").at(-1) ?? "") as Record<string, unknown>;
 
-/** Every argv on this machine (both "hosts" are this one) while `run` runs, sampled from /proc. */
-async function sampleArgv<T>(run: () => Promise<T>): Promise<{ result: T; argvs: Set<string> }> {
-  const argvs = new Set<string>();
-  let done = false;
-  const sampler = (async () => {
-    while (!done) {
-      for (const entry of readdirSync("/proc")) {
-        if (!/^\d+$/.test(entry)) continue;
-        try {
-          argvs.add(readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " "));
-        } catch {
-          // gone meanwhile
-        }
-      }
-      await Bun.sleep(5);
-    }
-  })();
-  const result = await run();
-  done = true;
-  await sampler;
-  return { result, argvs };
-}
-
 const TWO_HOSTS = (host: string) => `workers:
   here: {}
   far:
@@ -77,22 +53,8 @@ steps:
     outputs: { poem: answer }
 `;
 
-/** The remote umbel's `wait --stdin-json` processes (its state root's), from /proc. */
-function remoteWaits(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv[1] !== "wait" || argv[2] !== "--stdin-json") continue;
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${remote.root}`))
-        pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
+/** The remote umbel's `wait --stdin-json` processes, from /proc. */
+const remoteWaits = () => stdinJsonProcesses("wait", remote.root);
 
 describe("a workflow with one local and one remote worker", () => {
   test("the host's step gets the local step's answer; its worker runs on the host, HOST:NAME, and goes at the end", async () => {
@@ -191,16 +153,7 @@ steps:
   });
 
   test("umbel_run over MCP takes the same file: the plan shows the host, and the run goes over it", async () => {
-    const client = new Client({ name: "umbel-e2e-hosts-workflow", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: UMBEL,
-        args: ["mcp"],
-        env: local.env,
-        cwd: local.work,
-        stderr: "pipe",
-      }),
-    );
+    const client = await connectUmbelMcp(local, "umbel-e2e-hosts-workflow");
     try {
       const ok = async (args: Record<string, unknown>) => {
         const r = (await client.callTool({ name: "umbel_run", arguments: args })) as ToolResult;

@@ -2,11 +2,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
-import { errorOf, type ToolResult } from "../helpers/mcp-client.ts";
-import { filesUnder, sampleArgv } from "../helpers/proc.ts";
+import { connectUmbelMcp, errorOf, type ToolResult } from "../helpers/mcp-client.ts";
+import { filesUnder, sampleArgv, stdinJsonProcesses } from "../helpers/proc.ts";
 import { createSandbox, eventually, isRunning, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd, type Sshd, writeRemoteUmbel } from "../helpers/sshd.ts";
 
@@ -40,22 +38,8 @@ afterAll(async () => {
 
 const parse = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
-/** The remote umbel's `wait --stdin-json` processes (its state root's), from /proc. */
-function remoteWaits(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv[1] !== "wait" || argv[2] !== "--stdin-json") continue;
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${remote.root}`))
-        pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
+/** The remote umbel's `wait --stdin-json` processes, from /proc. */
+const remoteWaits = () => stdinJsonProcesses("wait", remote.root);
 
 describe("a worker on a host over ssh", () => {
   test("hosts lists the box: reachable, its round trip, its umbel's version and protocol, its CLIs", async () => {
@@ -137,16 +121,7 @@ describe("a worker on a host over ssh", () => {
   });
 
   test("over MCP: umbel_hosts, umbel_spawn {host}, then send, wait, read, status and kill on box:m", async () => {
-    const client = new Client({ name: "umbel-e2e-hosts", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: UMBEL,
-        args: ["mcp"],
-        env: local.env,
-        cwd: local.work,
-        stderr: "pipe",
-      }),
-    );
+    const client = await connectUmbelMcp(local, "umbel-e2e-hosts");
     try {
       const ok = async (name: string, args: Record<string, unknown> = {}) => {
         const r = (await client.callTool({ name, arguments: args })) as ToolResult;
@@ -461,16 +436,7 @@ esac
   test("over MCP, sshd stopped mid-wait: umbel_wait's progress goes on from the retried call, still growing", async () => {
     expect((await local.umbel(["spawn", "e", "--host", "box"])).stdout).toBe("box:e\n");
     const baseline = Number((await local.umbel(["send", "box:e", "fake:slow 8000"])).stdout.trim());
-    const client = new Client({ name: "umbel-e2e-hosts-progress", version: "0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: UMBEL,
-        args: ["mcp"],
-        env: local.env,
-        cwd: local.work,
-        stderr: "pipe",
-      }),
-    );
+    const client = await connectUmbelMcp(local, "umbel-e2e-hosts-progress");
     try {
       const progress: Progress[] = [];
       const waiting = client.callTool(

@@ -1,9 +1,10 @@
 import { expect } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { createMcpServer } from "../../src/faces/mcp/server.ts";
-import type { Sandbox } from "./sandbox.ts";
+import { type Sandbox, UMBEL } from "./sandbox.ts";
 
 export type ToolResult = {
   isError?: boolean;
@@ -49,6 +50,15 @@ export async function connectMcp(sb: Sandbox): Promise<McpHarness> {
       await server.close();
     },
   };
+}
+
+/** A real SDK client of the compiled binary's `umbel mcp` over stdio, in the sandbox's environment. */
+export async function connectUmbelMcp(sb: Pick<Sandbox, "env" | "work">, name: string): Promise<Client> {
+  const client = new Client({ name, version: "0" });
+  await client.connect(
+    new StdioClientTransport({ command: UMBEL, args: ["mcp"], env: sb.env, cwd: sb.work, stderr: "pipe" }),
+  );
+  return client;
 }
 
 /** The error JSON of an isError result (its second text block). */

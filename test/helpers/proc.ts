@@ -59,3 +59,20 @@ export function filesHolding(dirs: string[], needle: string): string[] {
     }
   });
 }
+
+/** The pids of an umbel's `VERB --stdin-json` processes (a host's: run in that state root), from /proc. */
+export function stdinJsonProcesses(verb: string, stateRoot: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (argv[1] !== verb || argv[2] !== "--stdin-json") continue;
+      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${stateRoot}`))
+        pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}

@@ -3,8 +3,9 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The JSON value in `text`, or undefined when it is not JSON (blank text included). */
-export function parseJson(text: string): unknown {
+/** The JSON value in `text`, or undefined when it is not JSON (blank or no text included). */
+export function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

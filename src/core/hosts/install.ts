@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseJson } from "../common/json.ts";
 import { choiceError } from "../common/suggest.ts";
 import { DoctorResult } from "../doctor/schema.ts";
 import { ChecksumMismatchError, InstallFailedError, RemoteError } from "../errors.ts";
@@ -240,12 +241,3 @@ export const HostsOutput = z.object({
   ),
 });
 export type HostsOutput = z.infer<typeof HostsOutput>;
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}

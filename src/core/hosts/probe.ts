@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseJson } from "../common/json.ts";
 import { FleetStatus } from "../worker/status.ts";
 import { remoteCommand } from "./command.ts";
 import { checkProtocol, type SshRun, unreachable } from "./reply.ts";
@@ -112,13 +113,4 @@ export function readProbe(
           .map(({ id, status, message }) => ({ id, status, message }))
       : [],
   };
-}
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseJson } from "../common/json.ts";
 import { AbortedError, HostUnreachableError, ProtocolMismatchError, RemoteError } from "../errors.ts";
 import { PROTOCOL } from "./command.ts";
 
@@ -149,14 +150,6 @@ function remoteError(host: string, e: z.infer<typeof RemoteErrorJson>["error"]):
 function lastLine(text: string): string | null {
   const lines = text.split("\n").filter((l) => l.trim() !== "");
   return lines.at(-1) ?? null;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The last line of a process's stderr, bounded (ssh's reason: "Connection refused"). */

@@ -1,3 +1,4 @@
+import { parseJson } from "../../core/common/json.ts";
 import { ProtocolMismatchError, UsageError } from "../../core/errors.ts";
 import { Envelope, PROTOCOL } from "../../core/hosts/command.ts";
 import { renderProgressLine, throttleProgress, type WireProgress } from "../../core/hosts/progress.ts";
@@ -96,13 +97,5 @@ async function drain(reader: { read(): Promise<{ done: boolean }> }): Promise<vo
   for (;;) {
     const { done } = await reader.read().catch(() => ({ done: true }));
     if (done) return;
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
   }
 }

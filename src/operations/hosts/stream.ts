@@ -1,3 +1,4 @@
+import { parseJson } from "../../core/common/json.ts";
 import { HostUnreachableError, UsageError } from "../../core/errors.ts";
 import { remoteCommand, renderEnvelope, sshArgv, verbCommand } from "../../core/hosts/command.ts";
 import { readReply } from "../../core/hosts/reply.ts";
@@ -80,12 +81,4 @@ export async function attachOnHost(
       reason: "ssh failed",
     });
   return code;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
