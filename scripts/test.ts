@@ -26,12 +26,15 @@ const args = [
   ...process.argv.slice(2),
 ];
 /**
- * Files that wait on other things than tmux and the CLIs' timing (the container image: debootstrap,
- * podman's build, the npm registry), run in a second `bun test` beside the sequential suite, so
- * their minutes overlap its idle ones (the sequential suite uses ~0.4 of a core). Their output is
- * printed once the suite's is, under its own heading. Only for a whole sequential run.
+ * Files whose minutes are spent waiting on something other than tmux and the CLIs' timing, run one
+ * after another in a second `bun test` beside the sequential suite, so those minutes overlap its
+ * idle ones (the sequential suite uses ~0.4 of a core): the container image (debootstrap, podman's
+ * build, the npm registry: ~2 min from an empty store), and the real claude's own continuation at
+ * a usage limit (claude's timer fires 30-90 s after the reset, whatever the load: one test of
+ * 60-122 s). Their output is printed once the suite's is, under its own heading. Only for a whole
+ * sequential run.
  */
-const BESIDE = ["test/e2e/image-podman.test.ts"];
+const BESIDE = ["test/e2e/image-podman.test.ts", "test/real/claude-limits.test.ts"];
 
 if (parallel || process.argv.length > 2) {
   const test = Bun.spawnSync([bun, "test", ...args], {
