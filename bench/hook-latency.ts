@@ -10,13 +10,14 @@
  *
  *   npm run build && bun run bench/hook-latency.ts [rounds=20]
  */
-import { readdirSync } from "node:fs";
+import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, UMBEL } from "../test/helpers/sandbox.ts";
 import { machine, ms, percentile } from "./lib/stats.ts";
 
 const rounds = Number(process.argv[2] ?? 20);
 const IDLE_MS = 1500;
+const USAGE = { input_tokens: 3, output_tokens: 2 };
 const sb = await createSandbox();
 try {
   const spawned = await sb.umbel(["spawn", "w1"]);
@@ -39,6 +40,13 @@ try {
   const runHook = (payload: { hook_event_name: string; [key: string]: unknown }) =>
     runScript(hook, log, payload, ["", payload.hook_event_name]);
   const lines = async () => (await Bun.file(log).text()).split("\n").length - 1;
+  // The fake claude's transcript, as its SessionStart hook named it (a line of hooks.jsonl is the payload).
+  const transcript = (await Bun.file(log).text())
+    .split("\n")
+    .map((l) => (l.trim() === "" ? null : (JSON.parse(l) as { transcript_path?: string })))
+    .map((e) => e?.transcript_path)
+    .find((p): p is string => typeof p === "string");
+  if (transcript === undefined) throw new Error("no transcript_path in the worker's events");
 
   const fromStart: number[] = [];
   const fromLine: number[] = [];
@@ -56,6 +64,19 @@ try {
     });
     // Let it start and settle into waiting (its start-up is not what is measured).
     await Bun.sleep(IDLE_MS);
+    // The turn's transcript as claude leaves it by Stop: the prompt, the reply with its usage, the
+    // turn's end. The statusline below then carries that usage, so wait's telemetry settles at once
+    // (without these it held its 2 s settle for the turn's own numbers, and that was what was timed).
+    appendFileSync(
+      transcript,
+      [
+        { type: "user", promptId: `b${i}`, message: { role: "user", content: "x" } },
+        { type: "assistant", message: { id: `m${i}`, role: "assistant", usage: USAGE } },
+        { type: "system", subtype: "turn_duration", durationMs: 1 },
+      ]
+        .map((line) => `${JSON.stringify(line)}\n`)
+        .join(""),
+    );
     const started = performance.now();
     await runHook({
       hook_event_name: "Stop",
@@ -67,7 +88,7 @@ try {
     await runScript(statusLine, join(sb.root, "sessions", "w1", "events", "statusline.json"), {
       prompt_id: `b${i}`,
       cost: { total_cost_usd: i / 1000 },
-      context_window: { current_usage: null },
+      context_window: { current_usage: USAGE },
     });
     const renamed = performance.now();
     const code = await wait.exited;
