@@ -328,6 +328,13 @@ export const WorkerState = z.enum([
 ]);
 export type WorkerState = z.infer<typeof WorkerState>;
 
+/** The states of a worker whose tmux session still runs its CLI. */
+const RUNNING_STATES: ReadonlySet<string> = new Set<WorkerState>(["starting", "idle", "busy", "needs-input"]);
+
+export function isRunningState(state: string): boolean {
+  return RUNNING_STATES.has(state);
+}
+
 export const KeysInput = z
   .object({
     name: WorkerName,

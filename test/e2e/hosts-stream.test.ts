@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { createTmux } from "../../src/adapters/tmux.ts";
 import { connectUmbelMcp, type ToolResult } from "../helpers/mcp-client.ts";
+import { stdinJsonProcesses } from "../helpers/proc.ts";
 import { eventually, type Sandbox, UMBEL } from "../helpers/sandbox.ts";
 import { createHostPair, type HostPair, hasSshd } from "../helpers/sshd.ts";
 
@@ -49,22 +49,8 @@ function start(args: string[]) {
   return { child, seen, reading };
 }
 
-/** The remote umbel's `VERB --stdin-json` processes (its state root's), from /proc. */
-function remoteRuns(verb: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
-      if (argv[1] !== verb || argv[2] !== "--stdin-json") continue;
-      if (readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`UMBEL_HOME=${remote.root}`))
-        pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
+/** The remote umbel's `VERB --stdin-json` processes, from /proc. */
+const remoteRuns = (verb: string) => stdinJsonProcesses(verb, remote.root);
 
 describe("logs on box:NAME", () => {
   test("logs box:w prints what logs w prints on the host, in text and in --json", async () => {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { BillingRoute, billingEnvOf, billingFromEnv } from "../limits/billing.ts";
 import { RateWindow } from "../limits/telemetry.ts";
 import type { Provider } from "../providers/types.ts";
-import { ProviderId } from "../schemas.ts";
+import { isRunningState, ProviderId } from "../schemas.ts";
 import type { UserConfig } from "../worker/user-config.ts";
 import { AccountWindows } from "./placement.ts";
 
@@ -40,8 +40,6 @@ export const AccountsResult = z.object({
   accounts: z.array(AccountRow).describe("Each provider's default, then the declared accounts, by provider"),
 });
 export type AccountsResult = z.infer<typeof AccountsResult>;
-
-const LIVE = new Set(["starting", "idle", "busy", "needs-input"]);
 
 export type AccountFacts = {
   readonly config: UserConfig;
@@ -103,7 +101,7 @@ export function accountsOf(
 export function describeAccounts(facts: AccountFacts): AccountsResult {
   const live = (provider: string, account: string | null) =>
     facts.workers
-      .filter((w) => w.provider === provider && (w.account ?? null) === account && LIVE.has(w.state))
+      .filter((w) => w.provider === provider && (w.account ?? null) === account && isRunningState(w.state))
       .map((w) => w.name)
       .sort();
   const rows: AccountRow[] = [];

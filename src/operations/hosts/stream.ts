@@ -1,6 +1,7 @@
 import { parseJson } from "../../core/common/json.ts";
 import { HostUnreachableError, UsageError } from "../../core/errors.ts";
 import { remoteCommand, renderEnvelope, sshArgv, verbCommand } from "../../core/hosts/command.ts";
+import { splitLines } from "../../core/hosts/progress.ts";
 import { readReply } from "../../core/hosts/reply.ts";
 import type { Deps } from "../../core/ports.ts";
 import { LogEntry } from "../../core/worker/outputs.ts";
@@ -30,7 +31,6 @@ export async function logsOnHost(
 ): Promise<void> {
   const plan = await loadHost(deps, call.host);
   const boundMs = call.follow ? Number.POSITIVE_INFINITY : LOGS_BOUND_MS;
-  let pending = "";
   // The line that is no event: the remote's error, when it failed (read as readReply reads one).
   let other = "";
   const line = (text: string) => {
@@ -39,21 +39,16 @@ export async function logsOnHost(
     if (entry.success) emit(entry.data);
     else other = text;
   };
+  const lines = splitLines(line);
   deps.trace.mark(`ssh ${call.host} logs`);
   const run = await deps.ssh.stream(sshArgv({ ...plan, command: verbCommand(plan.umbel, "logs") }), {
     input: renderEnvelope({ name: call.name, ...(call.follow ? { follow: true } : {}) }),
     timeoutMs: boundMs,
     controlDir: plan.controlDir,
     signal: deps.signal,
-    onStdout: (chunk) => {
-      pending += chunk;
-      for (let at = pending.indexOf("\n"); at >= 0; at = pending.indexOf("\n")) {
-        line(pending.slice(0, at));
-        pending = pending.slice(at + 1);
-      }
-    },
+    onStdout: lines.push,
   });
-  line(pending);
+  lines.end();
   deps.trace.mark(`ssh ${call.host} logs: exit ${run.exitCode} in ${run.durationMs} ms`);
   const failed = run.aborted || run.timedOut || run.exitCode !== 0;
   if (failed) readReply(call.host, { ...run, stdout: other }, boundMs);

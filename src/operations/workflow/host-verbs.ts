@@ -3,7 +3,7 @@ import { SendOutput } from "../../core/fleet/queue.ts";
 import { GuardedSendInput } from "../../core/guard/fields.ts";
 import { REMOTE_VERB_MS } from "../../core/hosts/command.ts";
 import type { Deps } from "../../core/ports.ts";
-import { KillInput, ReadInput, SpawnInput, StatusInput } from "../../core/schemas.ts";
+import { isRunningState, KillInput, ReadInput, SpawnInput, StatusInput } from "../../core/schemas.ts";
 import { KillResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
 import { StatusResult } from "../../core/worker/status.ts";
 import type { SessionSeen } from "../../core/workflow/resume.ts";
@@ -12,9 +12,6 @@ import { loadHost, relayTyped } from "../hosts/relay.ts";
 import { waitOnHost } from "../hosts/wait.ts";
 import { DEFAULT_START_TIMEOUT_MS } from "../spawn/prepare.ts";
 import type { WorkerVerbs } from "./worker-verbs.ts";
-
-/** The states of a worker whose tmux session still runs (core/schemas.ts WorkerState). */
-const ALIVE = new Set(["starting", "idle", "busy", "needs-input"]);
 
 /**
  * A workflow worker on a host (docs/hosts.md#workflows): each verb is the one the CLI relays for
@@ -100,7 +97,7 @@ async function seeOnHost(deps: Deps, host: string, name: string, recorded: strin
   }).catch(() => null);
   return {
     name: recorded,
-    alive: status !== null && ALIVE.has(status.state),
+    alive: status !== null && isRunningState(status.state),
     providerSession: null,
     tookPrompt: false,
     unresumable: `its conversation is on host ${host}, which a new session does not resume yet`,
