@@ -13,7 +13,7 @@ import { recordedName, type WorkerVerbs } from "./worker-verbs.ts";
  * over), replaced for a `fresh` step, and all killed (tombstoned) when the run ends, but for the
  * ones a person is to answer (`spare`). Session names are `<key>-<run hex>-<n>`: unique in the state
  * root, and readable in `umbel ls`; a worker on a host (`host:`) is `HOST:<key>-<run hex>-<n>`, its
-verbs relayed there (worker-verbs.ts). A resume hands it the sessions it keeps and the CLI sessions a
+ * verbs relayed there (worker-verbs.ts). A resume hands it the sessions it keeps and the CLI sessions a
  * worker's next spawn resumes (core/workflow/resume.ts).
  */
 export type WorkerPool = {
