@@ -184,9 +184,13 @@ export type ProviderCommon = {
    * Follows one turn's transcript lines as they are appended and renders them as claude's
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */
-  /** Every human turn of a whole session record, in order (ACP's session/load replays them). */
-  readConversation?(lines: readonly string[]): ConversationTurn[];
   trackTurn?(promptId: string | null): TurnTracker;
+  /**
+   * The whole session record (the transcript's lines; a record query's rows) as its human turns in
+   * order: the prompt as the CLI recorded it and the turn's messages as trackTurn renders them
+   * (ACP's `session/load` replays a resumed session from it). Total: bad lines are skipped.
+   */
+  readConversation(lines: readonly string[]): ConversationTurn[];
   /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
   readonly sessionStartAtLaunch?: boolean;
   /**
