@@ -132,7 +132,8 @@ export function createAcpAgent(
     .onRequest("session/prompt", ({ params, signal, client }) =>
       mapped(async () => {
         const s = session(params.sessionId);
-        if (s.prompt) throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
+        if (s.prompt)
+          throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
         const folder = acpFolder(deps, s.worker.meta.name);
         s.prompts += 1;
         const plan = planPrompt(params.prompt, {
@@ -160,7 +161,12 @@ export function createAcpAgent(
             ).outcome,
         };
         try {
-          const end = await runAcpTurn(deps, s.worker, { prompt: plan.text, maxTurns, timeout, cancel: cancel.signal }, port);
+          const end = await runAcpTurn(
+            deps,
+            s.worker,
+            { prompt: plan.text, maxTurns, timeout, cancel: cancel.signal },
+            port,
+          );
           if (end.kind === "stop") return { stopReason: end.stopReason };
           throw new RequestError(UMBEL_ERROR_CODE, end.message, end.data);
         } finally {
@@ -174,7 +180,8 @@ export function createAcpAgent(
     .onRequest("session/set_mode", ({ params, signal }) =>
       mapped(async () => {
         const s = session(params.sessionId);
-        if (s.prompt) throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
+        if (s.prompt)
+          throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
         const mode = PermissionMode.safeParse(params.modeId);
         if (!mode.success)
           throw RequestError.invalidParams({ modeId: params.modeId }, `no permission mode ${params.modeId}`);
@@ -196,7 +203,10 @@ export function createAcpAgent(
 /** The session's permission modes: those its provider's launch takes. */
 function modesOf(worker: Worker) {
   const check = worker.provider.checkLaunchOptions;
-  return sessionModes(worker.meta.permissionMode, (mode) => !check || check({ permissionMode: mode }) === null);
+  return sessionModes(
+    worker.meta.permissionMode,
+    (mode) => !check || check({ permissionMode: mode }) === null,
+  );
 }
 
 /** session/new's `_meta.umbel`, by the schema spawn's own fields share. */
@@ -205,7 +215,10 @@ function parseMeta(meta: Record<string, unknown> | null | undefined): AcpSession
   if (given === undefined || given === null) return {};
   const parsed = AcpSessionMeta.safeParse(given);
   if (!parsed.success)
-    throw RequestError.invalidParams({ issues: parsed.error.issues }, `_meta.umbel: ${parsed.error.issues[0]?.message}`);
+    throw RequestError.invalidParams(
+      { issues: parsed.error.issues },
+      `_meta.umbel: ${parsed.error.issues[0]?.message}`,
+    );
   return parsed.data;
 }
 

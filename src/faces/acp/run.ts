@@ -4,7 +4,13 @@ import { AcpFlags } from "../../core/acp/session.ts";
 import type { Deps } from "../../core/ports.ts";
 import { closeSessions } from "../../operations/acp/session.ts";
 import { loadDefaultProvider } from "../../operations/worker/user-config.ts";
-import { argsFromSchema, asksForHelp, inputFromArgs, refuseFlagLikeValues, rejectUnknownFlags } from "../cli/args.ts";
+import {
+  argsFromSchema,
+  asksForHelp,
+  inputFromArgs,
+  refuseFlagLikeValues,
+  rejectUnknownFlags,
+} from "../cli/args.ts";
 import { createAcpAgent } from "./agent.ts";
 import HELP from "./help.md" with { type: "text" };
 

@@ -29,10 +29,13 @@ export type AcpTurnInput = {
 };
 
 /**
- * After a cancel's interrupt keys, how long the turn may take to end by itself (an interrupted TUI
- * is seen idle for 2 s first: core/wait/outcome.ts) before umbel stops following it.
+ * After a cancel's interrupt keys: the turn is over for the client once the TUI shows its idle
+ * composer on two looks in a row (claude's fake and the real 2.1.332 redraw within ~100 ms of
+ * Escape), or after the grace at most. Waiting for the wait's own verdict instead cost ~5.5 s: an
+ * interrupted turn fires no end hook, so it is the idle composer held 2 s, then the 3 s drain.
  */
 const CANCEL_GRACE_MS = 10_000;
+const CANCEL_POLL_MS = 150;
 
 /**
  * One ACP prompt on a ready worker: send, then follow the turn, each message of its record mapped to
@@ -51,10 +54,12 @@ export async function runAcpTurn(
   const mapper = createUpdateMapper();
   const mark = await markTranscript(deps, worker);
   const early = await armEarly(deps, worker, input.maxTurns);
-  const sent = await sendPrompt(deps, { name, prompt: input.prompt }, worker).catch(async (error: unknown) => {
-    await early.undo().catch(() => undefined);
-    throw error;
-  });
+  const sent = await sendPrompt(deps, { name, prompt: input.prompt }, worker).catch(
+    async (error: unknown) => {
+      await early.undo().catch(() => undefined);
+      throw error;
+    },
+  );
   // Followed again after each answer, from the same place: the messages already mapped are skipped.
   let mapped = 0;
   let modelStopReason: string | null = null;
@@ -70,9 +75,7 @@ export async function runAcpTurn(
   let cancelled = false;
   const onCancel = () => {
     cancelled = true;
-    void interrupt(deps, worker);
-    const timer = setTimeout(() => giveUp.abort(), CANCEL_GRACE_MS);
-    giveUp.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+    void settleCancel(deps, worker, giveUp);
   };
   if (input.cancel.aborted) onCancel();
   else input.cancel.addEventListener("abort", onCancel, { once: true });
@@ -139,6 +142,20 @@ async function decide(
     // Someone else (a person attached, another caller) answered it first: the turn goes on either way.
     if (!(error instanceof PromptGoneError)) throw error;
   }
+}
+
+/** Presses the interrupt keys, then ends the follow once the TUI is idle again (or the grace is over). */
+async function settleCancel(deps: Deps, worker: Worker, giveUp: AbortController): Promise<void> {
+  await interrupt(deps, worker);
+  const until = deps.clock.now() + CANCEL_GRACE_MS;
+  let idleLooks = 0;
+  while (!giveUp.signal.aborted && deps.clock.now() < until && idleLooks < 2) {
+    await deps.clock.sleep(CANCEL_POLL_MS, giveUp.signal).catch(() => undefined);
+    const screen = await deps.tmux.capture(worker.meta.name).catch(() => null);
+    const idle = screen !== null && worker.provider.classifyScreen(screen).kind === "ready";
+    idleLooks = idle ? idleLooks + 1 : 0;
+  }
+  giveUp.abort();
 }
 
 /** The provider's interrupt keys, as `umbel keys NAME Escape` presses them. */
