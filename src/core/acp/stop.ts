@@ -61,7 +61,7 @@ function stop(stopReason: StopReason): PromptEnd {
 }
 
 /** One line for the client to show. */
-export function describeOutcome(outcome: Outcome): string {
+function describeOutcome(outcome: Outcome): string {
   const e = outcome.evidence;
   const name = `worker ${outcome.name}`;
   switch (outcome.reason) {
