@@ -53,6 +53,8 @@ export type AcpAgent = {
   readonly app: AgentApp;
   /** The names of the workers this face spawned and that are still its own. */
   spawned(): string[];
+  /** Every session's name. */
+  sessions(): string[];
   /** Ends every running prompt (the client went away). */
   abortPrompts(): void;
 };
@@ -120,15 +122,23 @@ export function createAcpAgent(
       mapped(async (): Promise<LoadSessionResponse> => {
         if (sessions.has(params.sessionId))
           throw RequestError.invalidRequest({ sessionId: params.sessionId }, "this session is open already");
-        const loaded = await loadSession(withSignal(deps, signal), params.sessionId, (old, cliSession) => ({
-          ...spawnFlags,
-          name: old.meta.name,
-          provider: old.provider.id,
-          cwd: old.meta.cwd,
-          ...(old.meta.model ? { model: old.meta.model } : {}),
-          ...(old.meta.permissionMode ? { permissionMode: old.meta.permissionMode } : {}),
-          resumeSession: cliSession,
-        }));
+        const loaded = await loadSession(
+          withSignal(deps, signal),
+          params.sessionId,
+          (old, cliSession) => ({
+            ...spawnFlags,
+            name: old.meta.name,
+            provider: old.provider.id,
+            cwd: old.meta.cwd,
+            ...(old.meta.model ? { model: old.meta.model } : {}),
+            ...(old.meta.permissionMode ? { permissionMode: old.meta.permissionMode } : {}),
+            resumeSession: cliSession,
+          }),
+          (old) => ({
+            mcpServers: planMcpServers(params.mcpServers as McpServer[], checkMcp(old.provider)).servers,
+            addsDirs: addsDirs(old.provider),
+          }),
+        );
         const { worker } = loaded;
         sessions.set(worker.meta.name, {
           worker,
@@ -233,6 +243,7 @@ export function createAcpAgent(
   return {
     app,
     spawned: () => [...sessions.entries()].filter(([, s]) => s.spawned).map(([name]) => name),
+    sessions: () => [...sessions.keys()],
     abortPrompts: () => {
       for (const s of sessions.values()) s.prompt?.abort();
     },

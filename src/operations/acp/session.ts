@@ -72,6 +72,8 @@ export async function loadSession(
   deps: Deps,
   name: string,
   respawn: (old: Worker, cliSession: string) => SpawnInput,
+  /** The client's MCP servers for a resumed worker (claude's config shape), and whether --add-dir is taken. */
+  launch: (old: Worker) => { mcpServers: Readonly<Record<string, unknown>>; addsDirs: boolean },
 ): Promise<LoadedSession> {
   const worker = await loadWorker(deps, name);
   const { provider } = worker;
@@ -85,7 +87,8 @@ export async function loadSession(
   if (text === null || cliSession === undefined)
     throw new WorkerNotFoundError(`session ${name} has no conversation left to resume`, { name });
   await killWorker(deps, { name, purge: true });
-  const resumed = await openSession(deps, respawn(worker, cliSession), {}, false);
+  const { mcpServers, addsDirs } = launch(worker);
+  const resumed = await openSession(deps, respawn(worker, cliSession), mcpServers, addsDirs);
   return { worker: resumed, adopted: false, history };
 }
 
@@ -124,7 +127,15 @@ export async function switchMode(
   return { worker: moved, input: next };
 }
 
-/** The workers this face spawned, killed as kill does (tombstones kept), each on its own. */
-export async function closeSessions(deps: Deps, names: readonly string[]): Promise<void> {
-  await Promise.all(names.map((name) => killWorker(deps, { name }).catch(() => undefined)));
+/**
+ * The workers this face spawned, killed as kill does (tombstones kept), each on its own; every
+ * session's MCP config goes with the client (a server's env may hold a secret).
+ */
+export async function closeSessions(
+  deps: Deps,
+  spawned: readonly string[],
+  all: readonly string[],
+): Promise<void> {
+  await Promise.all(spawned.map((name) => killWorker(deps, { name }).catch(() => undefined)));
+  await Promise.all(all.map((name) => deps.files.remove(acpFolder(deps, name).mcp).catch(() => undefined)));
 }
