@@ -92,6 +92,29 @@ export async function loadSession(
   return { worker: resumed, adopted: false, history };
 }
 
+/** Every worker of the state root as a session a client may load, newest first; `cwd` filters. */
+export async function listSessions(
+  deps: Deps,
+  cwd: string | null,
+): Promise<{ sessionId: string; cwd: string; title: string; updatedAt: string }[]> {
+  const found = await Promise.all(
+    (await deps.store.listNames()).map(async (name) => {
+      const meta = await deps.store.readMeta(name).catch(() => null);
+      return meta ? [meta] : [];
+    }),
+  );
+  return found
+    .flat()
+    .filter((meta) => cwd === null || meta.cwd === cwd)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    .map((meta) => ({
+      sessionId: meta.name,
+      cwd: meta.cwd,
+      title: `${meta.name} (${meta.provider}${meta.state === "killed" ? ", killed" : ""})`,
+      updatedAt: meta.createdAt,
+    }));
+}
+
 /** A conversation as the updates that replay it: each prompt, then what the turn showed. */
 export function replayUpdates(history: readonly ConversationTurn[]): SessionUpdate[] {
   const mapper = createUpdateMapper();
