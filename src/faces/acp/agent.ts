@@ -1,5 +1,6 @@
 import {
   type AgentApp,
+  type AgentContext,
   agent,
   type LoadSessionResponse,
   type McpServer,
@@ -19,6 +20,7 @@ import {
 import { UMBEL_ERROR_CODE } from "../../core/acp/stop.ts";
 import { toUmbelError, UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import { orphanGuardField } from "../../core/guard/fields.ts";
+import { formatWorkerRef, parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import type { Provider } from "../../core/providers/types.ts";
@@ -35,6 +37,7 @@ import {
 } from "../../operations/acp/session.ts";
 import { type AcpClientPort, runAcpTurn } from "../../operations/acp/turn.ts";
 import type { Worker } from "../../operations/worker/worker.ts";
+import { createRemoteHosts } from "./remote.ts";
 
 /**
  * `umbel acp`'s agent: ACP's methods as the operations' calls (spawn, send and follow, answer,
@@ -59,11 +62,22 @@ export type AcpAgent = {
   sessions(): string[];
   /** Ends every running prompt (the client went away). */
   abortPrompts(): void;
+  /** Ends the hosts' connections (each host's umbel kills the workers it spawned). */
+  closeHosts(): Promise<void>;
 };
+
+/** A session on a host: its own name there, and the host's connection relays it. */
+type RemoteSession = { readonly host: string; readonly id: string };
 
 export function createAcpAgent(
   deps: Deps,
-  options: { readonly version: string; readonly flags: AcpFlags; readonly provider: ProviderId },
+  options: {
+    readonly version: string;
+    readonly flags: AcpFlags;
+    readonly provider: ProviderId;
+    /** The face's argv for a host's own `umbel acp` (a usage error where it cannot travel). */
+    readonly hostWords: () => readonly string[];
+  },
 ): AcpAgent {
   const {
     maxTurns,
@@ -79,6 +93,21 @@ export function createAcpAgent(
   const spawnFlags = jsonSchema === undefined ? flags : { ...flags, structured: true };
   const turnFlags: AcpPromptMeta = { jsonSchema, accept, maxAttempts, acceptTimeout, maxTurns, timeout };
   const sessions = new Map<string, Session>();
+  const remote = new Map<string, RemoteSession>();
+  let local: AgentContext | null = null;
+  const hosts = createRemoteHosts(
+    deps,
+    () => options.hostWords(),
+    () => {
+      if (!local) throw new Error("no client connection");
+      return local;
+    },
+  );
+  /** A session on a host: its connection's agent and the session's name there. */
+  const onHost = async (id: string) => {
+    const found = remote.get(id);
+    return found ? { ...found, agent: await hosts.agentOf(found.host) } : null;
+  };
   const session = (id: string): Session => {
     const found = sessions.get(id);
     if (!found) throw new RequestError(-32002, `no session ${id} in this connection`, { sessionId: id });
@@ -126,6 +155,9 @@ export function createAcpAgent(
     return loaded;
   };
   const app = agent({ name: "umbel" })
+    .onConnect((connection) => {
+      local = connection.client;
+    })
     .onRequest("initialize", () => {
       const provider = getProvider(options.provider);
       return initializeResult(PROTOCOL_VERSION, {
@@ -136,7 +168,18 @@ export function createAcpAgent(
     })
     .onRequest("session/new", ({ params, signal }) =>
       mapped(async () => {
-        const chosen = parseMeta(params._meta, AcpSessionMeta);
+        const { host, ...chosen } = parseMeta(params._meta, AcpSessionMeta);
+        if (host !== undefined) {
+          const there = await hosts.agentOf(host);
+          const made = await there.request(
+            "session/new",
+            { ...params, _meta: { ...params._meta, umbel: chosen } },
+            { cancellationSignal: signal },
+          );
+          const sessionId = formatWorkerRef(host, made.sessionId);
+          remote.set(sessionId, { host, id: made.sessionId });
+          return { ...made, sessionId };
+        }
         const input: SpawnInput = {
           ...spawnFlags,
           ...chosen,
@@ -163,6 +206,18 @@ export function createAcpAgent(
     )
     .onRequest("session/load", ({ params, signal, client }) =>
       mapped(async (): Promise<LoadSessionResponse> => {
+        const ref = parseWorkerRef(params.sessionId);
+        if (ref.host !== null) {
+          const there = await hosts.agentOf(ref.host);
+          const loaded = await there.request(
+            "session/load",
+            { ...params, sessionId: ref.name },
+            { cancellationSignal: signal },
+          );
+          await hosts.flushed(ref.host);
+          remote.set(params.sessionId, { host: ref.host, id: ref.name });
+          return loaded ?? {};
+        }
         const { worker, history } = await open(params, signal);
         for (const update of replayUpdates(history))
           await client.notify("session/update", { sessionId: params.sessionId, update });
@@ -171,15 +226,32 @@ export function createAcpAgent(
     )
     // session/load without the replay: the client keeps the conversation it showed.
     .onRequest("session/resume", ({ params, signal }) =>
-      mapped(async () => ({
-        modes: modesOf((await open({ ...params, mcpServers: params.mcpServers ?? [] }, signal)).worker),
-      })),
+      mapped(async () => {
+        const ref = parseWorkerRef(params.sessionId);
+        if (ref.host === null)
+          return {
+            modes: modesOf((await open({ ...params, mcpServers: params.mcpServers ?? [] }, signal)).worker),
+          };
+        const there = await hosts.agentOf(ref.host);
+        const resumed = await there.request(
+          "session/resume",
+          { ...params, sessionId: ref.name },
+          { cancellationSignal: signal },
+        );
+        remote.set(params.sessionId, { host: ref.host, id: ref.name });
+        return resumed;
+      }),
     )
     .onRequest("session/list", ({ params }) =>
       mapped(async () => ({ sessions: await listSessions(deps, params.cwd ?? null) })),
     )
     .onRequest("session/close", ({ params }) =>
       mapped(async () => {
+        const there = await onHost(params.sessionId);
+        if (there) {
+          remote.delete(params.sessionId);
+          return (await there.agent.request("session/close", { ...params, sessionId: there.id })) ?? {};
+        }
         const s = session(params.sessionId);
         s.prompt?.abort();
         sessions.delete(params.sessionId);
@@ -189,6 +261,16 @@ export function createAcpAgent(
     )
     .onRequest("session/prompt", ({ params, signal, client }) =>
       mapped(async () => {
+        const there = await onHost(params.sessionId);
+        if (there) {
+          const ended = await there.agent.request(
+            "session/prompt",
+            { ...params, sessionId: there.id },
+            { cancellationSignal: signal },
+          );
+          await hosts.flushed(there.host);
+          return ended;
+        }
         const s = session(params.sessionId);
         if (s.prompt)
           throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
@@ -251,11 +333,22 @@ export function createAcpAgent(
         }
       }),
     )
-    .onNotification("session/cancel", ({ params }) => {
+    .onNotification("session/cancel", async ({ params }) => {
       sessions.get(params.sessionId)?.prompt?.abort();
+      const there = await onHost(params.sessionId).catch(() => null);
+      if (there) await there.agent.notify("session/cancel", { sessionId: there.id });
     })
     .onRequest("session/set_mode", ({ params, signal, client }) =>
       mapped(async () => {
+        const there = await onHost(params.sessionId);
+        if (there)
+          return (
+            (await there.agent.request(
+              "session/set_mode",
+              { ...params, sessionId: there.id },
+              { cancellationSignal: signal },
+            )) ?? {}
+          );
         const s = session(params.sessionId);
         if (s.prompt)
           throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
@@ -279,6 +372,7 @@ export function createAcpAgent(
     abortPrompts: () => {
       for (const s of sessions.values()) s.prompt?.abort();
     },
+    closeHosts: () => hosts.closeAll(),
   };
 }
 
