@@ -108,7 +108,7 @@ export async function runAcpTurn(
         worker,
         turn,
         mark,
-        { maxTurns: input.maxTurns, timeout, preArmed },
+        { maxTurns: input.maxTurns, timeout, preArmed, skipInterruptedDrain: true },
         onMessage({ n: 0 }),
         guard,
       );
