@@ -20,6 +20,11 @@ export type UpdateMapper = {
   push(message: StreamMessage): SessionUpdate[];
   /** The last tool call still without its result (a permission prompt is about it), or null. */
   pendingCall(): PendingCall | null;
+  /**
+   * The turn is over: every call still without a result ends `failed` (a denied call, an interrupted
+   * one: codex records no result for either), so no client shows a tool running forever.
+   */
+  closeOpen(): SessionUpdate[];
 };
 
 export type PendingCall = {
@@ -60,6 +65,15 @@ export function createUpdateMapper(): UpdateMapper {
     pendingCall() {
       const open = [...calls.values()].filter((call) => !done.has(call.toolCallId));
       return open.at(-1) ?? null;
+    },
+    closeOpen() {
+      const open = [...calls.values()].filter((call) => !done.has(call.toolCallId));
+      for (const call of open) done.add(call.toolCallId);
+      return open.map((call) => ({
+        sessionUpdate: "tool_call_update",
+        toolCallId: call.toolCallId,
+        status: "failed",
+      }));
     },
   };
 }

@@ -25,20 +25,13 @@ import {
   newSessionName,
   openSession,
   replayUpdates,
+  sessionSpawn,
   switchMode,
 } from "../../operations/acp/session.ts";
+import type { Worker } from "../../operations/worker/worker.ts";
 import { runPrompt } from "./prompt.ts";
 import { createRemoteHosts } from "./remote.ts";
-import {
-  addsDirs,
-  checkMcp,
-  mapped,
-  modesOf,
-  parseMeta,
-  type Session,
-  takesImages,
-  withSignal,
-} from "./request.ts";
+import { checkMcp, mapped, modesOf, parseMeta, type Session, takesImages, withSignal } from "./request.ts";
 
 /**
  * `umbel acp`'s agent: ACP's methods as the operations' calls (spawn, send and follow, answer,
@@ -112,34 +105,25 @@ export function createAcpAgent(
   ) => {
     if (sessions.has(params.sessionId))
       throw RequestError.invalidRequest({ sessionId: params.sessionId }, "this session is open already");
-    const loaded = await loadSession(
-      withSignal(deps, signal),
-      params.sessionId,
-      (old, cliSession) => ({
-        ...spawnFlags,
-        name: old.meta.name,
-        provider: old.provider.id,
-        cwd: old.meta.cwd,
-        ...(old.meta.model ? { model: old.meta.model } : {}),
-        ...(old.meta.permissionMode ? { permissionMode: old.meta.permissionMode } : {}),
-        resumeSession: cliSession,
-      }),
-      (old) => ({
-        mcpServers: planMcpServers([...params.mcpServers], checkMcp(old.provider)).servers,
-        addsDirs: addsDirs(old.provider),
-      }),
-    );
+    // A worker's spawn as this face would make it: the face's flags under what its meta records.
+    const base = (w: Worker): SpawnInput => ({
+      ...spawnFlags,
+      name: w.meta.name,
+      provider: w.provider.id,
+      cwd: w.meta.cwd,
+      ...(w.meta.model ? { model: w.meta.model } : {}),
+      ...(w.meta.permissionMode ? { permissionMode: w.meta.permissionMode } : {}),
+    });
+    let respawned: SpawnInput | null = null;
+    const loaded = await loadSession(withSignal(deps, signal), params.sessionId, async (old) => {
+      const mcp = planMcpServers([...params.mcpServers], checkMcp(old.provider));
+      respawned = await sessionSpawn(deps, base(old), old.provider, mcp.servers);
+      return respawned;
+    });
     const { worker } = loaded;
     sessions.set(worker.meta.name, {
       worker,
-      input: {
-        ...spawnFlags,
-        name: worker.meta.name,
-        provider: worker.provider.id,
-        cwd: worker.meta.cwd,
-        ...(worker.meta.model ? { model: worker.meta.model } : {}),
-        ...(worker.meta.permissionMode ? { permissionMode: worker.meta.permissionMode } : {}),
-      },
+      input: respawned ?? base(worker),
       spawned: !loaded.adopted,
       prompt: null,
       prompts: 0,
@@ -181,7 +165,7 @@ export function createAcpAgent(
         };
         const provider = getProvider(input.provider);
         const mcp = planMcpServers(params.mcpServers as McpServer[], checkMcp(provider));
-        const worker = await openSession(withSignal(deps, signal), input, mcp.servers, addsDirs(provider));
+        const worker = await openSession(withSignal(deps, signal), input, mcp.servers);
         sessions.set(worker.meta.name, { worker, input, spawned: true, prompt: null, prompts: 0 });
         return {
           sessionId: worker.meta.name,

@@ -75,10 +75,6 @@ export function checkMcp(provider: Provider) {
     provider.checkLaunchOptions?.({ mcpServers: servers, launchFlags: ["--mcp-config"] }) ?? null;
 }
 
-export function addsDirs(provider: Provider): boolean {
-  return (provider.checkLaunchOptions?.({ launchFlags: ["--add-dir"] }) ?? null) === null;
-}
-
 /** The provider's read tool shows an image file to the model (claude's Read). */
 export function takesImages(provider: Provider): boolean {
   return provider.tools.readsImages === true;

@@ -2,10 +2,13 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { createUpdateMapper } from "../../core/acp/updates.ts";
 import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
+import { getProvider } from "../../core/providers/registry.ts";
 import type { ConversationTurn } from "../../core/providers/transcript-types.ts";
+import type { Provider } from "../../core/providers/types.ts";
 import type { PermissionMode, SpawnInput } from "../../core/schemas.ts";
 import { findRecordSource, findSessionId } from "../../core/wait/turn.ts";
 import { spawnOrClaim } from "../pool/claim.ts";
+import { DEFAULT_START_TIMEOUT_MS } from "../spawn/prepare.ts";
 import { relaunchWorker } from "../spawn/relaunch.ts";
 import { killWorker } from "../worker/kill.ts";
 import { withDefaultProvider } from "../worker/user-config.ts";
@@ -29,30 +32,39 @@ export function newSessionName(deps: Deps): string {
 }
 
 /**
- * Spawns the session's worker. The client's MCP servers travel in a file of the session's folder
- * (0600), never on the CLI's argv (a stdio server's env may hold a secret); the attachments folder
- * is added with --add-dir where the CLI takes it, so the worker reads what a prompt attached.
+ * A session's spawn: the client's MCP servers travel in a file of the session's folder (0600), never
+ * on the CLI's argv (a stdio server's env may hold a secret); the attachments folder is added with
+ * --add-dir where the CLI takes it (in the spawn's permission mode), so the worker reads what a
+ * prompt attached.
  */
+export async function sessionSpawn(
+  deps: Deps,
+  input: SpawnInput,
+  provider: Provider,
+  mcpServers: Readonly<Record<string, unknown>>,
+): Promise<SpawnInput> {
+  const folder = acpFolder(deps, input.name);
+  await deps.files.ownDirectory(folder.dir);
+  await deps.files.ownDirectory(folder.attachments);
+  let spawned = input;
+  if (Object.keys(mcpServers).length > 0) {
+    await deps.files.writeAtomic(folder.mcp, `${JSON.stringify({ mcpServers })}\n`);
+    spawned = { ...spawned, mcpConfig: [...(spawned.mcpConfig ?? []), folder.mcp] };
+  }
+  if (addsDirs(provider, input.permissionMode))
+    spawned = { ...spawned, addDir: [...(spawned.addDir ?? []), folder.attachments] };
+  return spawned;
+}
+
+/** Spawns a session's worker (sessionSpawn's input): a spare of the warm pool when one matches. */
 export async function openSession(
   deps: Deps,
   input: SpawnInput,
   mcpServers: Readonly<Record<string, unknown>>,
-  addsDirs: boolean,
 ): Promise<Worker> {
-  const folder = acpFolder(deps, input.name);
-  await deps.files.ownDirectory(folder.dir);
-  await deps.files.ownDirectory(folder.attachments);
-  const withMcp =
-    Object.keys(mcpServers).length === 0
-      ? input
-      : await (async () => {
-          await deps.files.writeAtomic(folder.mcp, `${JSON.stringify({ mcpServers })}\n`);
-          return { ...input, mcpConfig: [...(input.mcpConfig ?? []), folder.mcp] };
-        })();
-  const spawned = addsDirs
-    ? { ...withMcp, addDir: [...(withMcp.addDir ?? []), folder.attachments] }
-    : withMcp;
-  const result = await spawnOrClaim(deps, await withDefaultProvider(deps, spawned));
+  const withProvider = await withDefaultProvider(deps, input);
+  const spawn = await sessionSpawn(deps, withProvider, getProvider(withProvider.provider), mcpServers);
+  const result = await spawnOrClaim(deps, spawn);
   return loadWorker(deps, result.name);
 }
 
@@ -64,16 +76,15 @@ export type LoadedSession = {
 };
 
 /**
- * session/load: a live worker of that name is adopted as it runs; a dead or killed one's CLI session
- * is resumed in a new worker of the same name (its conversation read first: the purge removes its
- * events log, not the CLI's record). Either way its conversation comes back to replay.
+ * session/load: a live worker of that name is adopted as it runs; a dead or killed one's CLI is
+ * started again in place on its recorded conversation (its folder, events log and provider home
+ * kept: gemini keeps its chats there), from `respawn`'s spawn. Either way its conversation comes
+ * back to replay.
  */
 export async function loadSession(
   deps: Deps,
   name: string,
-  respawn: (old: Worker, cliSession: string) => SpawnInput,
-  /** The client's MCP servers for a resumed worker (claude's config shape), and whether --add-dir is taken. */
-  launch: (old: Worker) => { mcpServers: Readonly<Record<string, unknown>>; addsDirs: boolean },
+  respawn: (old: Worker) => Promise<SpawnInput>,
 ): Promise<LoadedSession> {
   const worker = await loadWorker(deps, name);
   const { provider } = worker;
@@ -83,12 +94,16 @@ export async function loadSession(
   const history = text === null ? [] : provider.readConversation(text.split("\n"));
   const live = await checkLiveness(deps, worker);
   if (live.alive) return { worker, adopted: true, history };
-  const cliSession = findSessionId(provider, events) ?? worker.meta.sessionId;
-  if (text === null || cliSession === undefined)
+  const sessionId = findSessionId(provider, events) ?? worker.meta.sessionId;
+  if (text === null || sessionId === undefined)
     throw new WorkerNotFoundError(`session ${name} has no conversation left to resume`, { name });
-  await killWorker(deps, { name, purge: true });
-  const { mcpServers, addsDirs } = launch(worker);
-  const resumed = await openSession(deps, respawn(worker, cliSession), mcpServers, addsDirs);
+  const input = await respawn(worker);
+  const resumed = await relaunchWorker(deps, worker, {
+    account: worker.meta.account ?? null,
+    resume: { sessionId, transcript: null },
+    until: deps.clock.now() + (input.startTimeout ?? DEFAULT_START_TIMEOUT_MS),
+    kept: { input, sessionTrust: false },
+  });
   return { worker: resumed, adopted: false, history };
 }
 
@@ -125,8 +140,9 @@ export function replayUpdates(history: readonly ConversationTurn[]): SessionUpda
 }
 
 /**
- * session/set_mode: the worker's CLI started again in place on the same conversation with the new
- * permission mode (spawn's input as this face holds it). A worker with a turn on is refused.
+ * session/set_mode: the worker's CLI started again in place on the same conversation (the last
+ * session its events name) with the new permission mode, from spawn's input as this face holds it.
+ * The attachments folder goes where the CLI refuses --add-dir in that mode (codex's read-only plan).
  */
 export async function switchMode(
   deps: Deps,
@@ -135,19 +151,31 @@ export async function switchMode(
   mode: PermissionMode,
 ): Promise<{ worker: Worker; input: SpawnInput }> {
   const { provider, meta } = worker;
-  const events = await readEvents(deps, provider, meta.name);
-  const source = findRecordSource(provider, events);
-  const sessionId = findSessionId(provider, events) ?? meta.sessionId;
-  const next: SpawnInput = { ...input, permissionMode: mode };
   const refused = provider.checkLaunchOptions?.({ permissionMode: mode });
   if (refused) throw new UsageError(refused, { provider: provider.id, mode });
+  const attachments = acpFolder(deps, meta.name).attachments;
+  const keepsDirs = addsDirs(provider, mode);
+  const addDir = (input.addDir ?? []).filter((dir) => keepsDirs || dir !== attachments);
+  const { addDir: _dirs, ...rest } = input;
+  const next: SpawnInput = { ...rest, permissionMode: mode, ...(addDir.length > 0 ? { addDir } : {}) };
+  const sessionId = findSessionId(provider, await readEvents(deps, provider, meta.name));
   const moved = await relaunchWorker(deps, worker, {
     account: meta.account ?? null,
-    resume: source?.kind === "file" && sessionId ? { sessionId, transcript: source.path } : null,
-    until: deps.clock.now() + 60_000,
+    resume: sessionId ? { sessionId, transcript: null } : null,
+    until: deps.clock.now() + (input.startTimeout ?? DEFAULT_START_TIMEOUT_MS),
     kept: { input: next, sessionTrust: false },
   });
   return { worker: moved, input: next };
+}
+
+/** The CLI takes --add-dir (in this permission mode): a session's attachments folder goes with it. */
+function addsDirs(provider: Provider, permissionMode?: PermissionMode): boolean {
+  return (
+    (provider.checkLaunchOptions?.({
+      launchFlags: ["--add-dir"],
+      ...(permissionMode ? { permissionMode } : {}),
+    }) ?? null) === null
+  );
 }
 
 /**

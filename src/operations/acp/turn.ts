@@ -121,7 +121,14 @@ export async function runAcpTurn(
         deps,
         worker,
         followed.outcome,
-        client,
+        // The permission's own updates go in the turn's order, after what the record showed.
+        {
+          ...client,
+          update: async (update) => {
+            show(update);
+            await pushing;
+          },
+        },
         mapper.pendingCall(),
         () => cancelled,
         input.cancel,
@@ -152,6 +159,7 @@ export async function runAcpTurn(
       };
       outcome = await runGuard(d, worker, sent.baseline, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, runner);
     }
+    for (const update of mapper.closeOpen()) show(update);
     await pushing;
     const end = decidePromptEnd({
       outcome: giveUp.signal.aborted ? { ...outcome, reason: "aborted" } : outcome,
@@ -180,12 +188,23 @@ async function decide(
 ): Promise<void> {
   const inputId = outcome.evidence.inputId;
   let choice: "allow" | "always" | "deny" = "deny";
+  // A prompt the record shows no call for yet (opencode records a call once it has run) is shown as
+  // a call of its own, ended by the answer: the client has something to attach the request to.
+  const own = pending === null ? `permission-${inputId ?? "prompt"}` : null;
   if (!isCancelled()) {
     const menu = await promptMenu(deps, worker);
     const prompt = outcome.evidence.prompt ?? "the worker asks for permission";
     const toolCall: ToolCallUpdate = pending
       ? { toolCallId: pending.toolCallId, title: pending.title, kind: pending.kind, status: "pending" }
-      : { toolCallId: `permission-${inputId ?? "prompt"}`, title: prompt, kind: "other", status: "pending" };
+      : { toolCallId: own ?? "", title: prompt, kind: "other", status: "pending" };
+    if (own !== null)
+      await client.update({
+        sessionUpdate: "tool_call",
+        toolCallId: own,
+        title: prompt,
+        kind: "other",
+        status: "pending",
+      });
     const asked = client.askPermission({ toolCall, options: permissionOptions(menu.options, menu.meanings) });
     const cancelledMeanwhile = new Promise<RequestPermissionOutcome>((resolve) => {
       if (cancel.aborted) resolve({ outcome: "cancelled" });
@@ -193,6 +212,12 @@ async function decide(
     });
     choice = choiceOf(await Promise.race([asked, cancelledMeanwhile]));
   }
+  if (own !== null)
+    await client.update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: own,
+      status: choice === "deny" ? "failed" : "completed",
+    });
   try {
     await answerPrompt(deps, { name: worker.meta.name, choice, ...(inputId ? { inputId } : {}) });
   } catch (error) {

@@ -37,7 +37,11 @@ export type Relaunch = {
   /** The account to run on; null: the provider's default sign-in. */
   readonly account: string | null;
   /** The session to resume, and the record the hooks announced for it (carried first); null: a fresh session. */
-  readonly resume: { readonly sessionId: string; readonly transcript: string } | null;
+  readonly resume: {
+    readonly sessionId: string;
+    /** null: the record stays where the CLI reads it (the same home: ACP's load and set_mode). */
+    readonly transcript: string | null;
+  } | null;
   /** The relaunch must be ready by then (ms, the clock's). */
   readonly until: number;
   /** Called once the old TUI is stopped: from then on a failure leaves the worker without its CLI. */
@@ -71,10 +75,12 @@ export async function relaunchWorker(deps: Deps, worker: Worker, change: Relaunc
     unwind: async () => undefined,
   };
   const { started, laidOut, env } = await layOutLaunch(deps, input, prepared, meta.cwd, made);
-  if (change.resume) await carryRecord(deps, worker, change.resume.transcript, env);
-  const { account: _account, providerFiles: _files, ...rest } = meta;
+  if (change.resume?.transcript) await carryRecord(deps, worker, change.resume.transcript, env);
+  // A tombstone started again (ACP's session/load of a killed worker) is a live worker once more.
+  const { account: _account, providerFiles: _files, killedAt: _killed, ...rest } = meta;
   const next: Meta = {
     ...rest,
+    state: "ready",
     ...(change.account === null ? {} : { account: change.account }),
     sessionId: prepared.sessionId,
     ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),

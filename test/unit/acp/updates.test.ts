@@ -95,6 +95,16 @@ describe("a turn's messages as ACP session updates", () => {
     expect(m.pendingCall()).toBeNull();
   });
 
+  test("at the turn's end, a call still without its result ends failed (a denied codex call records none)", () => {
+    const m = createUpdateMapper();
+    m.push(assistant({ type: "tool_use", id: "t5", name: "Bash", input: { command: "rm -rf x" } }));
+    m.push(assistant({ type: "tool_use", id: "t6", name: "Bash", input: { command: "ls" } }));
+    m.push(result("t6", "a"));
+    expect(m.closeOpen()).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "t5", status: "failed" }]);
+    expect(m.closeOpen()).toEqual([]);
+    expect(m.push(result("t5", "late"))).toEqual([]);
+  });
+
   test("messages without content blocks (a limit's rate_limit_event) map to nothing", () => {
     const m = createUpdateMapper();
     expect(m.push({ type: "rate_limit_event", rate_limit_info: {} })).toEqual([]);
