@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { type AcpFace, startAcp } from "../helpers/acp-client.ts";
+import { createSandbox, eventually, type Sandbox } from "../helpers/sandbox.ts";
+
+// Each provider's cases start three workers and resume one on real tmux; bun's 5 s default is too
+// short on 2 loaded cores (a preload's default reaches only the first file of a run, bun 1.4.5).
+setDefaultTimeout(60_000);
+
+/**
+ * `umbel acp` through the SDK's own client (`client()` over `ndJsonStream` on the child's stdio), as
+ * an editor drives it, on the fake claude, codex, gemini and opencode: one face process per provider
+ * for the cases that can share it, then a second one that loads a session of the first.
+ */
+
+const PROVIDERS = ["claude", "codex", "gemini", "opencode"] as const;
+type Provider = (typeof PROVIDERS)[number];
+
+const sha12 = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12);
+type Json = Record<string, unknown>;
+
+let sb: Sandbox;
+const faces: AcpFace[] = [];
+beforeAll(async () => {
+  sb = await createSandbox({ env: { GEMINI_API_KEY: "fake-key" } });
+  mkdirSync(join(sb.dir, "home", ".gemini"), { mode: 0o700 });
+});
+afterAll(async () => {
+  for (const face of faces) face.kill();
+  await sb.dispose();
+});
+
+/** The face's flags per provider: claude's fake asks for permission only in manual mode. */
+const FLAGS: Record<Provider, string[]> = {
+  claude: ["--permission-mode", "manual", "--env", "FAKE_CLAUDE_NOTIFY_MS=300"],
+  codex: [],
+  gemini: [],
+  opencode: [],
+};
+
+/** A prompt that asks for permission, and the file its command makes once allowed. */
+function permissionAsk(provider: Provider, tag: string): { prompt: string; made: string } {
+  if (provider === "opencode") {
+    // opencode asks for a folder outside the project; the fake writes fake-approved.txt there.
+    const dir = join(sb.dir, `oc-${tag}`);
+    mkdirSync(dir, { recursive: true });
+    return { prompt: `fake:permission ${dir}`, made: join(dir, "fake-approved.txt") };
+  }
+  const file = `${provider}-${tag}.txt`;
+  return { prompt: `fake:permission touch ${file}`, made: join(sb.work, file) };
+}
+
+const textOf = (updates: SessionUpdate[], kind: "agent_message_chunk" | "user_message_chunk") =>
+  updates
+    .flatMap((u) => (u.sessionUpdate === kind && u.content.type === "text" ? [u.content.text] : []))
+    .join("");
+const kindsOf = (updates: SessionUpdate[]) => updates.map((u) => u.sessionUpdate);
+
+async function statusOf(name: string): Promise<Json> {
+  const r = await sb.umbel(["status", name, "--json"]);
+  return JSON.parse(r.stdout || "{}") as Json;
+}
+
+describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
+  let face: AcpFace;
+  let main = "";
+  let dead = "";
+  let kept = "";
+  const KEPT_PROMPT = "fake:reply remember me";
+
+  beforeAll(() => {
+    face = startAcp(sb, ["--provider", provider, ...FLAGS[provider]]);
+    faces.push(face);
+  });
+
+  test("initialize: protocol 1, loadSession, the prompt and MCP capabilities, umbel's agentInfo", async () => {
+    const init = await face.initialize();
+    expect(init).toMatchObject({
+      protocolVersion: 1,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: expect.any(Boolean), audio: false, embeddedContext: true },
+        mcpCapabilities: { http: expect.any(Boolean), sse: expect.any(Boolean) },
+      },
+      agentInfo: { name: "umbel", title: "umbel", version: expect.any(String) },
+      authMethods: [],
+    });
+  });
+
+  test("session/new: the sessionId is the worker's name (acp-<8 hex>), with modes and umbel's _meta", async () => {
+    const created = await face.newSession(sb.work);
+    main = created.sessionId;
+    expect(main).toMatch(/^acp-[0-9a-f]{8}$/);
+    expect(created._meta).toMatchObject({
+      umbel: { worker: main, provider, mcpServers: { passed: [], unsupported: [] } },
+    });
+    const modes = created.modes;
+    expect(modes?.availableModes.map((m) => m.id)).toContain(modes?.currentModeId ?? "none");
+    expect(await statusOf(main)).toMatchObject({ name: main, provider, cwd: sb.work });
+  });
+
+  test("a prompt streams the reply as agent_message_chunk and ends end_turn", async () => {
+    const turn = await face.prompt(main, "fake:reply hello from acp");
+    expect(turn.error).toBeUndefined();
+    expect(textOf(turn.updates, "agent_message_chunk")).toBe("hello from acp");
+    expect(turn.stopReason).toBe("end_turn");
+  });
+
+  test("a tool call streams tool_call (in_progress) then tool_call_update (completed), one toolCallId", async () => {
+    const turn = await face.prompt(main, "fake:tools 1");
+    const calls = turn.updates.flatMap((u) => (u.sessionUpdate === "tool_call" ? [u] : []));
+    const results = turn.updates.flatMap((u) => (u.sessionUpdate === "tool_call_update" ? [u] : []));
+    expect({ calls: calls.length, results: results.length }).toEqual({ calls: 1, results: 1 });
+    const [call] = calls;
+    const [result] = results;
+    expect(call).toMatchObject({ status: "in_progress", kind: "execute", title: expect.any(String) });
+    expect(JSON.stringify(call?.rawInput)).toContain("echo step1");
+    expect(result).toMatchObject({ toolCallId: call?.toolCallId, status: "completed" });
+    expect(JSON.stringify(result?.content)).toContain("step1");
+    const kinds = kindsOf(turn.updates);
+    expect(kinds.indexOf("tool_call")).toBeLessThan(kinds.indexOf("tool_call_update"));
+    expect(textOf(turn.updates, "agent_message_chunk")).toContain("FAKE-TOOLS-DONE n=1");
+    expect(turn.stopReason).toBe("end_turn");
+  });
+
+  test("a permission request answered allow: the command runs, the turn ends end_turn", async () => {
+    const { prompt, made } = permissionAsk(provider, "allow");
+    const asked = face.permissionRequests.length;
+    face.answerPermissions({ optionId: "allow" });
+    const turn = await face.prompt(main, prompt);
+    const requests = face.permissionRequests.slice(asked);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).toMatchObject({ sessionId: main, toolCall: { status: "pending" } });
+    const options = requests[0]?.options ?? [];
+    expect(options).toContainEqual(expect.objectContaining({ optionId: "allow", kind: "allow_once" }));
+    expect(options).toContainEqual(expect.objectContaining({ optionId: "deny", kind: "reject_once" }));
+    for (const option of options) expect(["allow", "always", "deny"]).toContain(option.optionId);
+    expect(turn.error).toBeUndefined();
+    expect(existsSync(made)).toBe(true);
+    expect(textOf(turn.updates, "agent_message_chunk")).toContain("FAKE-APPROVED");
+    expect(turn.stopReason).toBe("end_turn");
+  });
+
+  test.each([
+    ["deny", { optionId: "deny" }],
+    ["cancelled", "cancelled"],
+  ] as const)(
+    "a permission request answered %s: the command does not run, the prompt still ends",
+    async (_, choice) => {
+      const { prompt, made } = permissionAsk(provider, typeof choice === "string" ? choice : choice.optionId);
+      const asked = face.permissionRequests.length;
+      face.answerPermissions(choice);
+      const turn = await face.prompt(main, prompt);
+      expect(face.permissionRequests.slice(asked)).toHaveLength(1);
+      expect(turn.error).toBeUndefined();
+      expect(["end_turn", "cancelled"]).toContain(turn.stopReason ?? "none");
+      expect(existsSync(made)).toBe(false);
+    },
+  );
+
+  test("session/cancel mid-turn: the prompt answers cancelled, and a next prompt on the session works", async () => {
+    const hung = face.prompt(main, "fake:hang");
+    await eventually(async () => (await statusOf(main)).state === "busy", 15_000, `${main} busy`);
+    await face.cancel(main);
+    const turn = await hung;
+    expect(turn.error).toBeUndefined();
+    expect(turn.stopReason).toBe("cancelled");
+    const next = await face.prompt(main, "fake:reply after the cancel");
+    expect(textOf(next.updates, "agent_message_chunk")).toBe("after the cancel");
+    expect(next.stopReason).toBe("end_turn");
+  });
+
+  test("a dead worker (fake:die 3): a JSON-RPC error -32000, data {code: dead, exitCode: 125, worker}", async () => {
+    dead = (await face.newSession(sb.work)).sessionId;
+    const turn = await face.prompt(dead, "fake:die 3");
+    expect(turn.stopReason).toBeUndefined();
+    expect(turn.error).toMatchObject({
+      code: -32000,
+      message: expect.any(String),
+      data: { code: "dead", exitCode: 125, worker: dead },
+    });
+    expect(turn.error?.message).not.toContain("\n");
+  });
+
+  test("stdin closed: the face kills the workers it spawned (ls shows them dead) and exits 0", async () => {
+    kept = (await face.newSession(sb.work)).sessionId;
+    const turn = await face.prompt(kept, KEPT_PROMPT);
+    expect(textOf(turn.updates, "agent_message_chunk")).toBe("remember me");
+    expect(await face.close()).toBe(0);
+    const rows = JSON.parse((await sb.umbel(["ls", "--json"])).stdout) as Json[];
+    const states = Object.fromEntries(rows.map((row) => [String(row.name), String(row.state)]));
+    for (const name of [main, dead, kept])
+      expect({ name, state: states[name] }).toEqual({
+        name,
+        state: expect.stringMatching(/^(dead|killed)$/),
+      });
+  });
+
+  test("session/load in a new umbel acp: the history replayed as updates, then the conversation goes on", async () => {
+    const again = startAcp(sb, ["--provider", provider, ...FLAGS[provider]]);
+    faces.push(again);
+    await again.initialize();
+    const loaded = await again.load(kept, sb.work);
+    if ("error" in loaded) throw new Error(`session/load ${kept}: ${JSON.stringify(loaded.error)}`);
+    const kinds = kindsOf(loaded.updates);
+    expect(textOf(loaded.updates, "user_message_chunk")).toBe(KEPT_PROMPT);
+    expect(textOf(loaded.updates, "agent_message_chunk")).toBe("remember me");
+    expect(kinds.indexOf("user_message_chunk")).toBeLessThan(kinds.indexOf("agent_message_chunk"));
+    const history = await again.prompt(kept, "fake:history");
+    expect(textOf(history.updates, "agent_message_chunk")).toBe(`HISTORY n=1 last=${sha12(KEPT_PROMPT)}`);
+    expect(history.stopReason).toBe("end_turn");
+    expect(await again.close()).toBe(0);
+  });
+});
