@@ -98,8 +98,15 @@ export function startAcp(sb: Pick<Sandbox, "env" | "work">, flags: readonly stri
     });
   const connection: ClientConnection = app.connect(ndJsonStream(toChild, child.stdout));
   const agent = connection.agent;
+  const tail = () => `umbel acp exit ${child.exitCode ?? "none yet"}, stderr: ${stderr.slice(-2000)}`;
+  /** `promise` within `ms`; a failure names the request and the face's stderr. */
   const bound = <T>(promise: Promise<T>, ms: number, what: string) =>
-    within(promise, ms, () => `${what} (umbel acp stderr: ${stderr.slice(-2000)})`);
+    within(promise, ms, () => `${what} (${tail()})`).catch((error: unknown) => {
+      const data = error instanceof RequestError ? ` ${error.code} ${JSON.stringify(error.data)}` : "";
+      throw new Error(
+        `${what}: ${String(error instanceof Error ? error.message : error)}${data} (${tail()})`,
+      );
+    });
   /** The session's updates that arrive while `run` runs. */
   const collecting = async <T>(sessionId: string, run: () => Promise<T>) => {
     const from = notifications.length;
