@@ -66,6 +66,9 @@ async function statusOf(name: string): Promise<Json> {
 
 describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
   let face: AcpFace;
+  let again: AcpFace;
+  let modes: string[] = [];
+  let currentMode = "";
   let main = "";
   let dead = "";
   let kept = "";
@@ -97,8 +100,9 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     expect(created._meta).toMatchObject({
       umbel: { worker: main, provider, mcpServers: { passed: [], unsupported: [] } },
     });
-    const modes = created.modes;
-    expect(modes?.availableModes.map((m) => m.id)).toContain(modes?.currentModeId ?? "none");
+    modes = created.modes?.availableModes.map((m) => m.id) ?? [];
+    currentMode = created.modes?.currentModeId ?? "none";
+    expect(modes).toContain(currentMode);
     expect(await statusOf(main)).toMatchObject({ name: main, provider, cwd: sb.work });
   });
 
@@ -200,7 +204,7 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
   });
 
   test("session/load in a new umbel acp: the history replayed as updates, then the conversation goes on", async () => {
-    const again = startAcp(sb, ["--provider", provider, ...FLAGS[provider]]);
+    again = startAcp(sb, ["--provider", provider, ...FLAGS[provider]]);
     faces.push(again);
     await again.initialize();
     const loaded = await again.load(kept, sb.work);
@@ -211,6 +215,16 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     expect(kinds.indexOf("user_message_chunk")).toBeLessThan(kinds.indexOf("agent_message_chunk"));
     const history = await again.prompt(kept, "fake:history");
     expect(textOf(history.updates, "agent_message_chunk")).toBe(`HISTORY n=1 last=${sha12(KEPT_PROMPT)}`);
+    expect(history.stopReason).toBe("end_turn");
+  });
+
+  test("session/set_mode: the worker relaunched in the new mode on the same conversation", async () => {
+    const other = modes.find((id) => id !== currentMode);
+    if (!other) throw new Error(`no mode to switch to besides ${currentMode} (${modes.join(", ")})`);
+    const set = await again.setMode(kept, other);
+    expect("error" in set ? set.error : "ok").toBe("ok");
+    const history = await again.prompt(kept, "fake:history");
+    expect(textOf(history.updates, "agent_message_chunk")).toBe(`HISTORY n=2 last=${sha12("fake:history")}`);
     expect(history.stopReason).toBe("end_turn");
     expect(await again.close()).toBe(0);
   });
