@@ -226,6 +226,21 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     const history = await again.prompt(kept, "fake:history");
     expect(textOf(history.updates, "agent_message_chunk")).toBe(`HISTORY n=2 last=${sha12("fake:history")}`);
     expect(history.stopReason).toBe("end_turn");
+  });
+
+  test("session/load of a live worker adopts it: that face's stdin closing leaves it running", async () => {
+    const third = startAcp(sb, ["--provider", provider, ...FLAGS[provider]]);
+    faces.push(third);
+    await third.initialize();
+    const loaded = await third.load(kept, sb.work);
+    if ("error" in loaded) throw new Error(`session/load ${kept}: ${JSON.stringify(loaded.error)}`);
+    expect(textOf(loaded.updates, "user_message_chunk")).toStartWith(KEPT_PROMPT);
+    expect(await third.close()).toBe(0);
+    expect(await statusOf(kept)).toMatchObject({ name: kept, state: "idle" });
+  });
+
+  test("the face that resumed the worker kills it when its own stdin closes", async () => {
     expect(await again.close()).toBe(0);
+    expect(String((await statusOf(kept)).state)).toMatch(/^(dead|killed)$/);
   });
 });
