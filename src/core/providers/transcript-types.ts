@@ -48,6 +48,9 @@ export type TurnSummary = {
   readonly sessionId: string | null;
 };
 
+/** One human turn of a recorded conversation: the prompt as typed, and the turn's messages. */
+export type ConversationTurn = { readonly prompt: string; readonly messages: readonly StreamMessage[] };
+
 /** Fed the transcript's new lines in order (pure, stateful); returns the stream messages they complete. */
 export type TurnTracker = {
   push(line: string): StreamMessage[];

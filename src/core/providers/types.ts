@@ -6,7 +6,7 @@ import type { ProviderId } from "../schemas.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { HookEvent } from "./hook-event.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
-import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
+import type { ConversationTurn, RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
 
 /**
  * The contract every provider file fulfils: data and pure functions only. The engine (operations)
@@ -184,6 +184,8 @@ export type ProviderCommon = {
    * Follows one turn's transcript lines as they are appended and renders them as claude's
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */
+  /** Every human turn of a whole session record, in order (ACP's session/load replays them). */
+  readConversation?(lines: readonly string[]): ConversationTurn[];
   trackTurn?(promptId: string | null): TurnTracker;
   /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
   readonly sessionStartAtLaunch?: boolean;
