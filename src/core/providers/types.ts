@@ -100,6 +100,16 @@ export type ToolVocabulary = {
   readonly patch?: readonly string[];
   /** An MCP tool's name: the server and the tool as its two groups. */
   readonly mcpName?: RegExp;
+  /** Tools that read a file (ACP's `read` kind of tool call). */
+  readonly read?: readonly string[];
+  /** Tools that find or list files (ACP's `search`). */
+  readonly search?: readonly string[];
+  /** Tools that fetch a URL (ACP's `fetch`). */
+  readonly fetch?: readonly string[];
+  /** Tools that hand work to a subagent (ACP's `think`). */
+  readonly delegate?: readonly string[];
+  /** The CLI's todo list tool and the key of its list in the call's input (ACP's `plan`). */
+  readonly todo?: { readonly name: string; readonly list: string };
   /** The output and exit code of a shell call, from the text the model saw; null: not this CLI's shape. */
   commandResult?(text: string, isError: boolean): { output: string; exitCode: number } | null;
 };
@@ -184,9 +194,13 @@ export type ProviderCommon = {
    * Follows one turn's transcript lines as they are appended and renders them as claude's
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */
-  /** Every human turn of a whole session record, in order (ACP's session/load replays them). */
-  readConversation?(lines: readonly string[]): ConversationTurn[];
   trackTurn?(promptId: string | null): TurnTracker;
+  /**
+   * The whole session record (the transcript's lines; a record query's rows) as its human turns in
+   * order: the prompt as the CLI recorded it and the turn's messages as trackTurn renders them
+   * (ACP's `session/load` replays a resumed session from it). Total: bad lines are skipped.
+   */
+  readConversation(lines: readonly string[]): ConversationTurn[];
   /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
   readonly sessionStartAtLaunch?: boolean;
   /**

@@ -78,7 +78,7 @@ export async function loadSession(
   const events = await readEvents(deps, provider, name);
   const source = findRecordSource(provider, events);
   const text = source ? await deps.records.read(source) : null;
-  const history = text === null ? [] : (provider.readConversation?.(text.split("\n")) ?? []);
+  const history = text === null ? [] : provider.readConversation(text.split("\n"));
   const live = await checkLiveness(deps, worker);
   if (live.alive) return { worker, adopted: true, history };
   const cliSession = findSessionId(provider, events) ?? worker.meta.sessionId;

@@ -15,7 +15,7 @@ import { launchExtras, mergeSettings, STRUCTURED_TOOL_NAME } from "./launch.ts";
 import { claudeLimits } from "./limits.ts";
 import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
-import { trackClaudeTurn } from "./stream.ts";
+import { readClaudeConversation, trackClaudeTurn } from "./stream.ts";
 import { claudeTurnSettled, readClaudeTelemetry } from "./telemetry.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
@@ -36,6 +36,11 @@ export const claude: PlainProvider = {
     edit: ["Edit", "MultiEdit", "NotebookEdit"],
     web: ["WebSearch"],
     mcpName: /^mcp__(.+?)__(.+)$/,
+    read: ["Read", "NotebookRead"],
+    search: ["Grep", "Glob", "LS", "ToolSearch"],
+    fetch: ["WebFetch"],
+    delegate: ["Task", "Agent"],
+    todo: { name: "TodoWrite", list: "todos" },
     // A failed Bash: `Exit code N` first, then the output.
     commandResult(text) {
       const head = /^Exit code (-?\d+)\n?/.exec(text);
@@ -88,6 +93,7 @@ export const claude: PlainProvider = {
   interpretEvent,
   parseAnswer: parseClaudeAnswer,
   trackTurn: trackClaudeTurn,
+  readConversation: readClaudeConversation,
   maxTurnsHalt: "hook",
   answer: CLAUDE_ANSWERS,
   policy: CLAUDE_POLICY,

@@ -17,7 +17,7 @@ import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from
 import { codexLimits } from "./limits.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
 import { CODEX_ANSWERS, classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
-import { trackCodexTurn } from "./stream.ts";
+import { readCodexConversation, trackCodexTurn } from "./stream.ts";
 import { readCodexTelemetry } from "./telemetry.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
@@ -69,6 +69,8 @@ export const codex: HomedProvider = {
     edit: [],
     web: ["web_search"],
     patch: ["apply_patch"],
+    read: ["view_image"],
+    todo: { name: "update_plan", list: "plan" },
     // exec_command's header: `Process exited with code N` … then `Output:` on a line of its own.
     commandResult(text) {
       const code = /^Process exited with code (-?\d+)$/m.exec(text.split("\nOutput:\n")[0] ?? "");
@@ -101,6 +103,7 @@ export const codex: HomedProvider = {
   interpretEvent: interpretCodexEvent,
   parseAnswer: parseCodexAnswer,
   trackTurn: trackCodexTurn,
+  readConversation: readCodexConversation,
   // --max-turns interrupts a codex turn (the default); meanwhile PreToolUse refuses every call, so a
   // response already on its way runs no tool ("Blocked by hook", measured on 0.171.0).
   haltHooks: (reason) => ({

@@ -26,7 +26,7 @@ import { GEMINI_APPROVAL_MODES } from "./non-interactive.ts";
 import { GEMINI_POLICY } from "./policy.ts";
 import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
-import { trackGeminiTurn } from "./stream.ts";
+import { readGeminiConversation, trackGeminiTurn } from "./stream.ts";
 import { readGeminiTelemetry } from "./telemetry.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
 
@@ -75,6 +75,10 @@ export const gemini: HomedProvider = {
     web: ["google_web_search"],
     // A server name with `_` splits early.
     mcpName: /^mcp_([^_]+)_(.+)$/,
+    read: ["read_file", "read_many_files"],
+    search: ["glob", "search_file_content", "grep_search", "list_directory"],
+    fetch: ["web_fetch"],
+    todo: { name: "write_todos", list: "todos" },
     // run_shell_command's `Output: …` (`(empty)` for none), then `Exit Code: N` when it failed.
     commandResult(text, isError) {
       const out =
@@ -125,6 +129,7 @@ export const gemini: HomedProvider = {
   interpretEvent: interpretGeminiEvent,
   parseAnswer: parseGeminiAnswer,
   trackTurn: trackGeminiTurn,
+  readConversation: readGeminiConversation,
   maxTurnsHalt: "hook",
   // 0.61.0: the agent stops after that tool ("Agent execution stopped: <reason>"), no AfterAgent.
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),
