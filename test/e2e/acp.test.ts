@@ -214,6 +214,7 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
   });
 
   test("a dead worker (fake:die 3): a JSON-RPC error -32000, data {code: dead, exitCode: 125, worker}", async () => {
+    dead ||= (await face.newSession(sb.work)).sessionId; // the case before failed to make one
     const turn = await face.prompt(dead, "fake:die 3");
     expect(turn.stopReason).toBeUndefined();
     // Read before toMatchObject: bun 1.4.5's toMatchObject leaves expect.any(String) in the received
