@@ -109,6 +109,7 @@ export function initializeResult(protocolVersion: number, facts: AgentFacts): In
     protocolVersion,
     agentCapabilities: {
       loadSession: true,
+      sessionCapabilities: { list: {}, close: {}, resume: {} },
       promptCapabilities: { image: facts.images, audio: false, embeddedContext: true },
       mcpCapabilities: { http: facts.mcp.http, sse: facts.mcp.sse },
     },

@@ -25,6 +25,8 @@ import type { Provider } from "../../core/providers/types.ts";
 import { PermissionMode, type ProviderId, type SpawnInput } from "../../core/schemas.ts";
 import {
   acpFolder,
+  closeSessions,
+  listSessions,
   loadSession,
   newSessionName,
   openSession,
@@ -53,6 +55,8 @@ export type AcpAgent = {
   readonly app: AgentApp;
   /** The names of the workers this face spawned and that are still its own. */
   spawned(): string[];
+  /** Every session's name. */
+  sessions(): string[];
   /** Ends every running prompt (the client went away). */
   abortPrompts(): void;
 };
@@ -79,6 +83,47 @@ export function createAcpAgent(
     const found = sessions.get(id);
     if (!found) throw new RequestError(-32002, `no session ${id} in this connection`, { sessionId: id });
     return found;
+  };
+  /** A session of this state root taken into the connection: adopted live, or resumed (load, resume). */
+  const open = async (
+    params: { sessionId: string; mcpServers: readonly McpServer[] },
+    signal: AbortSignal,
+  ) => {
+    if (sessions.has(params.sessionId))
+      throw RequestError.invalidRequest({ sessionId: params.sessionId }, "this session is open already");
+    const loaded = await loadSession(
+      withSignal(deps, signal),
+      params.sessionId,
+      (old, cliSession) => ({
+        ...spawnFlags,
+        name: old.meta.name,
+        provider: old.provider.id,
+        cwd: old.meta.cwd,
+        ...(old.meta.model ? { model: old.meta.model } : {}),
+        ...(old.meta.permissionMode ? { permissionMode: old.meta.permissionMode } : {}),
+        resumeSession: cliSession,
+      }),
+      (old) => ({
+        mcpServers: planMcpServers([...params.mcpServers], checkMcp(old.provider)).servers,
+        addsDirs: addsDirs(old.provider),
+      }),
+    );
+    const { worker } = loaded;
+    sessions.set(worker.meta.name, {
+      worker,
+      input: {
+        ...spawnFlags,
+        name: worker.meta.name,
+        provider: worker.provider.id,
+        cwd: worker.meta.cwd,
+        ...(worker.meta.model ? { model: worker.meta.model } : {}),
+        ...(worker.meta.permissionMode ? { permissionMode: worker.meta.permissionMode } : {}),
+      },
+      spawned: !loaded.adopted,
+      prompt: null,
+      prompts: 0,
+    });
+    return loaded;
   };
   const app = agent({ name: "umbel" })
     .onRequest("initialize", () => {
@@ -118,35 +163,28 @@ export function createAcpAgent(
     )
     .onRequest("session/load", ({ params, signal, client }) =>
       mapped(async (): Promise<LoadSessionResponse> => {
-        if (sessions.has(params.sessionId))
-          throw RequestError.invalidRequest({ sessionId: params.sessionId }, "this session is open already");
-        const loaded = await loadSession(withSignal(deps, signal), params.sessionId, (old, cliSession) => ({
-          ...spawnFlags,
-          name: old.meta.name,
-          provider: old.provider.id,
-          cwd: old.meta.cwd,
-          ...(old.meta.model ? { model: old.meta.model } : {}),
-          ...(old.meta.permissionMode ? { permissionMode: old.meta.permissionMode } : {}),
-          resumeSession: cliSession,
-        }));
-        const { worker } = loaded;
-        sessions.set(worker.meta.name, {
-          worker,
-          input: {
-            ...spawnFlags,
-            name: worker.meta.name,
-            provider: worker.provider.id,
-            cwd: worker.meta.cwd,
-            ...(worker.meta.model ? { model: worker.meta.model } : {}),
-            ...(worker.meta.permissionMode ? { permissionMode: worker.meta.permissionMode } : {}),
-          },
-          spawned: !loaded.adopted,
-          prompt: null,
-          prompts: 0,
-        });
-        for (const update of replayUpdates(loaded.history))
+        const { worker, history } = await open(params, signal);
+        for (const update of replayUpdates(history))
           await client.notify("session/update", { sessionId: params.sessionId, update });
         return { modes: modesOf(worker) };
+      }),
+    )
+    // session/load without the replay: the client keeps the conversation it showed.
+    .onRequest("session/resume", ({ params, signal }) =>
+      mapped(async () => ({
+        modes: modesOf((await open({ ...params, mcpServers: params.mcpServers ?? [] }, signal)).worker),
+      })),
+    )
+    .onRequest("session/list", ({ params }) =>
+      mapped(async () => ({ sessions: await listSessions(deps, params.cwd ?? null) })),
+    )
+    .onRequest("session/close", ({ params }) =>
+      mapped(async () => {
+        const s = session(params.sessionId);
+        s.prompt?.abort();
+        sessions.delete(params.sessionId);
+        await closeSessions(deps, s.spawned ? [params.sessionId] : [], [params.sessionId]);
+        return {};
       }),
     )
     .onRequest("session/prompt", ({ params, signal, client }) =>
@@ -216,7 +254,7 @@ export function createAcpAgent(
     .onNotification("session/cancel", ({ params }) => {
       sessions.get(params.sessionId)?.prompt?.abort();
     })
-    .onRequest("session/set_mode", ({ params, signal }) =>
+    .onRequest("session/set_mode", ({ params, signal, client }) =>
       mapped(async () => {
         const s = session(params.sessionId);
         if (s.prompt)
@@ -227,12 +265,17 @@ export function createAcpAgent(
         const moved = await switchMode(withSignal(deps, signal), s.worker, s.input, mode.data);
         s.worker = moved.worker;
         s.input = moved.input;
+        await client.notify("session/update", {
+          sessionId: params.sessionId,
+          update: { sessionUpdate: "current_mode_update", currentModeId: mode.data },
+        });
         return {};
       }),
     );
   return {
     app,
     spawned: () => [...sessions.entries()].filter(([, s]) => s.spawned).map(([name]) => name),
+    sessions: () => [...sessions.keys()],
     abortPrompts: () => {
       for (const s of sessions.values()) s.prompt?.abort();
     },

@@ -61,7 +61,7 @@ export async function runAcp(argv: readonly string[], io: AcpIo): Promise<number
   stop.abort();
   face.abortPrompts();
   const { signal: _gone, ...rest } = io.deps;
-  await closeSessions(rest, face.spawned());
+  await closeSessions(rest, face.spawned(), face.sessions());
   connection.close();
   return 0;
 }
