@@ -94,6 +94,7 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
       protocolVersion: 1,
       agentCapabilities: {
         loadSession: true,
+        sessionCapabilities: { list: {}, close: {}, resume: {} },
         promptCapabilities: { image: expect.any(Boolean), audio: false, embeddedContext: true },
         mcpCapabilities: { http: expect.any(Boolean), sse: expect.any(Boolean) },
       },
@@ -115,6 +116,14 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     const flagged = FLAGS[provider].indexOf("--permission-mode");
     expect(currentMode).toBe(flagged < 0 ? "default" : String(FLAGS[provider][flagged + 1]));
     expect(await statusOf(main)).toMatchObject({ name: main, provider, cwd: sb.work });
+  });
+
+  test("session/list: the state root's workers, this session with its cwd; a cwd filters", async () => {
+    expect((await face.list()).sessions).toContainEqual(
+      expect.objectContaining({ sessionId: main, cwd: sb.work }),
+    );
+    const elsewhere = (await face.list(sb.dir)).sessions.map((info) => info.sessionId);
+    expect(elsewhere).not.toContain(main);
   });
 
   test("a prompt streams the reply as agent_message_chunk and ends end_turn", async () => {
@@ -224,6 +233,13 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     expect(turn.error).toMatchObject({ code: -32000, data: { code: "dead", exitCode: 125, worker: dead } });
   });
 
+  test("session/close: the worker it spawned is killed (tombstone kept), the session leaves the connection", async () => {
+    expect(await face.closeSession(main)).toEqual({ ok: true });
+    expect((await statusOf(main)).state).toBe("killed");
+    const after = await face.prompt(main, "fake:reply too late");
+    expect(after.error?.code).toBe(-32002);
+  });
+
   test("stdin closed: the face kills the workers it spawned (ls shows them dead) and exits 0", async () => {
     kept = (await face.newSession(sb.work)).sessionId;
     const turn = await face.prompt(kept, KEPT_PROMPT);
@@ -260,6 +276,17 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     const meta = JSON.parse(readFileSync(join(sb.root, "sessions", kept, "meta.json"), "utf8")) as Json;
     expect(meta.permissionMode).toBe(other);
     expect((await statusOf(kept)).sessionId).toBe(keptCliSession);
+    await eventually(
+      () =>
+        again.notifications.some(
+          (n) =>
+            n.sessionId === kept &&
+            n.update.sessionUpdate === "current_mode_update" &&
+            n.update.currentModeId === other,
+        ),
+      5_000,
+      `current_mode_update ${other}`,
+    );
     const history = await again.prompt(kept, "fake:history");
     expect(textOf(history.updates, "agent_message_chunk")).toBe(`HISTORY n=1 last=${sha12(KEPT_PROMPT)}`);
     expect(history.stopReason).toBe("end_turn");
@@ -273,6 +300,17 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     if ("error" in loaded) throw new Error(`session/load ${kept}: ${JSON.stringify(loaded.error)}`);
     expect(textOf(loaded.updates, "user_message_chunk")).toStartWith(KEPT_PROMPT);
     expect(await third.close()).toBe(0);
+    expect(await statusOf(kept)).toMatchObject({ name: kept, state: "idle" });
+  });
+
+  test("session/resume of a live worker: adopted with no replay, left running when that face goes", async () => {
+    const fourth = startAcp(sb, ["--provider", provider, ...FLAGS[provider]]);
+    faces.push(fourth);
+    await fourth.initialize();
+    const resumed = await fourth.resume(kept, sb.work);
+    if ("error" in resumed) throw new Error(`session/resume ${kept}: ${JSON.stringify(resumed.error)}`);
+    expect(resumed.updates).toEqual([]);
+    expect(await fourth.close()).toBe(0);
     expect(await statusOf(kept)).toMatchObject({ name: kept, state: "idle" });
   });
 
