@@ -189,7 +189,7 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
     ["deny", { optionId: "deny" }],
     ["cancelled", "cancelled"],
   ] as const)(
-    "a permission request answered %s: the command does not run, the prompt still ends",
+    "a permission request answered %s: the command does not run, its tool call ends failed, the prompt ends",
     async (_, choice) => {
       const { prompt, made } = permissionAsk(provider, typeof choice === "string" ? choice : choice.optionId);
       const asked = face.permissionRequests.length;
@@ -199,6 +199,13 @@ describe.each(PROVIDERS)("umbel acp on %s", (provider) => {
       expect(turn.error).toBeUndefined();
       expect(["end_turn", "cancelled"]).toContain(turn.stopReason ?? "none");
       expect(existsSync(made)).toBe(false);
+      // A tool call shown as started is settled before the prompt ends (an editor shows it failed,
+      // not still running).
+      const started = turn.updates.flatMap((u) => (u.sessionUpdate === "tool_call" ? [u.toolCallId] : []));
+      const settled = turn.updates.flatMap((u) =>
+        u.sessionUpdate === "tool_call_update" && u.status === "failed" ? [u.toolCallId] : [],
+      );
+      expect(settled).toEqual(started);
     },
   );
 
