@@ -12,8 +12,9 @@ setDefaultTimeout(60_000);
 
 /**
  * `umbel acp` through the SDK's own client (`client()` over `ndJsonStream` on the child's stdio), as
- * an editor drives it, on the fake claude, codex, gemini and opencode: one face process per provider
- * for the cases that can share it, then a second one that loads a session of the first.
+ * an editor drives it, on the fake claude, codex, gemini and opencode. Per provider the cases run in
+ * order on one face process until its stdin closes; a second face loads a session of the first (and
+ * switches its mode), a third and a fourth adopt that live worker by load and by resume.
  */
 
 const PROVIDERS = ["claude", "codex", "gemini", "opencode"] as const;
