@@ -6,6 +6,7 @@ import {
   type ContentBlock,
   client,
   type InitializeResponse,
+  type ListSessionsResponse,
   type LoadSessionResponse,
   type NewSessionResponse,
   ndJsonStream,
@@ -13,6 +14,7 @@ import {
   RequestError,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
+  type ResumeSessionResponse,
   type SessionNotification,
   type SessionUpdate,
   type SetSessionModeResponse,
@@ -49,6 +51,13 @@ export type AcpFace = {
     sessionId: string,
     cwd: string,
   ): Promise<{ response: LoadSessionResponse; updates: SessionUpdate[] } | { error: AcpError }>;
+  /** session/resume: as load, with no replay (any update that comes anyway is returned). */
+  resume(
+    sessionId: string,
+    cwd: string,
+  ): Promise<{ response: ResumeSessionResponse; updates: SessionUpdate[] } | { error: AcpError }>;
+  list(cwd?: string): Promise<ListSessionsResponse>;
+  closeSession(sessionId: string): Promise<{ ok: true } | { error: AcpError }>;
   setMode(sessionId: string, modeId: string): Promise<SetSessionModeResponse | { error: AcpError }>;
   /** Ends the face's stdin and waits for its exit code. */
   close(deadlineMs?: number): Promise<number>;
@@ -164,6 +173,26 @@ export function startAcp(sb: Pick<Sandbox, "env" | "work">, flags: readonly stri
         ),
       );
       return "error" in result ? { error: result.error } : { response: result.value, updates };
+    },
+    async resume(sessionId, cwd) {
+      const { result, updates } = await collecting(sessionId, () =>
+        bound(
+          settle(agent.request("session/resume", { sessionId, cwd, mcpServers: [] })),
+          REQUEST_MS,
+          "session/resume",
+        ),
+      );
+      return "error" in result ? { error: result.error } : { response: result.value, updates };
+    },
+    list: (cwd) =>
+      bound(agent.request("session/list", cwd === undefined ? {} : { cwd }), REQUEST_MS, "session/list"),
+    async closeSession(sessionId) {
+      const result = await bound(
+        settle(agent.request("session/close", { sessionId })),
+        REQUEST_MS,
+        "session/close",
+      );
+      return "error" in result ? { error: result.error } : { ok: true };
     },
     async setMode(sessionId, modeId) {
       const result = await bound(
