@@ -1,6 +1,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { createUpdateMapper } from "../../core/acp/updates.ts";
-import { UsageError, WorkerNotFoundError } from "../../core/errors.ts";
+import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
 import type { ConversationTurn } from "../../core/providers/transcript-types.ts";
@@ -78,8 +78,8 @@ export type LoadedSession = {
 /**
  * session/load: a live worker of that name is adopted as it runs; a dead or killed one's CLI is
  * started again in place on its recorded conversation (its folder, events log and provider home
- * kept: gemini keeps its chats there), from `respawn`'s spawn. Either way its conversation comes
- * back to replay.
+ * kept: gemini keeps its chats there), from `respawn`'s spawn; one that never had a prompt starts
+ * fresh. Either way its conversation comes back to replay.
  */
 export async function loadSession(
   deps: Deps,
@@ -94,13 +94,13 @@ export async function loadSession(
   const history = text === null ? [] : provider.readConversation(text.split("\n"));
   const live = await checkLiveness(deps, worker);
   if (live.alive) return { worker, adopted: true, history };
-  const sessionId = findSessionId(provider, events) ?? worker.meta.sessionId;
-  if (text === null || sessionId === undefined)
-    throw new WorkerNotFoundError(`session ${name} has no conversation left to resume`, { name });
+  // A session that never had a prompt has no conversation to resume: its CLI starts fresh under
+  // the same name (acpx's `sessions new` then `prompt` loads one such).
+  const sessionId = text === null ? null : (findSessionId(provider, events) ?? worker.meta.sessionId);
   const input = await respawn(worker);
   const resumed = await relaunchWorker(deps, worker, {
     account: worker.meta.account ?? null,
-    resume: { sessionId, transcript: null },
+    resume: sessionId ? { sessionId, transcript: null } : null,
     until: deps.clock.now() + (input.startTimeout ?? DEFAULT_START_TIMEOUT_MS),
     kept: { input, sessionTrust: false },
   });

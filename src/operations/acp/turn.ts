@@ -42,6 +42,9 @@ export type AcpTurnInput = {
  */
 const CANCEL_GRACE_MS = 10_000;
 const CANCEL_POLL_MS = 150;
+/** How often, and how far apart, the record is looked at again for the call a permission asks about. */
+const PERMISSION_LOOKS = 4;
+const PERMISSION_LOOK_MS = 150;
 
 /** The end of an ACP prompt, and what a `--json-schema` turn returned. */
 export type AcpTurnEnd = { readonly end: PromptEnd; readonly structured?: unknown };
@@ -103,6 +106,7 @@ export async function runAcpTurn(
     timeout: number | undefined,
     guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
   ): Promise<Outcome> => {
+    let looks = 0;
     for (;;) {
       const followed = await followTurn(
         d,
@@ -117,6 +121,14 @@ export async function runAcpTurn(
       maxTurnsHit = followed.maxTurnsHit;
       await pushing;
       if (followed.outcome.reason !== "input") return followed.outcome;
+      // claude 2.1.332 can fire its permission hook before the call's line is in its transcript (1
+      // run in 4-5 with acpx): the record is looked at again, a little, so the request names that call.
+      if (mapper.pendingCall() === null && looks < PERMISSION_LOOKS) {
+        looks++;
+        await deps.clock.sleep(PERMISSION_LOOK_MS, signal).catch(() => undefined);
+        continue;
+      }
+      looks = 0;
       await decide(
         deps,
         worker,
