@@ -1,0 +1,251 @@
+// `umbel acp` with a real CLI behind it, driven by the real ACP client acpx (pinned,
+// scripts/setup-real-acpx.ts; docs/acp.md, "acpx", says how it runs), written once and run over
+// each provider: a tool call's tool_call and completed tool_call_update, a permission request
+// approved and denied through acpx, a cancel by SIGINT, and a saved session (session/load of a
+// closed worker, `acpx cancel`, a next prompt on the same worker). acpx's `--format json` prints the
+// JSON-RPC stream both ways; each test reads it. Each test has a world of its own: a state root, a
+// tmux server, the CLI's home (also acpx's HOME, where it keeps ~/.acpx) and a stub.
+import { expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { UMBEL } from "../../helpers/sandbox.ts";
+import {
+  type AcpxRun,
+  answerTo,
+  type RpcMessage,
+  removeAcpxSockets,
+  startAcpx,
+  updates,
+} from "../real-acpx.ts";
+import { type RealWorld, timing } from "./drive.ts";
+
+export type AcpProfile<W extends RealWorld = RealWorld> = {
+  label: string;
+  /** The CLI and acpx; a null one skips the tests (real-bin.ts, real-acpx.ts). */
+  bin: string | null;
+  acpx: string | null;
+  makeWorld(): Promise<W>;
+  /** `umbel acp`'s flags: the provider, the names of its keys, a start timeout. */
+  face: string[];
+  /** A prompt whose reply is a shell tool call running `command` without asking. */
+  tool: { prompt: string; command: string };
+  /** The face's flags that make the CLI ask; a call approved makes `made`, a denied one not `absent`. */
+  permission: {
+    flags: string[];
+    approve: { prompt: string; made: string; content?: string };
+    deny: { prompt: string; absent: string };
+  };
+};
+
+type World<W extends RealWorld> = W & { acpx(args: string[]): AcpxRun };
+
+export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
+  const skip = p.bin === null || p.acpx === null;
+  /** The agent command acpx starts: umbel's ACP face on the CLI. */
+  const agent = (...flags: string[]) => ["--agent", [UMBEL, "acp", ...p.face, ...flags].join(" ")];
+  async function withWorld(body: (w: World<W>) => Promise<void>): Promise<void> {
+    const base = await p.makeWorld();
+    const w = Object.assign(base, {
+      acpx: (args: string[]) => startAcpx(p.acpx ?? "acpx", base.sb.work, base.sb.env, args),
+    });
+    try {
+      await body(w);
+    } finally {
+      await removeAcpxSockets(base.sb.env.HOME ?? "");
+      await base.dispose();
+    }
+  }
+
+  test.skipIf(skip)(
+    `${p.label}: exec, a tool call's tool_call and completed tool_call_update; stdin closed → the worker is killed`,
+    async () => {
+      await withWorld(async (w) => {
+        const started = performance.now();
+        const r = await finished(w.acpx([...agent(), "exec", p.tool.prompt]), 0);
+        timing(`${p.label}: acpx exec, one tool call (a start included)`, performance.now() - started);
+        const worker = sessionOf(r.messages);
+        const [call] = updates(r.messages, "tool_call");
+        expect(call).toMatchObject({
+          toolCallId: expect.any(String),
+          kind: "execute",
+          status: "in_progress",
+        });
+        expect(JSON.stringify(call?.rawInput)).toContain(p.tool.command);
+        const done = updates(r.messages, "tool_call_update").find((u) => u.toolCallId === call?.toolCallId);
+        expect(done).toMatchObject({ status: "completed" });
+        const [content] = (done?.content ?? []) as {
+          type: string;
+          content: { type: string; text: string };
+        }[];
+        expect(content).toMatchObject({ type: "content", content: { type: "text" } });
+        expect(content?.content.text).toContain("hi-from-bash");
+        // The stub answers a tool result with its echo: the turn's last text.
+        expect(said(r.messages)).toContain("STUB-TOOL-RESULT is_error=false");
+        expect(answerTo(r.messages, "session/prompt")?.result).toMatchObject({ stopReason: "end_turn" });
+        // acpx ended the face's stdin (SIGTERM ~100 ms later): the worker it spawned is killed, its
+        // tombstone kept.
+        expect(await workerState(w, worker)).toBe("dead");
+      });
+    },
+  );
+
+  test.skipIf(skip)(
+    `${p.label}: a permission request approved through acpx (--approve-all): the command ran`,
+    async () => {
+      await withWorld(async (w) => {
+        const a = p.permission.approve;
+        const r = await finished(
+          w.acpx(["--approve-all", ...agent(...p.permission.flags), "exec", a.prompt]),
+          0,
+        );
+        const asked = r.messages.find((m) => m.method === "session/request_permission");
+        expect(asked?.params).toMatchObject({
+          sessionId: sessionOf(r.messages),
+          toolCall: { toolCallId: expect.any(String), kind: "execute", status: "pending" },
+        });
+        const options = (asked?.params?.options ?? []) as { optionId: string; kind: string }[];
+        expect(options).toContainEqual(expect.objectContaining({ optionId: "allow", kind: "allow_once" }));
+        expect(options).toContainEqual(expect.objectContaining({ optionId: "deny", kind: "reject_once" }));
+        expect(answerTo(r.messages, "session/request_permission")?.result).toEqual({
+          outcome: { outcome: "selected", optionId: "allow" },
+        });
+        const made = join(w.sb.work, a.made);
+        expect(existsSync(made)).toBe(true);
+        if (a.content !== undefined) expect(readFileSync(made, "utf8")).toBe(a.content);
+        expect(updates(r.messages, "tool_call_update")).toContainEqual(
+          expect.objectContaining({ status: "completed" }),
+        );
+        expect(answerTo(r.messages, "session/prompt")?.result).toMatchObject({ stopReason: "end_turn" });
+      });
+    },
+  );
+
+  test.skipIf(skip)(
+    `${p.label}: a permission request denied through acpx (--deny-all): the command did not run; acpx exits 5`,
+    async () => {
+      await withWorld(async (w) => {
+        const d = p.permission.deny;
+        // acpx's exit 5: every permission request of the run was denied.
+        const r = await finished(
+          w.acpx(["--deny-all", ...agent(...p.permission.flags), "exec", d.prompt]),
+          5,
+        );
+        expect(answerTo(r.messages, "session/request_permission")?.result).toEqual({
+          outcome: { outcome: "selected", optionId: "deny" },
+        });
+        expect(existsSync(join(w.sb.work, d.absent))).toBe(false);
+        // The turn ends with the CLI's own reaction to a denial: the prompt is answered, not an error.
+        const answer = answerTo(r.messages, "session/prompt");
+        expect(answer?.error).toBeUndefined();
+        console.log(`[${p.label} deny] stopReason ${String(answer?.result?.stopReason)}`);
+        expect(["end_turn", "cancelled"]).toContain(String(answer?.result?.stopReason));
+      });
+    },
+  );
+
+  test.skipIf(skip)(
+    `${p.label}: exec cancelled by SIGINT (acpx sends session/cancel): the prompt answers cancelled`,
+    async () => {
+      await withWorld(async (w) => {
+        const run = w.acpx([...agent(), "exec", "stub:hang"]);
+        await hanging(w, run);
+        const started = performance.now();
+        process.kill(run.pid, "SIGINT");
+        // acpx waits 2.5 s for the cancelled answer, then closes the agent; exit 0 after an answer.
+        const r = await finished(run, 0);
+        timing(`${p.label}: SIGINT → acpx exited`, performance.now() - started);
+        expect(r.messages.some((m) => m.method === "session/cancel")).toBe(true);
+        expect(answerTo(r.messages, "session/prompt")?.result).toEqual({ stopReason: "cancelled" });
+      });
+    },
+  );
+
+  test.skipIf(skip)(
+    `${p.label}: a saved session: sessions new, prompt (session/load of the closed worker), acpx cancel, a next prompt`,
+    async () => {
+      await withWorld(async (w) => {
+        // A prompt leaves acpx's queue owner running for --ttl seconds; sessions close ends it.
+        const owner = ["--ttl", "30", ...agent()];
+        try {
+          // `sessions new` prints acpx's record (the agent's sessionId as acpxSessionId), not the stream.
+          const created = await finished(w.acpx([...owner, "sessions", "new"]), 0);
+          const [record] = created.messages as { action?: string; acpxSessionId?: string }[];
+          expect(record).toMatchObject({ action: "session_ensured", created: true });
+          const worker = record?.acpxSessionId ?? "";
+          expect(worker).toMatch(/^acp-[0-9a-f]{8}$/);
+          // That acpx exited: the worker it spawned is dead.
+          expect(await workerState(w, worker)).toBe("dead");
+
+          const first = await finished(w.acpx([...owner, "prompt", "first prompt"]), 0);
+          expect(first.messages.find((m) => m.method === "session/load")?.params).toMatchObject({
+            sessionId: worker,
+          });
+          expect(answerTo(first.messages, "session/load")?.error).toBeUndefined();
+          expect(answerTo(first.messages, "session/prompt")?.result).toMatchObject({
+            stopReason: "end_turn",
+          });
+          expect(await workerState(w, worker)).not.toBe("dead");
+
+          const running = w.acpx([...owner, "prompt", "stub:hang"]);
+          await hanging(w, running);
+          const cancel = await finished(w.acpx([...owner, "cancel"]), 0);
+          expect(cancel.messages as unknown[]).toEqual([
+            expect.objectContaining({ action: "cancel_result", cancelled: true }),
+          ]);
+          const cancelled = await finished(running, 0);
+          expect(answerTo(cancelled.messages, "session/prompt")?.result).toEqual({ stopReason: "cancelled" });
+
+          // The same worker takes the next prompt.
+          const next = await finished(w.acpx([...owner, "prompt", "after the cancel"]), 0);
+          expect(answerTo(next.messages, "session/prompt")?.result).toMatchObject({ stopReason: "end_turn" });
+          expect(said(next.messages)).toContain("STUB-REPLY");
+          expect(w.stub.mainRequests().at(-1)?.prompt).toBe("after the cancel");
+        } finally {
+          await w.acpx([...owner, "sessions", "close"]).done;
+        }
+      });
+    },
+  );
+}
+
+/** Runs acpx to its end; the stream is printed when the exit code is not `code`. */
+async function finished(run: AcpxRun, code: number) {
+  const r = await run.done;
+  if (r.code !== code) console.log(`acpx exit ${r.code} (expected ${code})\n${transcript(r)}`);
+  expect(r.code).toBe(code);
+  return r;
+}
+
+/** Until the stub sees the hanging prompt; fails at once when acpx exits first. */
+async function hanging(w: RealWorld, run: AcpxRun): Promise<void> {
+  const exited = run.done.then((r) => {
+    throw new Error(`acpx exited ${r.code} before the prompt reached the stub\n${transcript(r)}`);
+  });
+  await Promise.race([w.stub.waitForRequest((q) => q.main?.prompt === "stub:hang", 60_000), exited]);
+}
+
+function transcript(r: { stderr: string; messages: RpcMessage[] }): string {
+  return `stderr: ${r.stderr || "(empty)"}\nstream:\n${r.messages.map((m) => JSON.stringify(m)).join("\n")}`;
+}
+
+/** The worker a session/new answered (the ACP sessionId IS the worker's name). */
+function sessionOf(messages: RpcMessage[]): string {
+  const made = answerTo(messages, "session/new")?.result as { sessionId?: string } | undefined;
+  expect(made?.sessionId).toMatch(/^acp-[0-9a-f]{8}$/);
+  return made?.sessionId ?? "";
+}
+
+/** The text of the agent_message_chunk updates, joined. */
+function said(messages: RpcMessage[]): string {
+  return updates(messages, "agent_message_chunk")
+    .map((u) => (u.content as { text?: string } | undefined)?.text ?? "")
+    .join("");
+}
+
+async function workerState(w: RealWorld, name: string): Promise<string | undefined> {
+  const rows = JSON.parse((await w.sb.umbel(["ls", "--json", "--local"])).stdout) as {
+    name: string;
+    state: string;
+  }[];
+  return rows.find((row) => row.name === name)?.state;
+}
