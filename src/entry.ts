@@ -127,6 +127,13 @@ async function dispatch(argv: readonly string[], io: MainIo, trace: TracePort): 
       ...(io.stdout ? { stdout: io.stdout } : {}),
     });
   }
+  if (route.face === "acp") {
+    const { runAcp } = await import("./faces/acp/run.ts");
+    trace.mark("face acp loaded");
+    const stdin = io.stdinStream;
+    if (!stdin) throw new Error("umbel acp needs stdin as a stream");
+    return runAcp(route.rest, { deps, version: io.version, out: io.out, stdin });
+  }
   const { runCli } = await import("./faces/cli/run.ts");
   trace.mark("face cli loaded");
   return runCli(route.verb, [...route.rest], {

@@ -236,7 +236,7 @@ export type FilesPort = {
   /** Its bytes and their SHA-256 (hex), read as a stream; null when it does not exist. */
   digest(path: string): Promise<{ bytes: number; sha256: string } | null>;
   /** Temp file + rename (0600 unless told): readers see the old or the new file, never half. */
-  writeAtomic(path: string, content: string, mode?: number): Promise<void>;
+  writeAtomic(path: string, content: string | Uint8Array, mode?: number): Promise<void>;
   remove(path: string): Promise<void>;
   realpath(path: string): Promise<string>;
   isDirectory(path: string): Promise<boolean>;

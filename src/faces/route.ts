@@ -19,6 +19,7 @@ export type Route =
   | { readonly face: "exec"; readonly rest: readonly string[] }
   | { readonly face: "run"; readonly rest: readonly string[] }
   | { readonly face: "mcp"; readonly rest: readonly string[] }
+  | { readonly face: "acp"; readonly rest: readonly string[] }
   | { readonly face: "structured"; readonly rest: readonly string[] }
   | { readonly face: "policy"; readonly rest: readonly string[] }
   | { readonly face: "drain"; readonly rest: readonly string[] }
@@ -57,6 +58,7 @@ export const COMMANDS: readonly string[] = [
   "exec",
   "run",
   "mcp",
+  "acp",
   "help",
   "version",
 ];
@@ -90,6 +92,7 @@ export function routeArgv(argv: readonly string[]): Route {
   if (first === "exec") return { face: "exec", rest };
   if (first === "run") return { face: "run", rest };
   if (first === "mcp") return { face: "mcp", rest };
+  if (first === "acp") return { face: "acp", rest };
   // Hidden: a --structured worker's own StructuredOutput server, started by its CLI (never typed).
   if (first === STRUCTURED_SERVER_COMMAND) return { face: "structured", rest };
   // Hidden: a --allow/--deny worker's hook asking umbel to decide a tool call (never typed).

@@ -247,7 +247,7 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
       return text === undefined ? null : { bytes: Buffer.byteLength(text), sha256: sha256Hex(text) };
     },
     async writeAtomic(path, content) {
-      files.set(path, content);
+      files.set(path, typeof content === "string" ? content : Buffer.from(content).toString("latin1"));
     },
     async remove(path) {
       files.delete(path);

@@ -1,4 +1,4 @@
-import type { StreamMessage } from "./transcript-types.ts";
+import type { ConversationTurn, StreamMessage, TurnTracker } from "./transcript-types.ts";
 import { addUsage, emptyUsage } from "./usage.ts";
 
 /**
@@ -157,4 +157,41 @@ export function statusInText(text: string): number | null {
     /"code"\s*:\s*(\d{3})\b/.exec(text) ??
     /\b(\d{3}) [A-Z][a-z]/.exec(text);
   return m ? Number(m[1]) : null;
+}
+
+/**
+ * Where a human turn opens in a record's lines: the line its tracker starts from, the prompt, and
+ * the turn's promptId when its tracker needs one to tell the turn (codex: lines before it may
+ * open turns no person started). `sameTurn`: a prompt the CLI folded into the running turn
+ * (codex's steer), which opens a ConversationTurn of its own while the same tracker goes on.
+ */
+export type TurnStart = {
+  readonly at: number;
+  readonly prompt: string;
+  readonly promptId?: string;
+  readonly sameTurn?: boolean;
+};
+
+/**
+ * A whole record as its human turns, each rendered by the provider's own tracker: a fresh
+ * `track(promptId)` per turn is fed the lines before the first turn (the session's header: its id,
+ * its model) and then only the turn's own lines, up to the next start, so a record is read in one
+ * pass rather than once per turn. `starts` in line order.
+ */
+export function replayTurns(
+  lines: readonly string[],
+  starts: readonly TurnStart[],
+  track: (promptId: string | null) => TurnTracker,
+): ConversationTurn[] {
+  const prelude = lines.slice(0, starts[0]?.at ?? 0);
+  let tracker: TurnTracker | null = null;
+  return starts.map((start, i) => {
+    const current = tracker !== null && start.sameTurn === true ? tracker : track(start.promptId ?? null);
+    if (current !== tracker) for (const line of prelude) current.push(line);
+    tracker = current;
+    const messages: StreamMessage[] = [];
+    for (const line of lines.slice(start.at, starts[i + 1]?.at ?? lines.length))
+      messages.push(...current.push(line));
+    return { prompt: start.prompt, messages };
+  });
 }

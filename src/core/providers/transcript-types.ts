@@ -48,6 +48,15 @@ export type TurnSummary = {
   readonly sessionId: string | null;
 };
 
+/**
+ * One human turn of a whole recorded conversation (ACP's `session/load` replays them): the prompt as
+ * the CLI recorded it, and the turn's messages as its tracker renders them.
+ */
+export type ConversationTurn = {
+  readonly prompt: string;
+  readonly messages: readonly StreamMessage[];
+};
+
 /** Fed the transcript's new lines in order (pure, stateful); returns the stream messages they complete. */
 export type TurnTracker = {
   push(line: string): StreamMessage[];

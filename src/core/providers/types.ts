@@ -6,7 +6,7 @@ import type { ProviderId } from "../schemas.ts";
 import type { LaidOutHome, ProviderHome } from "./home-types.ts";
 import type { HookEvent } from "./hook-event.ts";
 import type { LaunchInput, LaunchOptions, LaunchPlan } from "./launch-types.ts";
-import type { RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
+import type { ConversationTurn, RecordSource, TranscriptAnswer, TurnTracker } from "./transcript-types.ts";
 
 /**
  * The contract every provider file fulfils: data and pure functions only. The engine (operations)
@@ -185,6 +185,12 @@ export type ProviderCommon = {
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */
   trackTurn?(promptId: string | null): TurnTracker;
+  /**
+   * The whole session record (the transcript's lines; a record query's rows) as its human turns in
+   * order: the prompt as the CLI recorded it and the turn's messages as trackTurn renders them
+   * (ACP's `session/load` replays a resumed session from it). Total: bad lines are skipped.
+   */
+  readConversation(lines: readonly string[]): ConversationTurn[];
   /** false: the SessionStart hook fires at the first prompt (codex), so ready is the screen alone. */
   readonly sessionStartAtLaunch?: boolean;
   /**

@@ -6,7 +6,15 @@ import {
   WorkerBusyError,
   WorkerDeadError,
 } from "../../core/errors.ts";
-import { DEFAULT_MEANINGS, inputIdOf, planAnswer, readMenu, showsPrompt } from "../../core/fleet/answer.ts";
+import {
+  type AnswerMeanings,
+  DEFAULT_MEANINGS,
+  inputIdOf,
+  type PromptOption,
+  planAnswer,
+  readMenu,
+  showsPrompt,
+} from "../../core/fleet/answer.ts";
 import type { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.ts";
 import type { Deps, Lock } from "../../core/ports.ts";
 import { screenTail } from "../../core/worker/screen.ts";
@@ -138,8 +146,17 @@ async function answerConfirmation(
   }
 }
 
+/** The options of the prompt the worker shows now, and what each meaning looks like on its menus. */
+export async function promptMenu(
+  deps: Deps,
+  worker: Worker,
+): Promise<{ options: PromptOption[]; meanings: AnswerMeanings }> {
+  const screen = (await deps.tmux.capture(worker.meta.name)) ?? "";
+  return { options: await readOptions(deps, worker, screen), meanings: meaningsOf(worker) };
+}
+
 /** The menu's options, from the screen with its escapes when the provider's menus need them. */
-async function readOptions(deps: Deps, worker: Worker, screen: string) {
+async function readOptions(deps: Deps, worker: Worker, screen: string): Promise<PromptOption[]> {
   const spec = worker.provider.answer;
   const shown = spec?.escapes
     ? ((await deps.tmux.capture(worker.meta.name, { escapes: true })) ?? "")
@@ -147,7 +164,7 @@ async function readOptions(deps: Deps, worker: Worker, screen: string) {
   return (spec?.readMenu ?? readMenu)(shown);
 }
 
-function meaningsOf(worker: Worker) {
+function meaningsOf(worker: Worker): AnswerMeanings {
   return worker.provider.answer?.meanings ?? DEFAULT_MEANINGS;
 }
 

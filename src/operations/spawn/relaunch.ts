@@ -24,7 +24,7 @@ import { layOutLaunch, type Made, startInTmux } from "./start.ts";
 
 const RELAUNCH_FILE = "spawn.json";
 
-type Kept = { readonly input: SpawnInput; readonly sessionTrust: boolean };
+export type Kept = { readonly input: SpawnInput; readonly sessionTrust: boolean };
 
 /** spawn keeps what a relaunch needs (only for a worker that may fail over). */
 export async function keepForRelaunch(deps: Deps, input: SpawnInput, sessionTrust: boolean): Promise<void> {
@@ -42,13 +42,18 @@ export type Relaunch = {
   readonly until: number;
   /** Called once the old TUI is stopped: from then on a failure leaves the worker without its CLI. */
   readonly onStopped?: () => void;
+  /**
+   * The spawn to start again, from a caller that still holds it (`umbel acp`'s session/set_mode,
+   * with the new permission mode); else the worker's spawn.json.
+   */
+  readonly kept?: Kept;
 };
 
 /** Stops the worker's TUI, carries its session, starts it on the new account and waits for it to be ready. */
 export async function relaunchWorker(deps: Deps, worker: Worker, change: Relaunch): Promise<Worker> {
   const { meta, provider } = worker;
   const { name } = meta;
-  const kept = await readKept(deps, name);
+  const kept = change.kept ?? (await readKept(deps, name));
   const input = relaunchInput(kept.input, meta, change);
   const prepared = await prepareSpawn(deps, input, { sessionTrust: kept.sessionTrust });
   const paths = deps.store.paths(name);
@@ -72,6 +77,7 @@ export async function relaunchWorker(deps: Deps, worker: Worker, change: Relaunc
     ...rest,
     ...(change.account === null ? {} : { account: change.account }),
     sessionId: prepared.sessionId,
+    ...(input.permissionMode ? { permissionMode: input.permissionMode } : {}),
     envNames: [...(prepared.request.envNames ?? [])],
     ...(laidOut.providerFiles.length > 0 ? { providerFiles: [...laidOut.providerFiles] } : {}),
     // Names only, as spawn decides it (start.ts startingMeta): what reaches the worker now.

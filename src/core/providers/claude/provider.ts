@@ -15,7 +15,7 @@ import { launchExtras, mergeSettings, STRUCTURED_TOOL_NAME } from "./launch.ts";
 import { claudeLimits } from "./limits.ts";
 import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
-import { trackClaudeTurn } from "./stream.ts";
+import { readClaudeConversation, trackClaudeTurn } from "./stream.ts";
 import { claudeTurnSettled, readClaudeTelemetry } from "./telemetry.ts";
 import { parseClaudeAnswer } from "./transcript.ts";
 
@@ -88,6 +88,7 @@ export const claude: PlainProvider = {
   interpretEvent,
   parseAnswer: parseClaudeAnswer,
   trackTurn: trackClaudeTurn,
+  readConversation: readClaudeConversation,
   maxTurnsHalt: "hook",
   answer: CLAUDE_ANSWERS,
   policy: CLAUDE_POLICY,

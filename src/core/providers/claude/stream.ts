@@ -1,7 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { isRecord, parseJsonObject } from "../../common/json.ts";
-import { timeOfIso } from "../stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import { replayTurns, type TurnStart, timeOfIso } from "../stream-shape.ts";
+import type { ConversationTurn, StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 
 type Entry = Record<string, unknown> & {
@@ -228,6 +228,21 @@ export function trackClaudeTurn(promptId: string | null): TurnTracker {
   }
 
   return { push, summary };
+}
+
+/**
+ * The whole conversation, one entry per human prompt (origin.kind "human": not the meta lines of a
+ * subagent's report, a task notification or a usage limit's auto-continuation, whose replies belong
+ * to the human turn they follow, as in trackClaudeTurn). The prompt is the line's content as typed:
+ * the string, or its text blocks joined (a pasted image is not text).
+ */
+export function readClaudeConversation(lines: readonly string[]): ConversationTurn[] {
+  const starts = lines.flatMap((line, at): TurnStart[] => {
+    const e = parseLine(line);
+    if (e?.type !== "user" || !isHuman(e)) return [];
+    return [{ at, prompt: textOf(e.message?.content) }];
+  });
+  return replayTurns(lines, starts, () => trackClaudeTurn(null));
 }
 
 type MessageSeen = {

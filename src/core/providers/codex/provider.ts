@@ -17,7 +17,7 @@ import { CODEX_HOOKS, CODEX_LINKED_FILES, codexProfileName, planCodexHome } from
 import { codexLimits } from "./limits.ts";
 import { refuseCodexMcpServers } from "./mcp.ts";
 import { CODEX_ANSWERS, classifyCodexScreen, clearCodexComposerKeys, stillCodexScreen } from "./screen.ts";
-import { trackCodexTurn } from "./stream.ts";
+import { readCodexConversation, trackCodexTurn } from "./stream.ts";
 import { readCodexTelemetry } from "./telemetry.ts";
 import { findCodexTurnEnd, parseCodexAnswer } from "./transcript.ts";
 
@@ -101,6 +101,7 @@ export const codex: HomedProvider = {
   interpretEvent: interpretCodexEvent,
   parseAnswer: parseCodexAnswer,
   trackTurn: trackCodexTurn,
+  readConversation: readCodexConversation,
   // --max-turns interrupts a codex turn (the default); meanwhile PreToolUse refuses every call, so a
   // response already on its way runs no tool ("Blocked by hook", measured on 0.171.0).
   haltHooks: (reason) => ({

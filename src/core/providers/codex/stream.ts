@@ -4,11 +4,13 @@ import {
   assistantLine,
   type ContentBlock,
   claudeUsage,
+  replayTurns,
   statusInText,
+  type TurnStart,
   timeOfIso,
   toolResultLine,
 } from "../stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import type { ConversationTurn, StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 
 type Payload = Record<string, unknown>;
@@ -194,6 +196,45 @@ export function trackCodexTurn(promptId: string | null): TurnTracker {
   }
 
   return { push, summary };
+}
+
+/**
+ * The whole rollout, one entry per prompt a person typed: a user `message` item of kind
+ * `user.text` (codex's own user items are `<environment_context>`, `<turn_aborted>`, … of other
+ * kinds). Each turn is tracked from its `task_started`; a prompt sent while the turn ran (codex
+ * folds it into the same turn) opens an entry of its own on the same tracker. A turn no person
+ * started (no `user.text` item) is not replayed.
+ */
+export function readCodexConversation(lines: readonly string[]): ConversationTurn[] {
+  const opened = new Map<string, number>();
+  const prompted = new Set<string>();
+  let current: string | null = null;
+  const starts = lines.flatMap((raw, at): TurnStart[] => {
+    const line = parseLine(raw);
+    const p = line?.payload;
+    if (line?.type === "event_msg" && p?.type === "task_started" && typeof p.turn_id === "string") {
+      opened.set(p.turn_id, at);
+      current = p.turn_id;
+    }
+    if (line?.type !== "response_item" || !p || !isTypedPrompt(p)) return [];
+    const turn = turnOf(p) ?? current;
+    const from = turn === null ? undefined : opened.get(turn);
+    if (turn === null || from === undefined) return [];
+    const prompt = textsOf(p.content, "input_text").join("\n");
+    if (prompted.has(turn)) return [{ at, prompt, sameTurn: true }];
+    prompted.add(turn);
+    return [{ at: from, prompt, promptId: turn }];
+  });
+  return replayTurns(lines, starts, trackCodexTurn);
+}
+
+/** A user message item a person typed (0.171.0 marks each item's kind; older rollouts do not). */
+function isTypedPrompt(p: Payload): boolean {
+  if (p.type !== "message" || p.role !== "user") return false;
+  const meta = p.internal_chat_message_metadata_passthrough;
+  const kinds = isObject(meta) && Array.isArray(meta.content_item_kinds) ? meta.content_item_kinds : null;
+  if (kinds !== null) return kinds.includes("user.text");
+  return !/^<[a-z_]+>/.test(textsOf(p.content, "input_text")[0] ?? "<none>");
 }
 
 /** The content blocks of one response item; `web_search_call` is a server tool with no output line. */

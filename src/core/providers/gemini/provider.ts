@@ -26,7 +26,7 @@ import { GEMINI_APPROVAL_MODES } from "./non-interactive.ts";
 import { GEMINI_POLICY } from "./policy.ts";
 import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
-import { trackGeminiTurn } from "./stream.ts";
+import { readGeminiConversation, trackGeminiTurn } from "./stream.ts";
 import { readGeminiTelemetry } from "./telemetry.ts";
 import { parseGeminiAnswer } from "./transcript.ts";
 
@@ -125,6 +125,7 @@ export const gemini: HomedProvider = {
   interpretEvent: interpretGeminiEvent,
   parseAnswer: parseGeminiAnswer,
   trackTurn: trackGeminiTurn,
+  readConversation: readGeminiConversation,
   maxTurnsHalt: "hook",
   // 0.61.0: the agent stops after that tool ("Agent execution stopped: <reason>"), no AfterAgent.
   haltHooks: (reason) => ({ AfterTool: { continue: false, stopReason: reason } }),

@@ -4,13 +4,15 @@ import {
   assistantLine,
   type ContentBlock,
   claudeUsage,
+  replayTurns,
   statusInText,
+  type TurnStart,
   timeOfIso,
   toolResultLine,
 } from "../stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import type { ConversationTurn, StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
-import { CANCELLED, type GeminiMessage, isHaltLine, isRealPrompt, textOf } from "./transcript.ts";
+import { CANCELLED, type GeminiMessage, isHaltLine, isRealPrompt, promptText, textOf } from "./transcript.ts";
 
 /**
  * Follows one gemini-cli 0.61.0 turn through its chat recording (see gemini/transcript.ts) and
@@ -192,6 +194,36 @@ export function trackGeminiTurn(promptId: string | null): TurnTracker {
   }
 
   return { push, summary };
+}
+
+/**
+ * The whole recording, one entry per real prompt line (not the `<session_context>` preamble, not a
+ * functionResponse line), from the raw lines as trackGeminiTurn reads them: a failed or cancelled
+ * prompt, which gemini rolls back from its history, is replayed with its error or its cancel.
+ * After a denied tool gemini re-appends the history under new ids and new timestamps (0.61.0: the
+ * first of them the preamble and the first prompt in one user line, the run closed by a
+ * `$set.messages` of those ids); that copy's prompts are not turns.
+ */
+export function readGeminiConversation(lines: readonly string[]): ConversationTurn[] {
+  let copying = false;
+  const starts: TurnStart[] = [];
+  lines.forEach((line, at) => {
+    const record = parseLine(line);
+    if (record === null) return;
+    if (isRecord(record.$set) && Array.isArray(record.$set.messages)) copying = false;
+    if (typeof record.id !== "string") return;
+    const message = record as GeminiMessage;
+    if (starts.length > 0 && message.type === "user" && hasPreamble(message)) copying = true;
+    if (!copying && isRealPrompt(message)) starts.push({ at, prompt: promptText(message) });
+  });
+  return replayTurns(lines, starts, () => trackGeminiTurn(null));
+}
+
+function hasPreamble(message: GeminiMessage): boolean {
+  const parts = Array.isArray(message.content) ? message.content : [];
+  return parts.some(
+    (part) => isRecord(part) && typeof part.text === "string" && /^\s*<session_context>/.test(part.text),
+  );
 }
 
 function newReply(message: GeminiMessage, since: number | null): Reply {

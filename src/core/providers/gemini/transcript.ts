@@ -164,7 +164,8 @@ export function isRealPrompt(message: GeminiMessage): boolean {
   return message.type === "user" && promptText(message).trim() !== "";
 }
 
-function promptText(message: GeminiMessage): string {
+/** A user line's prompt as typed: `displayContent` (an `@file` prompt) or its text parts, no preamble. */
+export function promptText(message: GeminiMessage): string {
   const content = Array.isArray(message.displayContent) ? message.displayContent : message.content;
   const parts = typeof content === "string" ? [{ text: content }] : Array.isArray(content) ? content : [];
   return parts

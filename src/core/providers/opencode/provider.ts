@@ -8,7 +8,7 @@ import { planOpencodeHome } from "./home.ts";
 import { OPENCODE_PERMISSION_MODES, planOpencodeLaunch } from "./launch.ts";
 import { refuseOpencodeMcp } from "./mcp.ts";
 import { classifyOpencodeScreen, stillOpencodeScreen } from "./screen.ts";
-import { trackOpencodeTurn } from "./stream.ts";
+import { readOpencodeConversation, trackOpencodeTurn } from "./stream.ts";
 import { opencodeRecordSource, opencodeTurnEnd, parseOpencodeAnswer } from "./transcript.ts";
 
 /**
@@ -117,6 +117,7 @@ export const opencode: HomedProvider = {
   parseAnswer: parseOpencodeAnswer,
   transcriptTurnEnd: opencodeTurnEnd,
   trackTurn: trackOpencodeTurn,
+  readConversation: readOpencodeConversation,
   delivery: OPENCODE_DELIVERY,
   // End then shift+Home selects the whole input box, Backspace empties it. Never C-c: on an empty
   // box opencode quits.

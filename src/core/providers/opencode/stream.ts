@@ -4,9 +4,11 @@ import {
   assistantLine,
   type ContentBlock,
   claudeUsage,
+  replayTurns,
+  type TurnStart,
   toolResultLine,
 } from "../stream-shape.ts";
-import type { StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
+import type { ConversationTurn, StreamMessage, TurnSummary, TurnTracker } from "../transcript-types.ts";
 import { addUsage, emptyUsage, modelUsageOf } from "../usage.ts";
 import { answerText, isTypedPrompt, messageError, type OpencodeMessage, parseRecord } from "./transcript.ts";
 
@@ -143,6 +145,21 @@ export function trackOpencodeTurn(promptId: string | null): TurnTracker {
   }
 
   return { push, summary };
+}
+
+/**
+ * The whole session record (one row a line), one entry per typed prompt: a user message with a text
+ * part opencode did not make up (its synthetic ones: /review's "Summarize the task…", an attached
+ * file's read); the prompt is those parts' text joined.
+ */
+export function readOpencodeConversation(lines: readonly string[]): ConversationTurn[] {
+  const starts = lines.flatMap((line, at): TurnStart[] => {
+    const message = parseRecord(line)[0];
+    if (message === undefined || !isTypedPrompt(message)) return [];
+    const texts = message.parts.filter((part) => part.type === "text" && !part.synthetic && !part.ignored);
+    return [{ at, prompt: texts.map((part) => String(part.text ?? "")).join("\n") }];
+  });
+  return replayTurns(lines, starts, () => trackOpencodeTurn(null));
 }
 
 /** thinking, text and tool_use blocks, in the order of the message's parts. */

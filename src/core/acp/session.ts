@@ -1,0 +1,95 @@
+import type { InitializeResponse, SessionModeState } from "@agentclientprotocol/sdk";
+import { z } from "zod";
+import { Duration, PermissionMode, SpawnInput } from "../schemas.ts";
+
+/**
+ * What a session of `umbel acp` runs: the face's flags (spawn's, parsed once by spawn's schema),
+ * under what a `session/new` asks in its `_meta.umbel` (the same fields, by the same schema).
+ */
+export const AcpSessionMeta = SpawnInput.pick({
+  provider: true,
+  model: true,
+  permissionMode: true,
+  account: true,
+})
+  .partial()
+  .strict()
+  .describe("A session's own choices, in session/new's _meta.umbel; the face's flags fill the rest");
+export type AcpSessionMeta = z.infer<typeof AcpSessionMeta>;
+
+/**
+ * `umbel acp`'s flags: spawn's (every session's worker starts with them; a session's `_meta.umbel`
+ * may choose its own provider, model, permission mode and account), less what a session decides
+ * (its name, its cwd, what it resumes), plus each prompt's limits.
+ */
+export const AcpFlags = SpawnInput.omit({
+  name: true,
+  cwd: true,
+  resumeSession: true,
+  continueSession: true,
+  worktree: true,
+  base: true,
+})
+  .extend({
+    maxTurns: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Stop each prompt's turn after this many model messages (stopReason max_turn_requests)"),
+    timeout: Duration.optional().describe("How long one prompt's turn may take (default 30m)"),
+  })
+  .strict();
+export type AcpFlags = z.infer<typeof AcpFlags>;
+
+/** The permission modes a session can switch to: those the provider's launch takes. */
+export function sessionModes(
+  current: PermissionMode | undefined,
+  accepts: (mode: PermissionMode) => boolean,
+): SessionModeState {
+  const availableModes = PermissionMode.options
+    .filter((mode) => mode === "default" || accepts(mode))
+    .map((id) => ({ id, name: MODE_NAMES[id], description: MODE_WORDS[id] }));
+  return { currentModeId: current ?? "default", availableModes };
+}
+
+const MODE_NAMES: Readonly<Record<PermissionMode, string>> = {
+  default: "Default",
+  manual: "Ask every time",
+  auto: "Auto",
+  acceptEdits: "Accept edits",
+  plan: "Plan",
+  bypassPermissions: "Bypass permissions",
+  dontAsk: "Don't ask",
+};
+
+const MODE_WORDS: Readonly<Record<PermissionMode, string>> = {
+  default: "The CLI's own default, as in its TUI",
+  manual: "Ask before every tool call that needs a permission",
+  auto: "A classifier approves tool calls (claude)",
+  acceptEdits: "Edits run without asking; commands ask",
+  plan: "Plan only: no edits, no commands",
+  bypassPermissions: "Never ask (use only in a sandbox)",
+  dontAsk: "Never ask: what would need a person is refused",
+};
+
+export type AgentFacts = {
+  readonly version: string;
+  /** The provider reads image files (its prompts take images as attachments). */
+  readonly images: boolean;
+  readonly mcp: { readonly http: boolean; readonly sse: boolean };
+};
+
+/** initialize's answer: the protocol version umbel speaks and what really works. */
+export function initializeResult(protocolVersion: number, facts: AgentFacts): InitializeResponse {
+  return {
+    protocolVersion,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: facts.images, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: facts.mcp.http, sse: facts.mcp.sse },
+    },
+    agentInfo: { name: "umbel", title: "umbel", version: facts.version },
+    authMethods: [],
+  };
+}
