@@ -8,7 +8,7 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { UMBEL } from "../../helpers/sandbox.ts";
+import { eventually, UMBEL } from "../../helpers/sandbox.ts";
 import {
   type AcpxRun,
   answerTo,
@@ -177,42 +177,67 @@ export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
   );
 
   test.skipIf(skip)(
-    `${p.label}: a saved session: sessions new, prompt (session/load of the closed worker), acpx cancel, a next prompt`,
+    `${p.label}: a saved session: its worker killed when acpx's queue owner ends, session/load resumes it; acpx cancel; a next prompt`,
     async () => {
       await withWorld(async (w) => {
-        // A prompt leaves acpx's queue owner running for --ttl seconds; sessions close ends it.
+        // A prompt leaves acpx's queue owner (and the face) running for --ttl idle seconds.
+        const briefly = ["--ttl", "1", ...agent()];
         const owner = ["--ttl", "30", ...agent()];
         try {
           // `sessions new` prints acpx's record (the agent's sessionId as acpxSessionId), not the stream.
-          const created = await finished(w.acpx([...owner, "sessions", "new"]), 0);
+          const created = await finished(w.acpx([...briefly, "sessions", "new"]), 0);
           const [record] = created.messages as { action?: string; acpxSessionId?: string }[];
           expect(record).toMatchObject({ action: "session_ensured", created: true });
-          const worker = record?.acpxSessionId ?? "";
-          expect(worker).toMatch(/^acp-[0-9a-f]{8}$/);
-          // That acpx exited: the worker it spawned is killed.
-          expect(await workerState(w, worker)).toBe("killed");
+          const made = record?.acpxSessionId ?? "";
+          expect(made).toMatch(/^acp-[0-9a-f]{8}$/);
+          // That acpx exited: the worker it spawned is killed (tombstone kept).
+          expect(await workerState(w, made)).toBe("killed");
 
-          const first = await finished(w.acpx([...owner, "prompt", "first prompt"]), 0);
-          expect(first.messages.find((m) => m.method === "session/load")?.params).toMatchObject({
-            sessionId: worker,
-          });
-          expect(answerTo(first.messages, "session/load")?.error).toBeUndefined();
+          // The first prompt: acpx loads the session first (a worker without a conversation: the
+          // face may refuse, then acpx makes a new session and hides the failed load).
+          const first = await finished(w.acpx([...briefly, "prompt", "first prompt"]), 0);
           expect(answerTo(first.messages, "session/prompt")?.result).toMatchObject({
             stopReason: "end_turn",
           });
+          const worker = String(first.messages.find((m) => m.method === "session/prompt")?.params?.sessionId);
+          console.log(
+            `[${p.label} saved session] sessions new made ${made}; the first prompt ran on ${worker}`,
+          );
+          // The owner's TTL ends the face: its worker is killed, its conversation kept.
+          await eventually(
+            async () => (await workerState(w, worker)) === "killed",
+            20_000,
+            "the worker killed",
+          );
+
+          // A new owner: session/load of the killed worker resumes its conversation in its name.
+          const second = await finished(w.acpx([...owner, "prompt", "second prompt"]), 0);
+          expect(second.messages.find((m) => m.method === "session/load")?.params).toMatchObject({
+            sessionId: worker,
+          });
+          expect(answerTo(second.messages, "session/load")?.error).toBeUndefined();
+          expect(second.messages.find((m) => m.method === "session/prompt")?.params?.sessionId).toBe(worker);
+          expect(answerTo(second.messages, "session/prompt")?.result).toMatchObject({
+            stopReason: "end_turn",
+          });
           expect(["killed", "dead", undefined]).not.toContain(await workerState(w, worker));
+          // The resumed CLI sent the earlier turn with the new prompt.
+          expect(JSON.stringify(w.stub.mainRequests().at(-1)?.body)).toContain("first prompt");
 
           const running = w.acpx([...owner, "prompt", "stub:hang"]);
           await hanging(w, running);
+          const cancelled = performance.now();
           const cancel = await finished(w.acpx([...owner, "cancel"]), 0);
           expect(cancel.messages as unknown[]).toEqual([
             expect.objectContaining({ action: "cancel_result", cancelled: true }),
           ]);
-          const cancelled = await finished(running, 0);
-          expect(answerTo(cancelled.messages, "session/prompt")?.result).toEqual({ stopReason: "cancelled" });
+          const hung = await finished(running, 0);
+          timing(`${p.label}: acpx cancel → the prompt answered`, performance.now() - cancelled);
+          expect(answerTo(hung.messages, "session/prompt")?.result).toEqual({ stopReason: "cancelled" });
 
           // The same worker takes the next prompt.
           const next = await finished(w.acpx([...owner, "prompt", "after the cancel"]), 0);
+          expect(next.messages.find((m) => m.method === "session/prompt")?.params?.sessionId).toBe(worker);
           expect(answerTo(next.messages, "session/prompt")?.result).toMatchObject({ stopReason: "end_turn" });
           expect(said(next.messages)).toContain("STUB-REPLY");
           expect(w.stub.mainRequests().at(-1)?.prompt).toBe("after the cancel");
