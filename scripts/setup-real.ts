@@ -1,5 +1,5 @@
 // Installs the pinned real Claude Code CLI for the `test/real` tier, outside the repo's node_modules.
-// Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of the `claude` executable)
+// Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of each installed executable)
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { TESTED_CLIS } from "../src/core/doctor/tested-versions.ts";
