@@ -33,7 +33,11 @@ export async function onPath<T>(path: string, action: FsAction, run: () => Promi
 }
 
 /** Temp file + rename in the same directory: readers see the old or the new file, never half. */
-export async function writeFileAtomic(path: string, content: string | Uint8Array, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array,
+  mode = 0o600,
+): Promise<void> {
   const dir = dirname(path);
   await onPath(dir, "create", () => mkdir(dir, { recursive: true, mode: 0o700 }));
   await writeFileInDir(path, content, mode);
@@ -43,7 +47,11 @@ export async function writeFileAtomic(path: string, content: string | Uint8Array
  * writeFileAtomic into a directory that must exist (a FileAccessError with errno ENOENT when it does
  * not): a worker's files, so that a late write never makes a removed worker's directory again.
  */
-export async function writeFileInDir(path: string, content: string | Uint8Array, mode = 0o600): Promise<void> {
+export async function writeFileInDir(
+  path: string,
+  content: string | Uint8Array,
+  mode = 0o600,
+): Promise<void> {
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     await onPath(tmp, "write", () => writeFile(tmp, content, { mode }));

@@ -149,6 +149,7 @@ describe("structure", () => {
    * and to the map in the same change.
    */
   const FEATURES = [
+    "acp",
     "accounts",
     "common",
     "dialects",
@@ -168,7 +169,7 @@ describe("structure", () => {
   const CORE_SHARED = ["errors.ts", "ports.ts", "schemas.ts"];
   /** operations/<x> exists only where core/<x> does, or is listed here with its reason. */
   const OPERATIONS_ONLY: string[] = [];
-  const FACES = ["cli", "hooks", "mcp", "print", "route.ts", "structured", "verbs", "workflow"];
+  const FACES = ["acp", "cli", "hooks", "mcp", "print", "route.ts", "structured", "verbs", "workflow"];
   /** test/unit groups like src: a feature's folder, the faces', the adapters', shipping's (scripts, images). */
   const TEST_GROUPS = [...FEATURES, "faces", "adapters", "shipping"];
   const entries = (dir: string) => readdirSync(join(ROOT, dir)).sort();
@@ -263,6 +264,7 @@ describe("structure", () => {
       why: "option words of a command line",
     },
     "src/core/fleet/policy/wrappers.ts": { words: ["bash"], why: "the shell" },
+    "src/core/acp/updates.ts": { words: ["edit"], why: "ACP's kind of tool call" },
   };
   test("core's shared files name no provider: its id and tool names stay in its folder and the registry", async () => {
     const { listProviders } = await import("../../src/core/providers/registry.ts");

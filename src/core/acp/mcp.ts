@@ -34,7 +34,7 @@ export function planMcpServers(
 }
 
 /** One ACP server as claude's config: stdio {command, args, env}, http/sse {type, url, headers}. */
-export function claudeServer(server: McpServer): Record<string, unknown> {
+function claudeServer(server: McpServer): Record<string, unknown> {
   if ("type" in server && (server.type === "http" || server.type === "sse")) {
     const headers = Object.fromEntries(server.headers.map((h) => [h.name, h.value]));
     return { type: server.type, url: server.url, ...(server.headers.length > 0 ? { headers } : {}) };

@@ -12,9 +12,16 @@ const KINDS: Readonly<Record<Meaning, PermissionOption["kind"]>> = {
   always: "allow_always",
   deny: "reject_once",
 };
-const FALLBACK: Readonly<Record<Meaning, string>> = { allow: "Allow", always: "Always allow", deny: "Reject" };
+const FALLBACK: Readonly<Record<Meaning, string>> = {
+  allow: "Allow",
+  always: "Always allow",
+  deny: "Reject",
+};
 
-export function permissionOptions(options: readonly PromptOption[], meanings: AnswerMeanings): PermissionOption[] {
+export function permissionOptions(
+  options: readonly PromptOption[],
+  meanings: AnswerMeanings,
+): PermissionOption[] {
   return (["allow", "always", "deny"] as const).flatMap((meaning): PermissionOption[] => {
     const plan = planAnswer(options, meaning, meanings);
     if (!plan.ok) return [];

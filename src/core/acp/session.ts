@@ -1,5 +1,7 @@
 import type { InitializeResponse, SessionModeState } from "@agentclientprotocol/sdk";
 import { z } from "zod";
+import { GuardFields } from "../guard/fields.ts";
+import { HostName } from "../hosts/schema.ts";
 import { Duration, PermissionMode, SpawnInput } from "../schemas.ts";
 
 /**
@@ -31,6 +33,7 @@ export const AcpFlags = SpawnInput.omit({
   base: true,
 })
   .extend({
+    ...GuardFields,
     maxTurns: z
       .number()
       .int()
@@ -38,9 +41,29 @@ export const AcpFlags = SpawnInput.omit({
       .optional()
       .describe("Stop each prompt's turn after this many model messages (stopReason max_turn_requests)"),
     timeout: Duration.optional().describe("How long one prompt's turn may take (default 30m)"),
+    host: HostName.optional().describe(
+      "Serve from this host of config.toml: its own umbel acp, over ssh, speaks to the client (cwd paths are the host's; --env takes names only, read there)",
+    ),
   })
   .strict();
 export type AcpFlags = z.infer<typeof AcpFlags>;
+
+/**
+ * A session/prompt's own `_meta.umbel`: this prompt's guardrails and turn limit, over the face's
+ * flags (the same fields, by the same schemas).
+ */
+export const AcpPromptMeta = AcpFlags.pick({
+  jsonSchema: true,
+  accept: true,
+  maxAttempts: true,
+  acceptTimeout: true,
+  maxTurns: true,
+  timeout: true,
+})
+  .partial()
+  .strict()
+  .describe("A prompt's own guardrails and limits, in session/prompt's _meta.umbel");
+export type AcpPromptMeta = z.infer<typeof AcpPromptMeta>;
 
 /** The permission modes a session can switch to: those the provider's launch takes. */
 export function sessionModes(
@@ -86,6 +109,7 @@ export function initializeResult(protocolVersion: number, facts: AgentFacts): In
     protocolVersion,
     agentCapabilities: {
       loadSession: true,
+      sessionCapabilities: { list: {}, close: {}, resume: {} },
       promptCapabilities: { image: facts.images, audio: false, embeddedContext: true },
       mcpCapabilities: { http: facts.mcp.http, sse: facts.mcp.sse },
     },

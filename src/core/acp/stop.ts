@@ -61,7 +61,7 @@ function stop(stopReason: StopReason): PromptEnd {
 }
 
 /** One line for the client to show. */
-export function describeOutcome(outcome: Outcome): string {
+function describeOutcome(outcome: Outcome): string {
   const e = outcome.evidence;
   const name = `worker ${outcome.name}`;
   switch (outcome.reason) {
@@ -72,7 +72,11 @@ export function describeOutcome(outcome: Outcome): string {
     case "provider-error":
       return `${name}: the provider answered with an error${e.error ? ` (${e.error})` : ""}${e.message ? `: ${e.message}` : ""}`;
     case "dead": {
-      const exit = e.exit?.signal ? ` (signal ${e.exit.signal})` : e.exit?.exitCode !== undefined ? ` (exit ${e.exit.exitCode})` : "";
+      const exit = e.exit?.signal
+        ? ` (signal ${e.exit.signal})`
+        : e.exit?.exitCode !== undefined
+          ? ` (exit ${e.exit.exitCode})`
+          : "";
       return `${name} died${exit}`;
     }
     case "timeout":

@@ -1,11 +1,11 @@
 import type {
+  ToolKind as AcpToolKind,
   PlanEntry,
   SessionUpdate,
   ToolCallLocation,
-  ToolKind as AcpToolKind,
 } from "@agentclientprotocol/sdk";
 import { isRecord } from "../common/json.ts";
-import { resultText, toolKind } from "../dialects/tool-kind.ts";
+import { resultText, toolKind, toolRole } from "../dialects/tool-kind.ts";
 import type { StreamMessage } from "../providers/transcript-types.ts";
 
 /**
@@ -95,23 +95,6 @@ function assistantBlock(
   ];
 }
 
-/** Read and search tools by name (the providers' vocabularies name shells, writes, edits and web tools). */
-const READ_TOOLS = new Set(["Read", "NotebookRead", "read_file", "read_many_files", "read", "view_image"]);
-const SEARCH_TOOLS = new Set([
-  "Grep",
-  "Glob",
-  "LS",
-  "grep",
-  "glob",
-  "list",
-  "grep_search",
-  "search_file_content",
-  "list_directory",
-  "ToolSearch",
-]);
-const FETCH_TOOLS = new Set(["WebFetch", "web_fetch", "webfetch"]);
-const THINK_TOOLS = new Set(["Task", "Agent", "task"]);
-
 /** A tool call's title and ACP kind, from what the call is (core/dialects/tool-kind.ts). */
 export function describeCall(toolCallId: string, name: string, input: unknown): PendingCall {
   const what = toolKind(name, input);
@@ -120,23 +103,31 @@ export function describeCall(toolCallId: string, name: string, input: unknown): 
   const base = { toolCallId, rawInput: input ?? null };
   if (what.kind === "command") return { ...base, title: what.command || name, kind: "execute" };
   if (what.kind === "file") {
-    const [first] = what.changes;
     const deleting = what.changes.length > 0 && what.changes.every((c) => c.kind === "delete");
-    const verb = first?.kind === "add" ? "Write" : deleting ? "Delete" : "Edit";
     const where = what.changes.map((c) => c.path).join(", ");
-    return { ...base, title: where === "" ? name : `${verb} ${where}`, kind: deleting ? "delete" : "edit" };
+    const verb = what.changes[0]?.kind === "add" ? "Create" : deleting ? "Delete" : "Change";
+    return {
+      ...base,
+      title: where === "" ? name : `${verb} ${where}`,
+      kind: deleting ? "delete" : EDIT_KIND,
+    };
   }
   if (what.kind === "web") return { ...base, title: `Search the web: ${what.query}`, kind: "fetch" };
   if (what.kind === "mcp") return { ...base, title: `${what.server}: ${what.tool}`, kind: "other" };
-  if (READ_TOOLS.has(name)) return { ...base, title: path ? `Read ${path}` : name, kind: "read" };
-  if (SEARCH_TOOLS.has(name)) {
+  const role = toolRole(name).role;
+  if (role === "read") return { ...base, title: path ? `Read ${path}` : name, kind: "read" };
+  if (role === "search") {
     const pattern = str(args.pattern) ?? str(args.query) ?? path;
     return { ...base, title: pattern ? `${name} ${pattern}` : name, kind: "search" };
   }
-  if (FETCH_TOOLS.has(name)) return { ...base, title: str(args.url) ?? name, kind: "fetch" };
-  if (THINK_TOOLS.has(name)) return { ...base, title: str(args.description) ?? name, kind: "think" };
+  if (role === "fetch") return { ...base, title: str(args.url) ?? name, kind: "fetch" };
+  if (role === "delegate")
+    return { ...base, title: str(args.description) ?? str(args.prompt) ?? name, kind: "think" };
   return { ...base, title: path ? `${name} ${path}` : name, kind: "other" };
 }
+
+/** ACP's kind for a file change (also opencode's tool name, hence named once here). */
+const EDIT_KIND: AcpToolKind = "edit";
 
 function locationsOf(name: string, input: unknown): ToolCallLocation[] {
   const what = toolKind(name, input);
@@ -147,15 +138,11 @@ function locationsOf(name: string, input: unknown): ToolCallLocation[] {
   return [{ path, ...line }];
 }
 
-/** A todo list tool's entries (claude TodoWrite, codex update_plan, gemini write_todos), else null. */
+/** A todo list tool's entries (the provider's `tools.todo`: claude TodoWrite, codex update_plan, …), else null. */
 export function planEntries(name: string, input: unknown): PlanEntry[] | null {
-  if (!isRecord(input)) return null;
-  const list =
-    name === "TodoWrite" || name === "write_todos" || name === "todowrite"
-      ? input.todos
-      : name === "update_plan"
-        ? input.plan
-        : undefined;
+  const role = toolRole(name);
+  if (role.role !== "todo" || !isRecord(input)) return null;
+  const list = input[role.list];
   if (!Array.isArray(list)) return null;
   return list.flatMap((item): PlanEntry[] => {
     if (!isRecord(item)) return [];
@@ -174,7 +161,11 @@ function planStatus(status: unknown): PlanEntry["status"] {
 
 function pathOf(args: Readonly<Record<string, unknown>>): string | null {
   return (
-    str(args.file_path) ?? str(args.filePath) ?? str(args.notebook_path) ?? str(args.absolute_path) ?? str(args.path)
+    str(args.file_path) ??
+    str(args.filePath) ??
+    str(args.notebook_path) ??
+    str(args.absolute_path) ??
+    str(args.path)
   );
 }
 

@@ -31,6 +31,32 @@ const PATCH_TOOLS = namesOf((t) => t.patch);
 const WRITE_TOOLS = namesOf((t) => t.write);
 const EDIT_TOOLS = namesOf((t) => t.edit);
 const WEB_TOOLS = namesOf((t) => t.web);
+const READ_TOOLS = namesOf((t) => t.read);
+const SEARCH_TOOLS = namesOf((t) => t.search);
+const FETCH_TOOLS = namesOf((t) => t.fetch);
+const DELEGATE_TOOLS = namesOf((t) => t.delegate);
+const TODO_TOOLS = new Map(
+  VOCABULARIES.flatMap((t) => (t.todo ? [[t.todo.name, t.todo.list] as const] : [])),
+);
+
+/**
+ * What else a tool does, by every CLI's vocabulary (ACP's kinds of tool call beyond toolKind's):
+ * reads a file, finds files, fetches a URL, runs a subagent, or keeps the todo list (its list's key).
+ */
+export type ToolRole =
+  | { readonly role: "read" | "search" | "fetch" | "delegate" }
+  | { readonly role: "todo"; readonly list: string }
+  | { readonly role: "other" };
+
+export function toolRole(name: string): ToolRole {
+  const list = TODO_TOOLS.get(name);
+  if (list !== undefined) return { role: "todo", list };
+  if (READ_TOOLS.has(name)) return { role: "read" };
+  if (SEARCH_TOOLS.has(name)) return { role: "search" };
+  if (FETCH_TOOLS.has(name)) return { role: "fetch" };
+  if (DELEGATE_TOOLS.has(name)) return { role: "delegate" };
+  return { role: "other" };
+}
 
 export function toolKind(name: string, input: unknown): ToolKind {
   const args = isRecord(input) ? input : {};

@@ -100,6 +100,16 @@ export type ToolVocabulary = {
   readonly patch?: readonly string[];
   /** An MCP tool's name: the server and the tool as its two groups. */
   readonly mcpName?: RegExp;
+  /** Tools that read a file (ACP's `read` kind of tool call). */
+  readonly read?: readonly string[];
+  /** Tools that find or list files (ACP's `search`). */
+  readonly search?: readonly string[];
+  /** Tools that fetch a URL (ACP's `fetch`). */
+  readonly fetch?: readonly string[];
+  /** Tools that hand work to a subagent (ACP's `think`). */
+  readonly delegate?: readonly string[];
+  /** The CLI's todo list tool and the key of its list in the call's input (ACP's `plan`). */
+  readonly todo?: { readonly name: string; readonly list: string };
   /** The output and exit code of a shell call, from the text the model saw; null: not this CLI's shape. */
   commandResult?(text: string, isError: boolean): { output: string; exitCode: number } | null;
 };

@@ -5,6 +5,7 @@ import { VERBS } from "../verbs/table.ts";
 
 const OTHER_COMMANDS: readonly [string, string][] = [
   ["mcp", "serve every command as a tool to an MCP host, over stdio (docs/mcp.md)"],
+  ["acp [flags]", "serve workers as an Agent Client Protocol agent to an editor, over stdio (docs/acp.md)"],
   ["run FILE", "run a workflow: prompts over workers as a DAG (--dry-run, --resume ID, --schema)"],
   ["completion SHELL", "print a completion script for bash, zsh or fish"],
 ];

@@ -72,6 +72,8 @@ export async function loadSession(
   deps: Deps,
   name: string,
   respawn: (old: Worker, cliSession: string) => SpawnInput,
+  /** The client's MCP servers for a resumed worker (claude's config shape), and whether --add-dir is taken. */
+  launch: (old: Worker) => { mcpServers: Readonly<Record<string, unknown>>; addsDirs: boolean },
 ): Promise<LoadedSession> {
   const worker = await loadWorker(deps, name);
   const { provider } = worker;
@@ -85,8 +87,32 @@ export async function loadSession(
   if (text === null || cliSession === undefined)
     throw new WorkerNotFoundError(`session ${name} has no conversation left to resume`, { name });
   await killWorker(deps, { name, purge: true });
-  const resumed = await openSession(deps, respawn(worker, cliSession), {}, false);
+  const { mcpServers, addsDirs } = launch(worker);
+  const resumed = await openSession(deps, respawn(worker, cliSession), mcpServers, addsDirs);
   return { worker: resumed, adopted: false, history };
+}
+
+/** Every worker of the state root as a session a client may load, newest first; `cwd` filters. */
+export async function listSessions(
+  deps: Deps,
+  cwd: string | null,
+): Promise<{ sessionId: string; cwd: string; title: string; updatedAt: string }[]> {
+  const found = await Promise.all(
+    (await deps.store.listNames()).map(async (name) => {
+      const meta = await deps.store.readMeta(name).catch(() => null);
+      return meta ? [meta] : [];
+    }),
+  );
+  return found
+    .flat()
+    .filter((meta) => cwd === null || meta.cwd === cwd)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+    .map((meta) => ({
+      sessionId: meta.name,
+      cwd: meta.cwd,
+      title: `${meta.name} (${meta.provider}${meta.state === "killed" ? ", killed" : ""})`,
+      updatedAt: meta.createdAt,
+    }));
 }
 
 /** A conversation as the updates that replay it: each prompt, then what the turn showed. */
@@ -124,7 +150,15 @@ export async function switchMode(
   return { worker: moved, input: next };
 }
 
-/** The workers this face spawned, killed as kill does (tombstones kept), each on its own. */
-export async function closeSessions(deps: Deps, names: readonly string[]): Promise<void> {
-  await Promise.all(names.map((name) => killWorker(deps, { name }).catch(() => undefined)));
+/**
+ * The workers this face spawned, killed as kill does (tombstones kept), each on its own; every
+ * session's MCP config goes with the client (a server's env may hold a secret).
+ */
+export async function closeSessions(
+  deps: Deps,
+  spawned: readonly string[],
+  all: readonly string[],
+): Promise<void> {
+  await Promise.all(spawned.map((name) => killWorker(deps, { name }).catch(() => undefined)));
+  await Promise.all(all.map((name) => deps.files.remove(acpFolder(deps, name).mcp).catch(() => undefined)));
 }

@@ -3,12 +3,16 @@ import { choiceOf, permissionOptions } from "../../core/acp/permission.ts";
 import { decidePromptEnd, type PromptEnd } from "../../core/acp/stop.ts";
 import { createUpdateMapper } from "../../core/acp/updates.ts";
 import { PromptGoneError } from "../../core/errors.ts";
+import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { StreamMessage } from "../../core/providers/transcript-types.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import { answerPrompt, promptMenu } from "../fleet/answer.ts";
+import { runGuard } from "../guard/guard.ts";
+import type { TurnRunner } from "../guard/turn.ts";
 import { armEarly, followTurn, markTranscript } from "../print/follow.ts";
-import { sendPrompt } from "../worker/send.ts";
+import { DEFAULT_WAIT_TIMEOUT_MS, type WaitProgress } from "../wait/wait.ts";
+import { deliverTurn, sendPrompt } from "../worker/send.ts";
 import type { Worker } from "../worker/worker.ts";
 
 /** What a turn asks of its ACP client: to show an update, and to decide a permission prompt. */
@@ -24,84 +28,139 @@ export type AcpTurnInput = {
   readonly prompt: string;
   readonly maxTurns?: number | undefined;
   readonly timeout?: number | undefined;
+  /** The prompt's guardrails (the face's --accept / --json-schema): checked, fed back, retried, halted. */
+  readonly guard?: Pick<GuardedSendInput, "accept" | "jsonSchema" | "maxAttempts" | "acceptTimeout">;
   /** Fires on the client's session/cancel for this prompt. */
   readonly cancel: AbortSignal;
 };
 
 /**
- * After a cancel's interrupt keys, how long the turn may take to end by itself (an interrupted TUI
- * is seen idle for 2 s first: core/wait/outcome.ts) before umbel stops following it.
+ * After a cancel's interrupt keys: the turn is over for the client once the TUI shows its idle
+ * composer on two looks in a row (claude's fake and the real 2.1.332 redraw within ~100 ms of
+ * Escape), or after the grace at most. Waiting for the wait's own verdict instead cost ~5.5 s: an
+ * interrupted turn fires no end hook, so it is the idle composer held 2 s, then the 3 s drain.
  */
 const CANCEL_GRACE_MS = 10_000;
+const CANCEL_POLL_MS = 150;
+
+/** The end of an ACP prompt, and what a `--json-schema` turn returned. */
+export type AcpTurnEnd = { readonly end: PromptEnd; readonly structured?: unknown };
 
 /**
  * One ACP prompt on a ready worker: send, then follow the turn, each message of its record mapped to
  * the client's updates as it lands (core/acp/updates.ts). A permission prompt (wait's `input`) asks
  * the client, is answered on the worker (`answer` with its input id) and the same turn is followed
  * on; a cancel presses the provider's interrupt keys (as `keys Escape`) and the turn ends
- * `cancelled`, the worker ready for the next prompt.
+ * `cancelled`, the worker ready for the next prompt. With guardrails the guard's loop runs as for
+ * `wait` (operations/guard/guard.ts): each feedback prompt is shown as the user's message it is.
  */
 export async function runAcpTurn(
   deps: Deps,
   worker: Worker,
   input: AcpTurnInput,
   client: AcpClientPort,
-): Promise<PromptEnd> {
+): Promise<AcpTurnEnd> {
   const { name } = worker.meta;
   const mapper = createUpdateMapper();
-  const mark = await markTranscript(deps, worker);
+  let mark = await markTranscript(deps, worker);
   const early = await armEarly(deps, worker, input.maxTurns);
-  const sent = await sendPrompt(deps, { name, prompt: input.prompt }, worker).catch(async (error: unknown) => {
-    await early.undo().catch(() => undefined);
-    throw error;
-  });
-  // Followed again after each answer, from the same place: the messages already mapped are skipped.
+  const sent = await sendPrompt(deps, { name, prompt: input.prompt, ...input.guard }, worker).catch(
+    async (error: unknown) => {
+      await early.undo().catch(() => undefined);
+      throw error;
+    },
+  );
+  // A turn is followed again after each answer, from the same mark: the messages mapped are skipped.
   let mapped = 0;
   let modelStopReason: string | null = null;
+  let maxTurnsHit: number | null = null;
   let pushing: Promise<void> = Promise.resolve();
+  const show = (update: SessionUpdate) => {
+    pushing = pushing.then(() => client.update(update));
+  };
   const onMessage = (index: { n: number }) => (message: StreamMessage) => {
     if (index.n++ < mapped) return;
     mapped++;
     const stopReason = (message.message as { stop_reason?: unknown } | undefined)?.stop_reason;
     if (message.type === "assistant" && typeof stopReason === "string") modelStopReason = stopReason;
-    for (const update of mapper.push(message)) pushing = pushing.then(() => client.update(update));
+    for (const update of mapper.push(message)) show(update);
   };
   const giveUp = new AbortController();
   let cancelled = false;
   const onCancel = () => {
     cancelled = true;
-    void interrupt(deps, worker);
-    const timer = setTimeout(() => giveUp.abort(), CANCEL_GRACE_MS);
-    giveUp.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+    void settleCancel(deps, worker, giveUp);
   };
   if (input.cancel.aborted) onCancel();
   else input.cancel.addEventListener("abort", onCancel, { once: true });
   const signal = AbortSignal.any([...(deps.signal ? [deps.signal] : []), giveUp.signal]);
   let preArmed = early.armed;
-  try {
+  /** One attempt's turn, through every permission prompt it shows, to its outcome. */
+  const follow = async (
+    d: Deps,
+    turn: { baseline: number; promptId: string | null },
+    timeout: number | undefined,
+    guard?: { onProgress: (p: WaitProgress) => void; halt: AbortSignal },
+  ): Promise<Outcome> => {
     for (;;) {
       const followed = await followTurn(
-        { ...deps, signal },
+        d,
         worker,
-        sent,
+        turn,
         mark,
-        { maxTurns: input.maxTurns, timeout: input.timeout, preArmed },
+        { maxTurns: input.maxTurns, timeout, preArmed },
         onMessage({ n: 0 }),
+        guard,
       );
       preArmed = false;
+      maxTurnsHit = followed.maxTurnsHit;
       await pushing;
-      const outcome: Outcome = followed.outcome;
-      if (outcome.reason === "input") {
-        await decide(deps, worker, outcome, client, mapper.pendingCall(), () => cancelled, input.cancel);
-        continue;
-      }
-      return decidePromptEnd({
-        outcome: giveUp.signal.aborted ? { ...outcome, reason: "aborted" } : outcome,
-        maxTurnsHit: followed.maxTurnsHit,
-        cancelled,
-        modelStopReason,
-      });
+      if (followed.outcome.reason !== "input") return followed.outcome;
+      await decide(
+        deps,
+        worker,
+        followed.outcome,
+        client,
+        mapper.pendingCall(),
+        () => cancelled,
+        input.cancel,
+      );
     }
+  };
+  try {
+    const d = { ...deps, signal };
+    const guarded = input.guard?.accept !== undefined || input.guard?.jsonSchema !== undefined;
+    let outcome: Outcome;
+    if (!guarded) outcome = await follow(d, sent, input.timeout);
+    else {
+      let next = { baseline: sent.baseline, promptId: sent.promptId };
+      const runner: TurnRunner = {
+        wait: (turn, td, { timeoutMs, onProgress, halt }) =>
+          follow(td, turn === next.baseline ? next : { baseline: turn, promptId: null }, timeoutMs, {
+            onProgress,
+            halt,
+          }),
+        send: async (text, prepare) => {
+          mark = await markTranscript(deps, worker);
+          mapped = 0;
+          show({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
+          const fed = await deliverTurn(deps, worker, text, prepare, "turn-loop");
+          next = { baseline: fed.baseline, promptId: fed.promptId };
+          return fed;
+        },
+      };
+      outcome = await runGuard(d, worker, sent.baseline, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS, runner);
+    }
+    await pushing;
+    const end = decidePromptEnd({
+      outcome: giveUp.signal.aborted ? { ...outcome, reason: "aborted" } : outcome,
+      maxTurnsHit,
+      cancelled,
+      modelStopReason,
+    });
+    return outcome.evidence.structured === undefined
+      ? { end }
+      : { end, structured: outcome.evidence.structured };
   } finally {
     input.cancel.removeEventListener("abort", onCancel);
     giveUp.abort();
@@ -139,6 +198,20 @@ async function decide(
     // Someone else (a person attached, another caller) answered it first: the turn goes on either way.
     if (!(error instanceof PromptGoneError)) throw error;
   }
+}
+
+/** Presses the interrupt keys, then ends the follow once the TUI is idle again (or the grace is over). */
+async function settleCancel(deps: Deps, worker: Worker, giveUp: AbortController): Promise<void> {
+  await interrupt(deps, worker);
+  const until = deps.clock.now() + CANCEL_GRACE_MS;
+  let idleLooks = 0;
+  while (!giveUp.signal.aborted && deps.clock.now() < until && idleLooks < 2) {
+    await deps.clock.sleep(CANCEL_POLL_MS, giveUp.signal).catch(() => undefined);
+    const screen = await deps.tmux.capture(worker.meta.name).catch(() => null);
+    const idle = screen !== null && worker.provider.classifyScreen(screen).kind === "ready";
+    idleLooks = idle ? idleLooks + 1 : 0;
+  }
+  giveUp.abort();
 }
 
 /** The provider's interrupt keys, as `umbel keys NAME Escape` presses them. */

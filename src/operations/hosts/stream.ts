@@ -55,6 +55,25 @@ export async function logsOnHost(
 }
 
 /**
+ * `umbel acp --host box`: the host's own `umbel acp` on this process's stdio over `ssh -T` (no
+ * terminal: the protocol's bytes pass untouched both ways), so the host's umbel owns the sessions'
+ * workers as it owns every other. The face's flags are that command line's words; none is a secret
+ * (spawnFlagWords refuses --env values). Returns the host's exit code.
+ */
+export async function acpOnHost(deps: Deps, host: string, words: readonly string[]): Promise<number> {
+  const plan = await loadHost(deps, host);
+  const argv = sshArgv({ ...plan, command: remoteCommand(plan.umbel, ["acp", ...words]), tty: false });
+  deps.trace.mark(`ssh ${host} acp`);
+  const code = await deps.ssh.interactive(argv, { controlDir: plan.controlDir, signal: deps.signal });
+  if (code === SSH_FAILED)
+    throw new HostUnreachableError(`host ${host} is unreachable (ssh exited 255; its reason is above)`, {
+      host,
+      reason: "ssh failed",
+    });
+  return code;
+}
+
+/**
  * `attach box:NAME`: `ssh -t DEST '<umbel> attach NAME'` on this terminal, the host's umbel
  * attaching there as it does locally (detach with C-b d). The name is on that command line (it is
  * no secret), quoted for the remote shell. Its exit code is the host's attach's; what the host's

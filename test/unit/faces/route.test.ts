@@ -89,7 +89,7 @@ describe("routeArgv", () => {
   test("the command list is the verb table's plus the faces that are not verbs", () => {
     const verbs = VERBS.filter((v) => v.cli).map((v) => v.name);
     expect([...COMMANDS].sort()).toEqual(
-      [...verbs, "completion", "exec", "run", "mcp", "help", "version"].sort(),
+      [...verbs, "completion", "exec", "run", "mcp", "acp", "help", "version"].sort(),
     );
   });
 

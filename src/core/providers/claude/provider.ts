@@ -36,6 +36,11 @@ export const claude: PlainProvider = {
     edit: ["Edit", "MultiEdit", "NotebookEdit"],
     web: ["WebSearch"],
     mcpName: /^mcp__(.+?)__(.+)$/,
+    read: ["Read", "NotebookRead"],
+    search: ["Grep", "Glob", "LS", "ToolSearch"],
+    fetch: ["WebFetch"],
+    delegate: ["Task", "Agent"],
+    todo: { name: "TodoWrite", list: "todos" },
     // A failed Bash: `Exit code N` first, then the output.
     commandResult(text) {
       const head = /^Exit code (-?\d+)\n?/.exec(text);

@@ -69,6 +69,8 @@ export const codex: HomedProvider = {
     edit: [],
     web: ["web_search"],
     patch: ["apply_patch"],
+    read: ["view_image"],
+    todo: { name: "update_plan", list: "plan" },
     // exec_command's header: `Process exited with code N` … then `Output:` on a line of its own.
     commandResult(text) {
       const code = /^Process exited with code (-?\d+)$/m.exec(text.split("\nOutput:\n")[0] ?? "");

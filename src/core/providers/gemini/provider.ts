@@ -75,6 +75,10 @@ export const gemini: HomedProvider = {
     web: ["google_web_search"],
     // A server name with `_` splits early.
     mcpName: /^mcp_([^_]+)_(.+)$/,
+    read: ["read_file", "read_many_files"],
+    search: ["glob", "search_file_content", "grep_search", "list_directory"],
+    fetch: ["web_fetch"],
+    todo: { name: "write_todos", list: "todos" },
     // run_shell_command's `Output: …` (`(empty)` for none), then `Exit Code: N` when it failed.
     commandResult(text, isError) {
       const out =

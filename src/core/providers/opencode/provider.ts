@@ -46,7 +46,17 @@ export const opencode: HomedProvider = {
   tested: { version: "1.18.33", npm: "opencode-ai" },
   // `ses_` and 26 letters or digits (1.18.33; 20-40 accepted).
   sessionIdPattern: /^ses_[0-9A-Za-z]{20,40}$/,
-  tools: { command: ["bash"], write: ["write"], edit: ["edit"], web: ["websearch"] },
+  tools: {
+    command: ["bash"],
+    write: ["write"],
+    edit: ["edit"],
+    web: ["websearch"],
+    read: ["read"],
+    search: ["grep", "glob", "list"],
+    fetch: ["webfetch"],
+    delegate: ["task"],
+    todo: { name: "todowrite", list: "todos" },
+  },
   binEnv: "UMBEL_OPENCODE_BIN",
   defaultBin: "opencode",
   // One by one: opencode's own switches a user may set (its config layers, its database, the

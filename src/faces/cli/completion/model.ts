@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { AcpFlags } from "../../../core/acp/session.ts";
 import type { Meaning } from "../../../core/fleet/answer.ts";
 import { RunWorkflowInput } from "../../../core/workflow/schema.ts";
 import { VERBS } from "../../verbs/table.ts";
@@ -58,6 +59,7 @@ export function completionCommands(): CompletionCommand[] {
       [{ kind: "workflow" }],
     ),
     face("mcp", "serve every command as an MCP tool over stdio", [HELP_FLAG], []),
+    face("acp", "serve workers as an ACP agent over stdio", [...flagsOfSchema(AcpFlags, []), HELP_FLAG], []),
     face("completion", "print a shell completion script", [], [{ kind: "choices", values: SHELLS }]),
     ...printCommands(),
   ];
