@@ -175,7 +175,7 @@ export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
   );
 
   test.skipIf(skip)(
-    `${p.label}: a saved session: its worker killed when acpx's queue owner ends, session/load resumes it; acpx cancel; a next prompt`,
+    `${p.label}: a saved session: its worker killed when acpx's queue owner ends, then resumed; acpx cancel; a next prompt`,
     async () => {
       await withWorld(async (w) => {
         // A prompt leaves acpx's queue owner (and the face) running for --ttl idle seconds.
@@ -208,12 +208,14 @@ export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
             "the worker killed",
           );
 
-          // A new owner: session/load of the killed worker resumes its conversation in its name.
+          // A new owner reconnects to the killed worker: session/resume (the face advertises it; acpx
+          // prefers it to session/load) starts its CLI again on its conversation, in its name.
           const second = await finished(w.acpx([...owner, "prompt", "second prompt"]), 0);
-          expect(second.messages.find((m) => m.method === "session/load")?.params).toMatchObject({
-            sessionId: worker,
-          });
-          expect(answerTo(second.messages, "session/load")?.error).toBeUndefined();
+          const reconnect = second.messages.find(
+            (m) => m.method === "session/resume" || m.method === "session/load",
+          );
+          expect(reconnect?.params).toMatchObject({ sessionId: worker });
+          expect(answerTo(second.messages, String(reconnect?.method))?.result).toBeDefined();
           expect(second.messages.find((m) => m.method === "session/prompt")?.params?.sessionId).toBe(worker);
           expect(answerTo(second.messages, "session/prompt")?.result).toMatchObject({
             stopReason: "end_turn",
