@@ -175,7 +175,7 @@ export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
   );
 
   test.skipIf(skip)(
-    `${p.label}: a saved session: its worker killed when acpx's queue owner ends, then resumed; acpx cancel; a next prompt`,
+    `${p.label}: a saved session: its worker killed when acpx's queue owner ends, then resumed; acpx cancel; a next prompt; sessions close`,
     async () => {
       await withWorld(async (w) => {
         // A prompt leaves acpx's queue owner (and the face) running for --ttl idle seconds.
@@ -241,6 +241,14 @@ export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
           expect(answerTo(next.messages, "session/prompt")?.result).toMatchObject({ stopReason: "end_turn" });
           expect(said(next.messages)).toContain("STUB-REPLY");
           expect(w.stub.mainRequests().at(-1)?.prompt).toBe("after the cancel");
+
+          // sessions close: acpx sends the owner's agent session/close, which kills the worker.
+          await finished(w.acpx([...owner, "sessions", "close"]), 0);
+          await eventually(
+            async () => (await workerState(w, worker)) === "killed",
+            10_000,
+            "the worker killed",
+          );
         } finally {
           await w.acpx([...owner, "sessions", "close"]).done;
         }
