@@ -20,6 +20,7 @@ const BENCHES: [string, string[]][] = [
   ["fleet.ts", ["50", "30"]],
   ["print.ts", []],
   ["placement.ts", []],
+  ["acp.ts", []],
 ];
 let failed = 0;
 for (const [file, args] of BENCHES) {

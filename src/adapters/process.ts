@@ -218,6 +218,42 @@ export async function runOnTerminal(
 }
 
 /**
+ * A process this one speaks to over its stdin and stdout (stderr inherited): its streams and its
+ * exit status. Closing `stdin` sends EOF; the signal kills it.
+ */
+export function runPiped(
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+  abort?: AbortSignal,
+): { stdin: WritableStream<Uint8Array>; stdout: ReadableStream<Uint8Array>; exited: Promise<number> } {
+  const child = startProgram(argv, () =>
+    Bun.spawn([...argv], { env: { ...env }, stdio: ["pipe", "pipe", "inherit"] }),
+  );
+  const onAbort = () => child.kill("SIGKILL");
+  if (abort?.aborted) onAbort();
+  else abort?.addEventListener("abort", onAbort, { once: true });
+  const stdin = new WritableStream<Uint8Array>({
+    write: async (chunk) => {
+      child.stdin.write(chunk);
+      await child.stdin.flush();
+    },
+    close: async () => {
+      await child.stdin.end();
+    },
+    abort: async () => {
+      await child.stdin.end();
+    },
+  });
+  const exited = child.exited
+    .finally(() => abort?.removeEventListener("abort", onAbort))
+    .then((code) => {
+      const signal = child.signalCode;
+      return signal ? 128 + (osConstants.signals[signal as keyof typeof osConstants.signals] ?? 0) : code;
+    });
+  return { stdin, stdout: child.stdout, exited };
+}
+
+/**
  * Starts a process that outlives this one: its own session (a terminal's hang-up or Ctrl-C of this
  * process does not reach it), stdin closed, output appended to `log` (0600). Not waited for. The log
  * is bounded: past ROTATE_LOG_BYTES it is first moved to `<log>.1` (replacing the older one). A link

@@ -428,6 +428,22 @@ export type SshPort = {
     argv: readonly string[],
     options: { controlDir: string; signal?: AbortSignal | undefined },
   ): Promise<number>;
+  /**
+   * ssh with its stdin and stdout as streams for this process to speak over (argv from sshArgv
+   * without `tty`; stderr inherited): another host's `umbel acp` as a session's agent. It lives as
+   * long as the caller keeps it: closing `stdin` ends it, as does the signal.
+   */
+  pipe(
+    argv: readonly string[],
+    options: { controlDir: string; signal?: AbortSignal | undefined },
+  ): Promise<SshPipe>;
+};
+
+export type SshPipe = {
+  readonly stdin: WritableStream<Uint8Array>;
+  readonly stdout: ReadableStream<Uint8Array>;
+  /** ssh's exit status (255: the link), or 128+N for signal N. */
+  readonly exited: Promise<number>;
 };
 
 export type SshOptions = {

@@ -414,6 +414,16 @@ export function createFakeWorld(over: Partial<Omit<Deps, "store" | "tmux" | "clo
         sshRuns.push({ argv: [...argv], input: "", timeoutMs: 0, ...recorded });
         return (await world.onSsh([...argv], "", signal)).exitCode ?? 255;
       },
+      // A link that closes at once (ssh's own failure), unless a test needs more.
+      async pipe(argv, options) {
+        const { signal: _signal, ...recorded } = options;
+        sshRuns.push({ argv: [...argv], input: "", timeoutMs: 0, ...recorded });
+        return {
+          stdin: new WritableStream<Uint8Array>(),
+          stdout: new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
+          exited: Promise.resolve(255),
+        };
+      },
     },
     clock,
     trace: { on: false, mark: () => undefined },

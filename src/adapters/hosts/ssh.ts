@@ -1,7 +1,7 @@
 import { chmod, mkdir } from "node:fs/promises";
 import type { SshRun } from "../../core/hosts/reply.ts";
 import type { SshPort } from "../../core/ports.ts";
-import { type RunResult, runOnTerminal, runProcess } from "../process.ts";
+import { type RunResult, runOnTerminal, runPiped, runProcess } from "../process.ts";
 
 /**
  * The real ssh: the process port's bounded run (its whole process group killed past the bound), in
@@ -41,6 +41,10 @@ export function createSsh(env: Readonly<Record<string, string | undefined>>): Ss
     async interactive(argv, { controlDir, signal }): Promise<number> {
       await controls(controlDir);
       return runOnTerminal(argv, clean, signal);
+    },
+    async pipe(argv, { controlDir, signal }) {
+      await controls(controlDir);
+      return runPiped(argv, clean, signal);
     },
   };
 }

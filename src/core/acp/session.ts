@@ -14,6 +14,11 @@ export const AcpSessionMeta = SpawnInput.pick({
   permissionMode: true,
   account: true,
 })
+  .extend({
+    host: HostName.optional().describe(
+      "Run the session on this host of config.toml (its own umbel acp, over ssh): its id is HOST:NAME",
+    ),
+  })
   .partial()
   .strict()
   .describe("A session's own choices, in session/new's _meta.umbel; the face's flags fill the rest");

@@ -90,6 +90,12 @@ export type DrainCheck = {
   readonly now: number;
   /** When the drain gives up (the transcript may lag the hook that ended the turn). */
   readonly until: number;
+  /**
+   * A turn that ended without its end hook (interrupted, a prompt denied with keys) needs no drain:
+   * ACP's client has had every message that came, and claude writes nothing more for it but the
+   * interrupt's own line. -p keeps draining such a turn (its output ends with every line it wrote).
+   */
+  readonly skipInterrupted?: boolean;
 };
 
 /**
@@ -102,6 +108,7 @@ export type DrainCheck = {
 export function drainDone(c: DrainCheck): boolean {
   if (!(endsWithLines(c.outcome) || c.guardHalted)) return true;
   if (c.now >= c.until) return true;
+  if (c.skipInterrupted === true && c.outcome?.evidence.interrupted === true) return true;
   const s = c.summary;
   if (s?.complete === true || (s?.apiError !== null && s?.apiError !== undefined)) return true;
   const hookAnswer = c.outcome?.reason === "stop" ? (c.outcome.evidence.message ?? null) : null;

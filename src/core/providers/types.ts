@@ -102,6 +102,8 @@ export type ToolVocabulary = {
   readonly mcpName?: RegExp;
   /** Tools that read a file (ACP's `read` kind of tool call). */
   readonly read?: readonly string[];
+  /** Its read tool shows an image file to the model (an ACP prompt's images are attached as files). */
+  readonly readsImages?: boolean;
   /** Tools that find or list files (ACP's `search`). */
   readonly search?: readonly string[];
   /** Tools that fetch a URL (ACP's `fetch`). */

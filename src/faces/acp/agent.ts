@@ -1,30 +1,24 @@
 import {
   type AgentApp,
+  type AgentContext,
   agent,
   type LoadSessionResponse,
   type McpServer,
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
-import type { z } from "zod";
 import { mcpCapabilities, planMcpServers } from "../../core/acp/mcp.ts";
-import { planPrompt } from "../../core/acp/prompt.ts";
 import {
   type AcpFlags,
-  AcpPromptMeta,
+  type AcpPromptMeta,
   AcpSessionMeta,
   initializeResult,
-  sessionModes,
 } from "../../core/acp/session.ts";
-import { UMBEL_ERROR_CODE } from "../../core/acp/stop.ts";
-import { toUmbelError, UsageError, WorkerNotFoundError } from "../../core/errors.ts";
-import { orphanGuardField } from "../../core/guard/fields.ts";
+import { formatWorkerRef, parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import type { Provider } from "../../core/providers/types.ts";
 import { PermissionMode, type ProviderId, type SpawnInput } from "../../core/schemas.ts";
 import {
-  acpFolder,
   closeSessions,
   listSessions,
   loadSession,
@@ -33,23 +27,24 @@ import {
   replayUpdates,
   switchMode,
 } from "../../operations/acp/session.ts";
-import { type AcpClientPort, runAcpTurn } from "../../operations/acp/turn.ts";
-import type { Worker } from "../../operations/worker/worker.ts";
+import { runPrompt } from "./prompt.ts";
+import { createRemoteHosts } from "./remote.ts";
+import {
+  addsDirs,
+  checkMcp,
+  mapped,
+  modesOf,
+  parseMeta,
+  type Session,
+  takesImages,
+  withSignal,
+} from "./request.ts";
 
 /**
  * `umbel acp`'s agent: ACP's methods as the operations' calls (spawn, send and follow, answer,
  * keys, relaunch, kill). It keeps the connection's sessions in memory, one worker each; the worker
  * itself lives in tmux and the state root, as every worker does.
  */
-type Session = {
-  worker: Worker;
-  /** The spawn as this face holds it (session/set_mode starts the CLI again from it). */
-  input: SpawnInput;
-  /** Spawned by this face (killed when the client goes); false: adopted by session/load. */
-  readonly spawned: boolean;
-  prompt: AbortController | null;
-  prompts: number;
-};
 
 export type AcpAgent = {
   readonly app: AgentApp;
@@ -59,11 +54,22 @@ export type AcpAgent = {
   sessions(): string[];
   /** Ends every running prompt (the client went away). */
   abortPrompts(): void;
+  /** Ends the hosts' connections (each host's umbel kills the workers it spawned). */
+  closeHosts(): Promise<void>;
 };
+
+/** A session on a host: its own name there, and the host's connection relays it. */
+type RemoteSession = { readonly host: string; readonly id: string };
 
 export function createAcpAgent(
   deps: Deps,
-  options: { readonly version: string; readonly flags: AcpFlags; readonly provider: ProviderId },
+  options: {
+    readonly version: string;
+    readonly flags: AcpFlags;
+    readonly provider: ProviderId;
+    /** The face's argv for a host's own `umbel acp` (a usage error where it cannot travel). */
+    readonly hostWords: () => readonly string[];
+  },
 ): AcpAgent {
   const {
     maxTurns,
@@ -79,6 +85,21 @@ export function createAcpAgent(
   const spawnFlags = jsonSchema === undefined ? flags : { ...flags, structured: true };
   const turnFlags: AcpPromptMeta = { jsonSchema, accept, maxAttempts, acceptTimeout, maxTurns, timeout };
   const sessions = new Map<string, Session>();
+  const remote = new Map<string, RemoteSession>();
+  let local: AgentContext | null = null;
+  const hosts = createRemoteHosts(
+    deps,
+    () => options.hostWords(),
+    () => {
+      if (!local) throw new Error("no client connection");
+      return local;
+    },
+  );
+  /** A session on a host: its connection's agent and the session's name there. */
+  const onHost = async (id: string) => {
+    const found = remote.get(id);
+    return found ? { ...found, agent: await hosts.agentOf(found.host) } : null;
+  };
   const session = (id: string): Session => {
     const found = sessions.get(id);
     if (!found) throw new RequestError(-32002, `no session ${id} in this connection`, { sessionId: id });
@@ -126,6 +147,9 @@ export function createAcpAgent(
     return loaded;
   };
   const app = agent({ name: "umbel" })
+    .onConnect((connection) => {
+      local = connection.client;
+    })
     .onRequest("initialize", () => {
       const provider = getProvider(options.provider);
       return initializeResult(PROTOCOL_VERSION, {
@@ -136,7 +160,18 @@ export function createAcpAgent(
     })
     .onRequest("session/new", ({ params, signal }) =>
       mapped(async () => {
-        const chosen = parseMeta(params._meta, AcpSessionMeta);
+        const { host, ...chosen } = parseMeta(params._meta, AcpSessionMeta);
+        if (host !== undefined) {
+          const there = await hosts.agentOf(host);
+          const made = await there.request(
+            "session/new",
+            { ...params, _meta: { ...params._meta, umbel: chosen } },
+            { cancellationSignal: signal },
+          );
+          const sessionId = formatWorkerRef(host, made.sessionId);
+          remote.set(sessionId, { host, id: made.sessionId });
+          return { ...made, sessionId };
+        }
         const input: SpawnInput = {
           ...spawnFlags,
           ...chosen,
@@ -163,6 +198,18 @@ export function createAcpAgent(
     )
     .onRequest("session/load", ({ params, signal, client }) =>
       mapped(async (): Promise<LoadSessionResponse> => {
+        const ref = parseWorkerRef(params.sessionId);
+        if (ref.host !== null) {
+          const there = await hosts.agentOf(ref.host);
+          const loaded = await there.request(
+            "session/load",
+            { ...params, sessionId: ref.name },
+            { cancellationSignal: signal },
+          );
+          await hosts.flushed(ref.host);
+          remote.set(params.sessionId, { host: ref.host, id: ref.name });
+          return loaded ?? {};
+        }
         const { worker, history } = await open(params, signal);
         for (const update of replayUpdates(history))
           await client.notify("session/update", { sessionId: params.sessionId, update });
@@ -171,15 +218,32 @@ export function createAcpAgent(
     )
     // session/load without the replay: the client keeps the conversation it showed.
     .onRequest("session/resume", ({ params, signal }) =>
-      mapped(async () => ({
-        modes: modesOf((await open({ ...params, mcpServers: params.mcpServers ?? [] }, signal)).worker),
-      })),
+      mapped(async () => {
+        const ref = parseWorkerRef(params.sessionId);
+        if (ref.host === null)
+          return {
+            modes: modesOf((await open({ ...params, mcpServers: params.mcpServers ?? [] }, signal)).worker),
+          };
+        const there = await hosts.agentOf(ref.host);
+        const resumed = await there.request(
+          "session/resume",
+          { ...params, sessionId: ref.name },
+          { cancellationSignal: signal },
+        );
+        remote.set(params.sessionId, { host: ref.host, id: ref.name });
+        return resumed;
+      }),
     )
     .onRequest("session/list", ({ params }) =>
       mapped(async () => ({ sessions: await listSessions(deps, params.cwd ?? null) })),
     )
     .onRequest("session/close", ({ params }) =>
       mapped(async () => {
+        const there = await onHost(params.sessionId);
+        if (there) {
+          remote.delete(params.sessionId);
+          return (await there.agent.request("session/close", { ...params, sessionId: there.id })) ?? {};
+        }
         const s = session(params.sessionId);
         s.prompt?.abort();
         sessions.delete(params.sessionId);
@@ -189,73 +253,35 @@ export function createAcpAgent(
     )
     .onRequest("session/prompt", ({ params, signal, client }) =>
       mapped(async () => {
-        const s = session(params.sessionId);
-        if (s.prompt)
-          throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
-        const folder = acpFolder(deps, s.worker.meta.name);
-        s.prompts += 1;
-        const plan = planPrompt(params.prompt, {
-          attachDir: folder.attachments,
-          images: takesImages(s.worker.provider),
-          stamp: String(s.prompts),
-        });
-        if (!plan.ok) throw RequestError.invalidParams({ sessionId: params.sessionId }, plan.reason);
-        await deps.files.ownDirectory(folder.attachments);
-        for (const file of plan.files)
-          await deps.files.writeAtomic(file.path, file.text ?? Buffer.from(file.base64 ?? "", "base64"));
-        const turn = { ...defined(turnFlags), ...parseMeta(params._meta, AcpPromptMeta) };
-        const orphan = orphanGuardField(turn);
-        if (orphan) throw RequestError.invalidParams({ field: orphan.field }, orphan.message);
-        const cancel = new AbortController();
-        // The request's own cancellation ($/cancel_request) is a cancel of the turn too.
-        signal.addEventListener("abort", () => cancel.abort(), { once: true });
-        s.prompt = cancel;
-        const port: AcpClientPort = {
-          update: (update) => client.notify("session/update", { sessionId: params.sessionId, update }),
-          askPermission: async (request) =>
-            (
-              await client.request("session/request_permission", {
-                sessionId: params.sessionId,
-                toolCall: request.toolCall,
-                options: request.options,
-              })
-            ).outcome,
-        };
-        try {
-          const { jsonSchema: schema, accept: checks, maxAttempts: attempts, acceptTimeout: checkFor } = turn;
-          const guard = {
-            jsonSchema: schema,
-            accept: checks,
-            maxAttempts: attempts,
-            acceptTimeout: checkFor,
-          };
-          const { end, structured } = await runAcpTurn(
-            deps,
-            s.worker,
-            {
-              prompt: plan.text,
-              maxTurns: turn.maxTurns,
-              timeout: turn.timeout,
-              guard,
-              cancel: cancel.signal,
-            },
-            port,
+        const there = await onHost(params.sessionId);
+        if (there) {
+          const ended = await there.agent.request(
+            "session/prompt",
+            { ...params, sessionId: there.id },
+            { cancellationSignal: signal },
           );
-          if (end.kind === "error") throw new RequestError(UMBEL_ERROR_CODE, end.message, end.data);
-          return {
-            stopReason: end.stopReason,
-            ...(structured === undefined ? {} : { _meta: { umbel: { structured } } }),
-          };
-        } finally {
-          s.prompt = null;
+          await hosts.flushed(there.host);
+          return ended;
         }
+        return runPrompt(deps, session(params.sessionId), { params, signal, client }, turnFlags);
       }),
     )
-    .onNotification("session/cancel", ({ params }) => {
+    .onNotification("session/cancel", async ({ params }) => {
       sessions.get(params.sessionId)?.prompt?.abort();
+      const there = await onHost(params.sessionId).catch(() => null);
+      if (there) await there.agent.notify("session/cancel", { sessionId: there.id });
     })
     .onRequest("session/set_mode", ({ params, signal, client }) =>
       mapped(async () => {
+        const there = await onHost(params.sessionId);
+        if (there)
+          return (
+            (await there.agent.request(
+              "session/set_mode",
+              { ...params, sessionId: there.id },
+              { cancellationSignal: signal },
+            )) ?? {}
+          );
         const s = session(params.sessionId);
         if (s.prompt)
           throw RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is running");
@@ -279,70 +305,6 @@ export function createAcpAgent(
     abortPrompts: () => {
       for (const s of sessions.values()) s.prompt?.abort();
     },
+    closeHosts: () => hosts.closeAll(),
   };
-}
-
-/** The session's permission modes: those its provider's launch takes. */
-function modesOf(worker: Worker) {
-  const check = worker.provider.checkLaunchOptions;
-  return sessionModes(
-    worker.meta.permissionMode,
-    (mode) => !check || check({ permissionMode: mode }) === null,
-  );
-}
-
-/** A request's `_meta.umbel`, by the schema the face's own flags share. */
-function parseMeta<S extends z.ZodType<Record<string, unknown>>>(
-  meta: Record<string, unknown> | null | undefined,
-  schema: S,
-): z.infer<S> {
-  const given = meta?.umbel;
-  if (given === undefined || given === null) return {} as z.infer<S>;
-  const parsed = schema.safeParse(given);
-  if (!parsed.success)
-    throw RequestError.invalidParams(
-      { issues: parsed.error.issues },
-      `_meta.umbel: ${parsed.error.issues[0]?.message}`,
-    );
-  return parsed.data;
-}
-
-/** One MCP server checked as the provider's launch checks it. */
-function defined<T extends Record<string, unknown>>(record: T): Partial<T> {
-  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-function checkMcp(provider: Provider) {
-  return (servers: Readonly<Record<string, unknown>>) =>
-    provider.checkLaunchOptions?.({ mcpServers: servers, launchFlags: ["--mcp-config"] }) ?? null;
-}
-
-function addsDirs(provider: Provider): boolean {
-  return (provider.checkLaunchOptions?.({ launchFlags: ["--add-dir"] }) ?? null) === null;
-}
-
-/** claude's Read tool shows an image file to the model; the others are not measured to. */
-function takesImages(provider: Provider): boolean {
-  return provider.id === "claude";
-}
-
-function withSignal(deps: Deps, signal: AbortSignal): Deps {
-  return { ...deps, signal: deps.signal ? AbortSignal.any([deps.signal, signal]) : signal };
-}
-
-/**
- * umbel's typed errors as JSON-RPC errors the client can branch on: bad input is invalid params, an
- * unknown worker is resource-not-found, anything else umbel's code (data: its code, exit code, data).
- */
-async function mapped<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof RequestError) throw error;
-    const e = toUmbelError(error);
-    const data = { code: e.code, exitCode: e.exitCode, ...e.data };
-    if (e instanceof UsageError) throw RequestError.invalidParams(data, e.message);
-    if (e instanceof WorkerNotFoundError) throw new RequestError(-32002, e.message, data);
-    throw new RequestError(UMBEL_ERROR_CODE, e.message, data);
-  }
 }

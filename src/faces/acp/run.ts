@@ -47,7 +47,10 @@ export async function runAcp(argv: readonly string[], io: AcpIo): Promise<number
   // Prompts end when the client goes or on SIGTERM; the workers are killed after, with the face's own deps.
   const stop = new AbortController();
   const signal = io.deps.signal ? AbortSignal.any([io.deps.signal, stop.signal]) : stop.signal;
-  const face = createAcpAgent({ ...io.deps, signal }, { version: io.version, flags, provider });
+  const face = createAcpAgent(
+    { ...io.deps, signal },
+    { version: io.version, flags, provider, hostWords: () => hostWords(argv) },
+  );
   const decoder = new TextDecoder();
   const output = new WritableStream<Uint8Array>({
     write: (chunk) => io.out(decoder.decode(chunk, { stream: true })),
@@ -61,7 +64,7 @@ export async function runAcp(argv: readonly string[], io: AcpIo): Promise<number
   stop.abort();
   face.abortPrompts();
   const { signal: _gone, ...rest } = io.deps;
-  await closeSessions(rest, face.spawned(), face.sessions());
+  await Promise.all([closeSessions(rest, face.spawned(), face.sessions()), face.closeHosts()]);
   connection.close();
   return 0;
 }

@@ -76,7 +76,8 @@ export async function runAcpTurn(
   let maxTurnsHit: number | null = null;
   let pushing: Promise<void> = Promise.resolve();
   const show = (update: SessionUpdate) => {
-    pushing = pushing.then(() => client.update(update));
+    // A client gone mid-turn takes no more updates; the turn still ends (and the face kills the worker).
+    pushing = pushing.then(() => client.update(update)).catch(() => undefined);
   };
   const onMessage = (index: { n: number }) => (message: StreamMessage) => {
     if (index.n++ < mapped) return;
@@ -108,7 +109,7 @@ export async function runAcpTurn(
         worker,
         turn,
         mark,
-        { maxTurns: input.maxTurns, timeout, preArmed },
+        { maxTurns: input.maxTurns, timeout, preArmed, skipInterruptedDrain: true },
         onMessage({ n: 0 }),
         guard,
       );

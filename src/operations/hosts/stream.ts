@@ -3,7 +3,7 @@ import { HostUnreachableError, UsageError } from "../../core/errors.ts";
 import { remoteCommand, renderEnvelope, sshArgv, verbCommand } from "../../core/hosts/command.ts";
 import { splitLines } from "../../core/hosts/progress.ts";
 import { readReply } from "../../core/hosts/reply.ts";
-import type { Deps } from "../../core/ports.ts";
+import type { Deps, SshPipe } from "../../core/ports.ts";
 import { LogEntry } from "../../core/worker/outputs.ts";
 import { loadHost } from "./relay.ts";
 
@@ -71,6 +71,18 @@ export async function acpOnHost(deps: Deps, host: string, words: readonly string
       reason: "ssh failed",
     });
   return code;
+}
+
+/**
+ * A session of `umbel acp` on a host (session/new's `_meta.umbel.host`): the host's own `umbel acp`
+ * over `ssh -T`, its stdio as streams this face speaks ACP over, as a client. The face's flags are
+ * the words of that command line, as for acpOnHost.
+ */
+export async function pipeAcpOnHost(deps: Deps, host: string, words: readonly string[]): Promise<SshPipe> {
+  const plan = await loadHost(deps, host);
+  const argv = sshArgv({ ...plan, command: remoteCommand(plan.umbel, ["acp", ...words]), tty: false });
+  deps.trace.mark(`ssh ${host} acp (a session's agent)`);
+  return deps.ssh.pipe(argv, { controlDir: plan.controlDir, signal: deps.signal });
 }
 
 /**

@@ -30,6 +30,8 @@ export type FollowLimits = FollowInput & {
   cost?: Pick<WaitBudget, "maxCostUsd" | "costBaseUsd"> | undefined;
   /** Keep the statusline JSON as the turn ended (json output, a budget: the run's cost). */
   wantCost?: boolean | undefined;
+  /** A turn that ended without its end hook ends the drain at once (core/print/follow.ts). */
+  skipInterruptedDrain?: boolean | undefined;
 };
 
 /** The provider's statusline JSON as a turn ended, and when (claude rewrites it ~0.4 s after Stop). */
@@ -160,6 +162,7 @@ export async function followTurn(
         lastText,
         now: deps.clock.now(),
         until,
+        skipInterrupted: input.skipInterruptedDrain === true,
       });
     tail?.poke();
     await following.catch(() => undefined);

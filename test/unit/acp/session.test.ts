@@ -51,7 +51,7 @@ describe("an ACP session's choices", () => {
         protocolVersion: 1,
         agentCapabilities: {
           loadSession: true,
-        sessionCapabilities: { list: {}, close: {}, resume: {} },
+          sessionCapabilities: { list: {}, close: {}, resume: {} },
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
           mcpCapabilities: { http: true, sse: false },
         },

@@ -164,6 +164,17 @@ describe("the drain after the wait", () => {
       false,
     ],
     ["no outcome (the wait threw): at once", { outcome: undefined }, true],
+    [
+      "an interrupted stop drains for -p",
+      { outcome: outcome("stop", { message: null, interrupted: true }) },
+      false,
+    ],
+    [
+      "…and not for ACP (skipInterrupted)",
+      { outcome: outcome("stop", { message: null, interrupted: true }), skipInterrupted: true },
+      true,
+    ],
+    ["…which drains a stop with its hook as before", { skipInterrupted: true }, false],
   ] as const)("%s", (_, change, expected) => {
     expect(drainDone({ ...base, ...(change as Partial<DrainCheck>) })).toBe(expected);
   });

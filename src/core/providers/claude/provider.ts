@@ -37,6 +37,7 @@ export const claude: PlainProvider = {
     web: ["WebSearch"],
     mcpName: /^mcp__(.+?)__(.+)$/,
     read: ["Read", "NotebookRead"],
+    readsImages: true,
     search: ["Grep", "Glob", "LS", "ToolSearch"],
     fetch: ["WebFetch"],
     delegate: ["Task", "Agent"],
