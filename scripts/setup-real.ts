@@ -1,9 +1,10 @@
 // Installs the pinned real Claude Code CLI for the `test/real` tier, outside the repo's node_modules.
-// Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of the `claude` executable)
+// Usage: bun run scripts/setup-real.ts   (idempotent; prints the path of each installed executable)
 import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { TESTED_CLIS } from "../src/core/doctor/tested-versions.ts";
 import { installPinned } from "./install-pinned.ts";
+import { installRealAcpx } from "./setup-real-acpx.ts";
 import { installRealCodex } from "./setup-real-codex.ts";
 import { installRealGemini } from "./setup-real-gemini.ts";
 import { installRealOpencode } from "./setup-real-opencode.ts";
@@ -46,6 +47,7 @@ if (import.meta.main) {
     console.log(installRealCodex(resolve(import.meta.dir, "..")));
     console.log(installRealGemini(resolve(import.meta.dir, "..")));
     console.log(installRealOpencode(resolve(import.meta.dir, "..")));
+    console.log(installRealAcpx(resolve(import.meta.dir, "..")));
   } catch (error) {
     console.error(`setup-real: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
