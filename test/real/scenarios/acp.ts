@@ -257,10 +257,10 @@ export function acpScenarios<W extends RealWorld>(p: AcpProfile<W>): void {
   );
 }
 
-/** Runs acpx to its end, which must be exit `code`. */
+/** Runs acpx to its end, which must be exit `code` (else its stderr and stream are the failure's). */
 async function finished(run: AcpxRun, code: number) {
   const r = await run.done;
-  expect(r.code).toBe(code);
+  expect({ code: r.code, ...(r.code === code ? {} : { acpx: transcript(r) }) }).toEqual({ code });
   return r;
 }
 
