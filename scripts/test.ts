@@ -29,12 +29,18 @@ const args = [
  * Files whose minutes are spent waiting on something other than tmux and the CLIs' timing, run one
  * after another in a second `bun test` beside the sequential suite, so those minutes overlap its
  * idle ones (the sequential suite uses ~0.4 of a core): the container image (debootstrap, podman's
- * build, the npm registry: ~2 min from an empty store), and the real claude's own continuation at
- * a usage limit (claude's timer fires 30-90 s after the reset, whatever the load: one test of
- * 60-122 s). Their output is printed once the suite's is, under its own heading. Only for a whole
- * sequential run.
+ * build, the npm registry: ~2 min from an empty store), the real claude's own continuation at a
+ * usage limit (claude's timer fires 30-90 s after the reset, whatever the load: one test of 60-122
+ * s), and acpx driving the real claude and codex behind `umbel acp` (~90 s, most of it acpx's own
+ * waits: its queue owner's TTL, its 2.5 s after a cancel, its SIGTERM after EOF). Their output is
+ * printed once the suite's is, under its own heading. Only for a whole sequential run.
  */
-const BESIDE = ["test/e2e/image-podman.test.ts", "test/real/claude-limits.test.ts"];
+const BESIDE = [
+  "test/e2e/image-podman.test.ts",
+  "test/real/claude-limits.test.ts",
+  "test/real/acp-claude.test.ts",
+  "test/real/acp-codex.test.ts",
+];
 
 if (parallel || process.argv.length > 2) {
   const test = Bun.spawnSync([bun, "test", ...args], {
