@@ -100,7 +100,9 @@ describe("a turn's messages as ACP session updates", () => {
     m.push(assistant({ type: "tool_use", id: "t5", name: "Bash", input: { command: "rm -rf x" } }));
     m.push(assistant({ type: "tool_use", id: "t6", name: "Bash", input: { command: "ls" } }));
     m.push(result("t6", "a"));
-    expect(m.closeOpen()).toEqual([{ sessionUpdate: "tool_call_update", toolCallId: "t5", status: "failed" }]);
+    expect(m.closeOpen()).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "t5", status: "failed" },
+    ]);
     expect(m.closeOpen()).toEqual([]);
     expect(m.push(result("t5", "late"))).toEqual([]);
   });
