@@ -31,15 +31,18 @@ const args = [
  * idle ones (the sequential suite uses ~0.4 of a core): the container image (debootstrap, podman's
  * build, the npm registry: ~2 min from an empty store), the real claude's own continuation at a
  * usage limit (claude's timer fires 30-90 s after the reset, whatever the load: one test of 60-122
- * s), and acpx driving the real claude and codex behind `umbel acp` (~90 s, most of it acpx's own
- * waits: its queue owner's TTL, its 2.5 s after a cancel, its SIGTERM after EOF). Their output is
- * printed once the suite's is, under its own heading. Only for a whole sequential run.
+ * s), acpx driving the real claude and codex behind `umbel acp` (~90 s, most of it acpx's own
+ * waits: its queue owner's TTL, its 2.5 s after a cancel, its SIGTERM after EOF), and the ACP face's
+ * e2e on the fakes (~60 s of worker starts; measured passing 3 of 3 beside acpx's real tier and 3 of
+ * 3 at load ~8). Two files run at once at most, as before. Their output is printed once the suite's
+ * is, under its own heading. Only for a whole sequential run.
  */
 const BESIDE = [
   "test/e2e/image-podman.test.ts",
   "test/real/claude-limits.test.ts",
   "test/real/acp-claude.test.ts",
   "test/real/acp-codex.test.ts",
+  "test/e2e/acp.test.ts",
 ];
 
 if (parallel || process.argv.length > 2) {
