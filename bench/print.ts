@@ -1,24 +1,23 @@
 /**
- * `umbel -p` against the vendor's own non-interactive mode (claude -p, codex exec, gemini -p), each
+ * `umbel -p` against the vendor's own non-interactive mode (claude -p, codex exec, gemini -p, opencode run), each
  * on its real CLI and the local stub model, measured in one run (medians, ratios to the vendor's):
  * - cold: a TUI started for the turn, as with no pool;
  * - pooled: a spare of the warm pool claimed (`umbel pool warm 1 --non-interactive` first; the refill it starts is let
  *   finish before the next measurement);
- * - floor (claude): a bare tmux session running the pre-trusted TUI with the prompt to its Stop hook,
- *   the least any TUI route can take.
+ * - floor: a bare tmux session running the pre-trusted TUI with the prompt to the CLI's own end of
+ *   turn (bench/lib/floor.ts; each provider's file in bench/lib/ says how), the least any TUI route can take.
  * Also the memory an idle spare holds (its process tree's RSS). Nothing here is asserted anywhere.
  *
- *   npm run build && npm run setup:real && bun run bench/print.ts [rounds=5] [providers=claude,codex,gemini]
+ *   npm run build && npm run setup:real && bun run bench/print.ts [rounds=5] [providers=claude,codex,gemini,opencode]
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, watch } from "node:fs";
-import { join } from "node:path";
-import { createTmux } from "../src/adapters/tmux.ts";
+import { readdirSync, readFileSync } from "node:fs";
 import { UMBEL } from "../test/helpers/sandbox.ts";
 import { type ProviderBench, setUpProvider } from "./lib/providers.ts";
+import { report } from "./lib/report.ts";
 import { machine, median, ms } from "./lib/stats.ts";
 
 const rounds = Number(process.argv[2] ?? 5);
-const providers = (process.argv[3] ?? "claude,codex,gemini").split(",") as ProviderBench["id"][];
+const providers = (process.argv[3] ?? "claude,codex,gemini,opencode").split(",") as ProviderBench["id"][];
 
 type Run = { code: number; ms: number; stdout: string; stderr: string };
 
@@ -50,48 +49,6 @@ async function poolSettled(b: ProviderBench): Promise<{ name: string } | undefin
     await Bun.sleep(100);
   }
   throw new Error("the pool never settled");
-}
-
-/** claude's floor: tmux + the TUI with the prompt on its command line, until its Stop hook runs. */
-async function floor(b: ProviderBench, round: number): Promise<number> {
-  const dir = join(b.cwd, `floor-${round}`);
-  mkdirSync(dir);
-  const marker = join(dir, "stopped");
-  const stop = {
-    hooks: { Stop: [{ matcher: "", hooks: [{ type: "command", command: `touch ${marker}` }] }] },
-  };
-  const tmux = createTmux({ socket: `umbel-bench-floor-${process.pid}`, hostEnv: b.env });
-  const started = performance.now();
-  const stopped = new Promise<void>((resolve) => {
-    const w = watch(dir, () => {
-      if (!existsSync(marker)) return;
-      w.close();
-      resolve();
-    });
-  });
-  const env = Object.entries(b.env).map(([k, v]) => `${k}=${v}`);
-  await tmux.newSession({
-    name: `floor${round}`,
-    cwd: b.cwd,
-    width: 160,
-    height: 50,
-    command: [
-      "env",
-      ...env,
-      b.bin,
-      "--session-id",
-      crypto.randomUUID(),
-      "--settings",
-      JSON.stringify(stop),
-      `bench ${round}`,
-    ],
-    bufferName: `floor-${round}`,
-    bufferContent: "",
-  });
-  await stopped;
-  const took = performance.now() - started;
-  await tmux.killServer().catch(() => undefined);
-  return took;
 }
 
 /** RSS of a process and every descendant, in MiB (Linux /proc). */
@@ -126,7 +83,7 @@ for (const id of providers) {
     for (let i = 0; i < rounds; i++) {
       const vendor = b.vendor(`bench round ${i}`);
       r.vendor.push(await timed(vendor.argv, vendor.env, b.cwd));
-      if (id === "claude") r.floor.push(await floor(b, i));
+      if (b.floor) r.floor.push(await b.floor(i));
       // Cold means no spare to claim: the last round's refill goes first.
       await run([UMBEL, "pool", "drain"], b.env, b.cwd);
       r.cold.push(await timed(umbel(`bench cold ${i}`), b.env, b.cwd));
@@ -151,4 +108,14 @@ for (const id of providers) {
     `${id.padEnd(7)} vendor ${ms(v).padStart(8)}   umbel cold ${ratio(r.cold)}   pooled ${ratio(r.pooled)}${r.floor.length ? `   floor ${ratio(r.floor)}` : ""}`,
   );
   console.log(`        an idle spare holds ${memory.toFixed(0)} MiB (its TUI's process tree)`);
+  report({
+    bench: "print",
+    provider: id,
+    vendorLabel: b.vendorLabel,
+    vendorMs: v,
+    coldMs: median(r.cold),
+    pooledMs: median(r.pooled),
+    floorMs: r.floor.length ? median(r.floor) : null,
+    spareMiB: memory,
+  });
 }
