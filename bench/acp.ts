@@ -9,6 +9,7 @@
  */
 import { startAcp } from "../test/helpers/acp-client.ts";
 import { createSandbox } from "../test/helpers/sandbox.ts";
+import { report } from "./lib/report.ts";
 import { machine, median, ms } from "./lib/stats.ts";
 
 const rounds = Number(process.argv[2] ?? 15);
@@ -40,6 +41,7 @@ try {
   console.log(`session/prompt → stopReason         p50 ${ms(acp)}`);
   console.log(`umbel send && umbel wait (baseline)  p50 ${ms(verbs)}`);
   console.log(`acp / verbs: ×${(acp / verbs).toFixed(2)}`);
+  report({ bench: "acp", acpMs: acp, verbsMs: verbs });
 } finally {
   await face.close().catch(() => face.kill());
   await sb.umbel(["kill", "w1", "--purge"]);

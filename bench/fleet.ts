@@ -7,6 +7,7 @@
  *   npm run build && bun run bench/fleet.ts [workers=50] [turnSeconds=10]
  */
 import { createSandbox, type Sandbox, UMBEL } from "../test/helpers/sandbox.ts";
+import { report } from "./lib/report.ts";
 import { machine, median, ms } from "./lib/stats.ts";
 
 const workers = Number(process.argv[2] ?? 50);
@@ -54,6 +55,14 @@ try {
   failures("spawn", await Promise.all(names.slice(1).map((name) => run(sb, ["spawn", name]))));
   const ls50 = await timed(sb, ["ls"]);
   const status50 = await timed(sb, ["status"]);
+  report({
+    bench: "fleet-verbs",
+    workers,
+    ls1Ms: one.ls,
+    lsNMs: ls50,
+    status1Ms: one.status,
+    statusNMs: status50,
+  });
   console.log(
     `ls       1 worker ${ms(one.ls).padStart(8)}   ${workers} workers ${ms(ls50).padStart(8)}  (×${(ls50 / one.ls).toFixed(1)})`,
   );
@@ -80,6 +89,7 @@ try {
     const failed = failures(mode, waits);
     // The waits' own start-up (one finished wait each) is not waiting.
     const waiting = cpu - waits.length * idle.cpuMs;
+    report({ bench: "fleet", mode, workers, turnSeconds, wallMs: wall, waitingCpuMs: waiting, failed });
     console.log(
       `${workers} × 1 turn of ${turnSeconds} s, ${mode.padEnd(14)} wall ${(wall / 1000).toFixed(1)} s  umbel CPU ${ms(cpu)} (${ms(waiting)} while waiting: ${((waiting / wall) * 100).toFixed(1)}% of one core)${failed ? `  failed ${failed}` : ""}`,
     );

@@ -13,6 +13,7 @@
 import { appendFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createSandbox, UMBEL } from "../test/helpers/sandbox.ts";
+import { report } from "./lib/report.ts";
 import { machine, ms, percentile } from "./lib/stats.ts";
 
 const rounds = Number(process.argv[2] ?? 20);
@@ -107,6 +108,13 @@ try {
   console.log(row("line appended → wait exit", fromLine));
   console.log(row("statusline renamed → wait exit", fromStatusLine));
   console.log(row(`wait CPU (start-up + ${IDLE_MS / 1000} s idle)`, cpu));
+  report({
+    bench: "hook-latency",
+    p50Ms: percentile(fromStart, 50),
+    p99Ms: percentile(fromStart, 99),
+    maxMs: Math.max(...fromStart),
+    fromLineP50Ms: percentile(fromLine, 50),
+  });
 } finally {
   await sb.dispose();
 }

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { placeSpawn } from "../src/operations/accounts/place.ts";
 import { listWorkers } from "../src/operations/worker/status.ts";
 import { createSandbox, type Sandbox } from "../test/helpers/sandbox.ts";
+import { report } from "./lib/report.ts";
 import { machine, median, ms } from "./lib/stats.ts";
 
 const rounds = Number(process.argv[2] ?? 9);
@@ -60,6 +61,7 @@ try {
   }
   const a = median(auto);
   const n = median(named);
+  report({ bench: "placement", autoMs: a, namedMs: n });
   console.log(
     `spawn --account auto ${ms(a).padStart(8)}   --account work ${ms(n).padStart(8)}   (×${(a / n).toFixed(2)}, ${rounds} rounds, ${workers} live workers)`,
   );
