@@ -1,6 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
 import { STRUCTURED_SERVER_COMMAND, STRUCTURED_SERVER_NAME, STRUCTURED_TOOL } from "../../core/guard/tool.ts";
@@ -37,17 +37,40 @@ export async function runStructuredServer(
       return { content: [{ type: "text", text }], ...(ok ? {} : { isError: true }) };
     },
   );
-  // The worker's CLI has connected: spawn waits for this before it calls the worker ready.
-  server.server.oninitialized = () => {
-    void markServerReady(deps, name).catch(() => undefined);
-  };
   const closed = new Promise<void>((resolve) => {
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
     server.server.onclose = resolve;
   });
-  await server.connect(new StdioServerTransport());
+  await server.connect(readyOnToolList(new StdioServerTransport(), () => markServerReady(deps, name)));
   await closed;
   await server.close();
   return 0;
+}
+
+/**
+ * The worker's CLI is connected once it has the tool: the mark spawn waits for is written when the
+ * answer to the client's `tools/list` has gone out, not at `initialized` (claude 2.1.332 lists the
+ * tools after it; a prompt sent in between, under load, met "No such tool available").
+ */
+function readyOnToolList(transport: StdioServerTransport, mark: () => Promise<void>): StdioServerTransport {
+  const listing = new Set<string | number>();
+  let marked = false;
+  const send = transport.send.bind(transport);
+  transport.send = async (message: JSONRPCMessage) => {
+    await send(message);
+    if (marked || !("id" in message) || message.id === undefined || !listing.has(message.id)) return;
+    marked = true;
+    await mark().catch(() => undefined);
+  };
+  const { start } = transport;
+  transport.start = async () => {
+    const received = transport.onmessage;
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if ("method" in message && message.method === "tools/list" && "id" in message) listing.add(message.id);
+      received?.(message);
+    };
+    await start.call(transport);
+  };
+  return transport;
 }
