@@ -22,4 +22,11 @@ describe("the build", () => {
         "...COMPILE_FLAGS",
       );
   });
+
+  test("start-up code stays out of the JIT, and a process that lives on gets the normal JIT back", () => {
+    // Measured on 2 loaded cores: `umbel ls` 63 → 41 ms of CPU (docs/performance.md, Start-up).
+    expect(COMPILE_FLAGS.some((flag) => /^--compile-jit-policy=\d+$/.test(flag))).toBe(true);
+    const main = readFileSync(join(import.meta.dir, "../../../src/main.ts"), "utf8");
+    expect(main).toMatch(/setTimeout\(\(\) => Bun\.unsafe\.setJITPolicy\(1\), \w+\)\.unref\(\)/);
+  });
 });
