@@ -103,7 +103,7 @@ async function compileHello(dir: string): Promise<string> {
  * PATH writes its arguments (NUL-separated, one call a line) and execs the real one.
  */
 async function recordTmuxCalls(args: readonly string[]): Promise<string[][]> {
-  const real = Bun.which("tmux", { PATH: sb.env.PATH });
+  const real = Bun.which("tmux", { PATH: sb.env.PATH ?? "" });
   if (!real) throw new Error("bench: tmux is not on PATH");
   const shim = join(sb.dir, "tmux-shim");
   const log = join(shim, "calls");

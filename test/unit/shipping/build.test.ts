@@ -14,6 +14,8 @@ describe("the build", () => {
     // Measured on 2 loaded cores: `umbel --version` 118 → 20 ms, `umbel ls` 136 → 55 ms with bytecode.
     expect(COMPILE_FLAGS).toContain("--bytecode");
     expect(COMPILE_FLAGS).toContain("--format=esm");
+    // Each lazy face a chunk: the whole bundle's node: imports are not all loaded by every start.
+    expect(COMPILE_FLAGS).toContain("--splitting");
     expect(COMPILE_FLAGS).toContain("--no-compile-autoload-bunfig");
     expect(COMPILE_FLAGS).toContain("--no-compile-autoload-dotenv");
     expect(COMPILE_FLAGS).not.toContain("--minify");
