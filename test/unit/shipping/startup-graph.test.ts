@@ -32,4 +32,24 @@ describe("what a start loads before its face", () => {
     expect(graph.has(join(SRC, "core/hosts/protocol.ts"))).toBe(true);
     expect([...graph].filter((m) => m === "zod" || m.startsWith("zod/"))).toEqual([]);
   });
+
+  test("a verb loads its own module, not the table of every verb (faces/cli/verb-module.ts)", () => {
+    const cli = staticGraph("faces/cli/run.ts");
+    expect(cli.has(join(SRC, "faces/verbs/table.ts"))).toBe(false);
+    const ls = staticGraph("faces/cli/run.ts", "faces/verbs/inspect.ts");
+    for (const other of ["table", "pool", "accounts", "doctor", "hosts", "lifecycle"])
+      expect(ls.has(join(SRC, `faces/verbs/${other}.ts`))).toBe(false);
+  });
+
+  test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
+    const graph = staticGraph(
+      "main.ts",
+      "adapters/deps.ts",
+      "faces/cli/run.ts",
+      "faces/verbs/inspect.ts",
+      "faces/verbs/lifecycle.ts",
+    );
+    expect(graph.has(join(SRC, "core/guard/json-schema.ts"))).toBe(true);
+    expect([...graph].filter((m) => m === "ajv" || m.startsWith("ajv/"))).toEqual([]);
+  });
 });
