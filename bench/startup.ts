@@ -57,18 +57,19 @@ try {
   const base = commands[0]?.[0] ?? "";
   const claudeMs = median(wallOf(samples, base));
   console.log(
-    `start-up, median of ${rounds} (${await machine()}); ×claude: ratio to ${base}; ×floor: to a compiled hello + the verb's tmux calls`,
+    `start-up, median of ${rounds} (${await machine()}); ×claude: ratio to ${base}; ×floor: to a compiled hello + the verb's tmux calls (wall, and CPU)`,
   );
   for (const [label] of commands) {
     const wall = median(wallOf(samples, label));
     const cpu = median((samples.get(label) ?? []).map((s) => s.cpu));
     const verbCalls = tmuxCalls.get(label);
     const floor = verbCalls ? floorOf(samples, verbCalls) : undefined;
+    const floorCpu = verbCalls ? floorOf(samples, verbCalls, "cpu") : Number.NaN;
     console.log(
       `${label.padEnd(18)} wall ${ms(wall).padStart(8)}  cpu ${ms(cpu).padStart(8)}  ×claude ${(wall / claudeMs).toFixed(2)}${
         floor === undefined
           ? ""
-          : `  floor ${ms(floor).padStart(8)} (hello + ${verbCalls?.length} tmux: ${names(verbCalls)})  ×floor ${(wall / floor).toFixed(2)}`
+          : `  floor ${ms(floor).padStart(8)} (hello + ${verbCalls?.length} tmux: ${names(verbCalls)})  ×floor ${(wall / floor).toFixed(2)}  cpu ×floor ${(cpu / floorCpu).toFixed(2)}`
       }`,
     );
     report({
@@ -76,7 +77,7 @@ try {
       label,
       wallMs: wall,
       cpuMs: cpu,
-      ...(floor === undefined ? {} : { floorMs: floor }),
+      ...(floor === undefined ? {} : { floorMs: floor, floorCpuMs: floorCpu }),
       vsClaude: wall / claudeMs,
     });
   }
@@ -141,12 +142,19 @@ async function time(argv: string[], tmux = false): Promise<Sample> {
   return { wall: performance.now() - started, cpu };
 }
 
-/** Per round, the hello plus each of the verb's calls; the median over rounds. */
-function floorOf(all: Map<string, Sample[]>, verbCalls: readonly string[][]): number {
-  const hello = wallOf(all, "hello (compiled)");
+/**
+ * Per round, the hello plus each of the verb's calls; the median over rounds. `cpu`: their CPU
+ * instead (a tmux client's own: the server's work for it is not counted), steadier on a loaded machine.
+ */
+function floorOf(
+  all: Map<string, Sample[]>,
+  verbCalls: readonly string[][],
+  of: keyof Sample = "wall",
+): number {
+  const pick = (label: string) => (all.get(label) ?? []).map((s) => s[of]);
   return median(
-    hello.map((h, i) =>
-      verbCalls.reduce((sum, argv) => sum + (wallOf(all, JSON.stringify(argv))[i] ?? 0), h),
+    pick("hello (compiled)").map((h, i) =>
+      verbCalls.reduce((sum, argv) => sum + (pick(JSON.stringify(argv))[i] ?? 0), h),
     ),
   );
 }
