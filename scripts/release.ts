@@ -1,7 +1,16 @@
 // `npm run release`: dist/release/umbel-<os>-<arch> for every release target, a .tar.gz of each
 // (one executable `umbel`), install.sh, SHA256SUMS, then the format check (check-release.ts).
 // Usage: npm run release -- [--targets linux-x64,darwin-arm64] [--out DIR] [--no-archives] (RELEASE_USAGE)
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildDefines, readBuildCommit } from "./build-info.ts";
@@ -58,6 +67,11 @@ export function buildRelease(options: ReleaseOptions): BuiltTarget[] {
 }
 
 function compile(target: ReleaseTarget, outfile: string, commit: string): void {
+  // Built in a folder of its own: --splitting writes each chunk's map beside the binary (copies of
+  // what the executable embeds, so stack traces name src/ lines); only the binary leaves it.
+  const scratch = `${outfile}.build`;
+  rmSync(scratch, { recursive: true, force: true });
+  mkdirSync(scratch);
   const result = Bun.spawnSync(
     [
       process.execPath,
@@ -67,14 +81,16 @@ function compile(target: ReleaseTarget, outfile: string, commit: string): void {
       ...buildDefines(commit),
       "src/main.ts",
       "--outfile",
-      outfile,
+      join(scratch, "umbel"),
     ],
     { cwd: repo, stdout: "pipe", stderr: "pipe" },
   );
-  if (result.exitCode !== 0)
+  if (result.exitCode !== 0) {
+    rmSync(scratch, { recursive: true, force: true });
     throw new Error(`bun build --target=${target.bunTarget} failed:\n${result.stderr.toString()}`);
-  // The map is embedded in the executable (stack traces name src/ lines); the file beside it is a copy.
-  rmSync(`${outfile}.map`, { force: true });
+  }
+  renameSync(join(scratch, "umbel"), outfile);
+  rmSync(scratch, { recursive: true, force: true });
   chmodSync(outfile, 0o755);
 }
 

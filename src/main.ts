@@ -7,6 +7,14 @@ import { runMain } from "./entry.ts";
 const loadedAt = performance.now();
 
 /**
+ * The binary starts with the JIT's tier-up thresholds scaled up (scripts/compile-flags.ts): a short
+ * verb's run-once code stays in the interpreter. A process that lives on (mcp, wait, run, spawn)
+ * gets the normal JIT back after this long; the timer never keeps a process alive.
+ */
+const JIT_NORMAL_AFTER_MS = 1000;
+setTimeout(() => Bun.unsafe.setJITPolicy(1), JIT_NORMAL_AFTER_MS).unref();
+
+/**
  * The process around one run of umbel (entry.ts holds the error boundary and picks the face): the
  * signals, the standard streams, and the one process.exit.
  */

@@ -215,7 +215,7 @@ export class HostUnreachableError extends UmbelError {
   override readonly exitCode = EXIT.unreachable;
 }
 
-/** A host's umbel speaks another protocol than this one (core/hosts/command.ts PROTOCOL); data names both. */
+/** A host's umbel speaks another protocol than this one (core/hosts/protocol.ts PROTOCOL); data names both. */
 export class ProtocolMismatchError extends UmbelError {
   override readonly code = "protocol-mismatch";
   override readonly exitCode = EXIT.binaryNotFound;

@@ -1,5 +1,5 @@
 import type { BuildInfo } from "../../core/doctor/build-info.ts";
-import { PROTOCOL } from "../../core/hosts/command.ts";
+import { PROTOCOL } from "../../core/hosts/protocol.ts";
 
 /**
  * The build's identity. The commit is a compile-time constant (`bun build --define

@@ -1,6 +1,4 @@
-import { Ajv, type ErrorObject } from "ajv";
-import { Ajv2019 } from "ajv/dist/2019.js";
-import { Ajv2020 } from "ajv/dist/2020.js";
+import type { Ajv, ErrorObject } from "ajv";
 import { UsageError } from "../errors.ts";
 import { findRefLoop, MAX_SCHEMA_DEPTH, nestsDeeperThan } from "./schema-shape.ts";
 
@@ -106,8 +104,14 @@ function ajvFor(dialect: unknown): Ajv {
   // compile registers its root (addUsedSchema, the default: without it `$ref: "#"` resolved
   // nowhere) and removes it again (compileNew).
   const options = { allErrors: true, strict: false, validateFormats: false } as const;
+  // Required here, not imported: ajv's evaluation (~2 ms) is then paid by the first schema only,
+  // not by every start of umbel whose verb could take one (status, ls, read).
   const ajv =
-    draft === "07" ? new Ajv(options) : draft === "2019" ? new Ajv2019(options) : new Ajv2020(options);
+    draft === "07"
+      ? new (require("ajv") as typeof import("ajv")).Ajv(options)
+      : draft === "2019"
+        ? new (require("ajv/dist/2019.js") as typeof import("ajv/dist/2019.js")).Ajv2019(options)
+        : new (require("ajv/dist/2020.js") as typeof import("ajv/dist/2020.js")).Ajv2020(options);
   instances.set(draft, ajv);
   return ajv;
 }

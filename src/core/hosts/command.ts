@@ -1,18 +1,13 @@
 import { z } from "zod";
 import { UsageError } from "../errors.ts";
 import type { EnvSpec } from "../schemas.ts";
+import { PROTOCOL } from "./protocol.ts";
 
 /**
  * One remote umbel call as ssh argv (pure). The remote side is the host's umbel with `--json`; what
  * the verb is given travels on ssh's stdin as one JSON envelope (`--stdin-json`), so a prompt, an
  * `--env` value or a path never shows in the remote `ps` nor in a shell history there.
  */
-
-/**
- * The wire's version: the envelope, the verbs' inputs and their JSON results. Both ends must agree;
- * a remote umbel of another one is refused naming both (ProtocolMismatchError).
- */
-export const PROTOCOL = 1;
 
 /**
  * A short master: verbs in a burst share one TCP + SSH handshake, and no ssh lingers as a daemon

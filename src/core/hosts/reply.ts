@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseJson } from "../common/json.ts";
 import { AbortedError, HostUnreachableError, ProtocolMismatchError, RemoteError } from "../errors.ts";
-import { PROTOCOL } from "./command.ts";
+import { PROTOCOL } from "./protocol.ts";
 
 /** What ssh gave back for one remote call (the process port's result, the fields read here). */
 export type SshRun = {

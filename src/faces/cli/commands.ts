@@ -2,7 +2,6 @@ import { type ArgsDef, type CommandDef, defineCommand } from "citty";
 import type { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { VERBS } from "../verbs/table.ts";
 import type { Verb } from "../verbs/verb.ts";
 import { argsFromSchema, inputFromArgs, kebab, rejectUnknownFlags } from "./args.ts";
 
@@ -25,9 +24,11 @@ const JSON_FLAG: ArgsDef = { json: { type: "boolean", description: "Print the re
 
 /**
  * The citty command of a verb in the table: flags from its input schema, its positionals, and
- * `--json`. Its run returns the process exit code the result means.
+ * `--json`. Its run returns the process exit code the result means. Only the verb run is built: a
+ * run uses one verb, and building all 14 (flags from each zod schema) cost ~5 ms of every start.
+ * Null for a verb that is not on the CLI.
  */
-function commandOfVerb(verb: Verb): CommandDef | null {
+export function commandOfVerb(verb: Verb): CommandDef | null {
   const cli = verb.cli;
   if (!cli) return null;
   const defs = argsOfVerb(verb, cli);
@@ -74,15 +75,6 @@ export async function runParsed(
   if (notes) io.err(notes);
   if (!stream) print(io, json, verb, result);
   return verb.exitCode(result);
-}
-
-/**
- * The citty command of the verb named, or null for a name that is none. Only this one is built: a
- * run uses one verb, and building all 14 (flags from each zod schema) cost ~5 ms of every start.
- */
-export function commandNamed(name: string): CommandDef | null {
-  const verb = VERBS.find((v) => v.name === name);
-  return verb ? commandOfVerb(verb) : null;
 }
 
 export function unknownVerb(name: string): never {

@@ -1,11 +1,11 @@
 import { runCommand } from "citty";
 import pkg from "../../../package.json" with { type: "json" };
 import { UsageError } from "../../core/errors.ts";
-import { VERBS } from "../verbs/table.ts";
 import { asksForHelp, refuseFlagLikeValues } from "./args.ts";
-import { argsOfVerb, type CliIo, commandNamed, unknownVerb } from "./commands.ts";
+import { argsOfVerb, type CliIo, commandOfVerb, unknownVerb } from "./commands.ts";
 import { runStdinJson } from "./stdin-json.ts";
 import { renderVerbHelp } from "./verb-help.ts";
+import { loadVerb } from "./verb-module.ts";
 
 /** Help read through a pipe (`| less`, a file) wraps to this. */
 const DEFAULT_COLUMNS = 80;
@@ -17,9 +17,10 @@ export async function runCli(command: string, rest: string[], io: CliIo): Promis
     const { runCompletion } = await import("./completion/run.ts");
     return runCompletion(rest, pkg.version, io.out);
   }
-  const cmd = commandNamed(command);
+  // Only the verb run is loaded (its module, not the whole table: verb-module.ts).
+  const verb = await loadVerb(command);
+  const cmd = verb ? commandOfVerb(verb) : null;
   if (!cmd) return unknownVerb(command);
-  const verb = VERBS.find((v) => v.name === command);
   // Another umbel's call over ssh (docs/hosts.md): the input is on stdin, not on argv.
   if (verb?.cli && rest[0] === "--stdin-json") return runStdinJson(verb, rest.slice(1), io);
   // `spawn w --base -h` asks for a spawn, not for help: refused before -h is read as a flag.

@@ -1,7 +1,8 @@
 import { parseJson } from "../../core/common/json.ts";
 import { ProtocolMismatchError, UsageError } from "../../core/errors.ts";
-import { Envelope, PROTOCOL } from "../../core/hosts/command.ts";
+import { Envelope } from "../../core/hosts/command.ts";
 import { renderProgressLine, throttleProgress, type WireProgress } from "../../core/hosts/progress.ts";
+import { PROTOCOL } from "../../core/hosts/protocol.ts";
 import type { Verb } from "../verbs/verb.ts";
 import { formatIssues } from "./args.ts";
 import { type CliIo, runParsed } from "./commands.ts";

@@ -1,10 +1,11 @@
 import { AnswerInput, AnswerResult } from "../../core/fleet/answer-schema.ts";
 import { answerPrompt } from "../../operations/fleet/answer.ts";
+import { fixedBound, reachHosts } from "./reach.ts";
 import { defineVerb } from "./verb.ts";
 
 /** `answer`: the prompt wait reported as input (126), answered by meaning. */
 
-export const answerVerb = defineVerb({
+const answerHere = defineVerb({
   name: "answer",
   description:
     "Answer the prompt a worker shows (allow, always, deny, or an option's number or label); --input-id answers only that very prompt (exit 4, nothing pressed, once it is gone)",
@@ -25,6 +26,7 @@ export const answerVerb = defineVerb({
     text: (r) => `${renderAnswer(r)}. Next: umbel_wait {name: "${r.name}"} follows the same turn to its end.`,
   },
 });
+export const answerVerb = reachHosts(answerHere, { by: "name", boundMs: fixedBound });
 
 function renderAnswer(r: AnswerResult): string {
   const what = r.option ? `${r.option.number}. ${r.option.label}` : r.keys.join(" ");

@@ -1,21 +1,14 @@
-import { z } from "zod";
 import { UsageError } from "../../core/errors.ts";
 import { HostsInput, HostsOutput } from "../../core/hosts/install.ts";
 import { HostsResult } from "../../core/hosts/probe.ts";
 import { renderHosts } from "../../core/hosts/render.ts";
-import { HostName, parseWorkerRef, workerRef } from "../../core/hosts/schema.ts";
-import { EmptyInput, WorkerName } from "../../core/schemas.ts";
+import { EmptyInput } from "../../core/schemas.ts";
 import { installOnHost } from "../../operations/hosts/install.ts";
 import { listHosts } from "../../operations/hosts/list.ts";
-import { relayTyped } from "../../operations/hosts/relay.ts";
 import { renderInstall } from "./render-install.ts";
-import { type AnyObject, defineVerb, type Verb, type VerbContext } from "./verb.ts";
+import { defineVerb } from "./verb.ts";
 
-/**
- * The hosts of config.toml (docs/hosts.md): `umbel hosts`, and the verbs that reach a host's
- * workers. A verb given `box:NAME` (spawn: `--host box`) runs on box's umbel over ssh, and this
- * umbel keeps nothing of it; a local name runs here, unchanged.
- */
+/** The hosts of config.toml (docs/hosts.md): `umbel hosts` (how a verb reaches them: reach.ts). */
 
 export const hostsVerb = defineVerb({
   name: "hosts",
@@ -52,77 +45,3 @@ export const hostsVerb = defineVerb({
     text: (r) => renderHosts({ hosts: r.hosts ?? [] }),
   },
 });
-
-/**
- * How a verb reaches a host: by spawn's --host, or by the HOST:NAME of the worker it names, relayed
- * here; or (self) the verb's own run reaches the hosts (wait: one remote wait per HOST:NAME, retried
- * across a dropped link), and only its names are widened to take HOST:NAME.
- */
-type Reach =
-  | {
-      readonly by: "host-flag" | "name";
-      /** The whole remote call's bound, from the verb's input (a wait's own timeout, plus the link's). */
-      boundMs(input: Readonly<Record<string, unknown>>): number;
-    }
-  | { readonly by: "self" };
-
-/** The verb, taking HOST:NAME (or spawn's --host) too: a remote worker's verb is relayed there. */
-export function reachHosts(verb: Verb, reach: Reach): Verb {
-  const widen = (schema: AnyObject): AnyObject =>
-    reach.by === "host-flag"
-      ? (schema.safeExtend({
-          host: HostName.optional().describe(
-            "Start the worker on this host of config.toml (its umbel, over ssh; --cwd is the host's path); name it HOST:NAME after",
-          ),
-        }) as unknown as AnyObject)
-      : (schema.safeExtend({
-          name: nameOf(schema.shape.name as z.ZodType),
-          ...(schema.shape.names ? { names: namesOf(schema.shape.names as z.ZodType) } : {}),
-        }) as unknown as AnyObject);
-  const mcp = verb.mcp && { ...verb.mcp, ...(verb.mcp.input ? { input: widen(verb.mcp.input) } : {}) };
-  return {
-    ...verb,
-    input: widen(verb.input),
-    mcp,
-    async run(given, ctx) {
-      if (reach.by === "self") return verb.run(given, ctx);
-      const fields = given as Record<string, unknown>;
-      const { host: flag, ...rest } = fields;
-      const ref =
-        reach.by === "host-flag"
-          ? { host: (flag as string | undefined) ?? null, name: String(fields.name) }
-          : parseWorkerRef(String(fields.name ?? ""));
-      if (ref.host === null) return verb.run(reach.by === "host-flag" ? rest : given, ctx);
-      return relay(verb, reach, ref.host, { ...rest, name: ref.name }, ctx);
-    },
-  };
-}
-
-function relay(
-  verb: Verb,
-  reach: { boundMs(input: Readonly<Record<string, unknown>>): number },
-  host: string,
-  input: Record<string, unknown>,
-  { deps }: VerbContext,
-): Promise<unknown> {
-  return relayTyped(deps, {
-    host,
-    verb: verb.name,
-    shape: verb.input.shape as Record<string, z.ZodType>,
-    output: verb.output,
-    input,
-    verbMs: reach.boundMs(input),
-  });
-}
-
-function nameOf(field: z.ZodType): z.ZodType<string | undefined> {
-  const ref = workerRef(WorkerName, field.description ?? "Worker name");
-  return field.safeParse(undefined).success ? ref.optional() : ref;
-}
-
-function namesOf(field: z.ZodType): z.ZodType<string[] | undefined> {
-  return z
-    .array(workerRef(WorkerName, "Worker name"))
-    .optional()
-    .describe(field.description ?? "Worker names");
-}

@@ -16,13 +16,14 @@ import { captureScreen } from "../../operations/worker/capture.ts";
 import { sendKeys } from "../../operations/worker/keys.ts";
 import { streamLogs } from "../../operations/worker/logs.ts";
 import { statusOf } from "../../operations/worker/status.ts";
+import { fixedBound, reachHosts } from "./reach.ts";
 import { renderEvent, renderFleetTable, renderStatus } from "./render.ts";
 import { renderCapture, renderKeys } from "./render-mcp.ts";
 import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
 
 /** The verbs that look at workers (status, ls, capture, logs), keys, which presses, and attach. */
 
-export const statusVerb = defineVerb({
+const statusHere = defineVerb({
   name: "status",
   description:
     "Show one worker: idle, busy, needs-input, starting, dead (with its exit) or killed; without NAME, every worker (as ls)",
@@ -45,6 +46,7 @@ export const statusVerb = defineVerb({
     text: (r) => ("workers" in r ? renderFleet(r) : renderStatus(r)),
   },
 });
+export const statusVerb = reachHosts(statusHere, { by: "name", boundMs: fixedBound });
 
 export const lsVerb = defineVerb({
   name: "ls",
@@ -65,7 +67,7 @@ export const lsVerb = defineVerb({
   mcp: { title: "List workers", annotations: LOOKS, text: renderFleet },
 });
 
-export const captureVerb = defineVerb({
+const captureHere = defineVerb({
   name: "capture",
   description: "Print the worker's screen (the last one recorded, for a dead or killed worker)",
   input: CaptureInput,
@@ -80,8 +82,9 @@ export const captureVerb = defineVerb({
   },
   mcp: { title: "Show a worker's screen", annotations: LOOKS, text: renderCapture },
 });
+export const captureVerb = reachHosts(captureHere, { by: "name", boundMs: fixedBound });
 
-export const logsVerb = defineVerb({
+const logsHere = defineVerb({
   name: "logs",
   description:
     "Print the worker's hook events; -f follows them (HOST:NAME: the host's, each as it comes over ssh)",
@@ -124,8 +127,10 @@ export const logsVerb = defineVerb({
     },
   },
 });
+// Its events come through as the host prints them (operations/hosts/stream.ts), not in one answer.
+export const logsVerb = reachHosts(logsHere, { by: "self" });
 
-export const keysVerb = defineVerb({
+const keysHere = defineVerb({
   name: "keys",
   description: "Press keys in the worker (Escape interrupts a turn; for a prompt, answer chooses by meaning)",
   input: KeysInput,
@@ -145,8 +150,9 @@ export const keysVerb = defineVerb({
     text: renderKeys,
   },
 });
+export const keysVerb = reachHosts(keysHere, { by: "name", boundMs: fixedBound });
 
-export const attachVerb = defineVerb({
+const attachHere = defineVerb({
   name: "attach",
   description:
     "Attach your terminal to the worker's pane (detach with C-b d); HOST:NAME: the host's pane, through ssh -t",
@@ -172,6 +178,8 @@ export const attachVerb = defineVerb({
   },
   mcp: false,
 });
+// The host's pane on this terminal through ssh -t (operations/hosts/stream.ts).
+export const attachVerb = reachHosts(attachHere, { by: "self" });
 
 /** `ls --json`: the workers, then one entry per host that gave none (state unreachable or host-error). */
 function fleetJson(r: FleetStatus): unknown[] {

@@ -9,11 +9,13 @@ import { sendOrQueue } from "../../operations/fleet/queue.ts";
 import { waitForTurns } from "../../operations/fleet/wait-many.ts";
 import type { GuardProgress } from "../../operations/guard/guard.ts";
 import { spawnOrClaim } from "../../operations/pool/claim.ts";
+import { DEFAULT_START_TIMEOUT_MS } from "../../operations/spawn/prepare.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";
 import { killWorker, pruneWorkers } from "../../operations/worker/kill.ts";
 import { readAnswer } from "../../operations/worker/read.ts";
 import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { waitProgress } from "../mcp/progress.ts";
+import { fixedBound, reachHosts } from "./reach.ts";
 import {
   renderPrune,
   renderRead,
@@ -37,7 +39,7 @@ const ReadToolInput = ReadInput.extend(TextBound.shape);
 const SPAWN_TRUST =
   "Trust: a CLI that asks whether to trust the folder (claude's trust dialog, which defaults to \"No, exit\") is answered Yes, as you would, and the CLI keeps that answer: claude records it in its .claude.json (~/.claude.json or $CLAUDE_CONFIG_DIR/.claude.json), so your own claude trusts the folder from then on. Each dialog umbel answers is printed on stderr and listed in the result's dialogs. / and your home directory are never trusted for you. codex and gemini workers trust the folder through umbel's own config home, for the worker only; opencode asks nothing. umbel -p and the warm pool's spares trust for their own session only and leave nothing behind.";
 
-export const spawnVerb = defineVerb({
+const spawnHere = defineVerb({
   name: "spawn",
   description: "Start a worker (an agent CLI in its own tmux session) and return when it is ready",
   input: SpawnInput,
@@ -67,8 +69,12 @@ export const spawnVerb = defineVerb({
     text: renderSpawn,
   },
 });
+export const spawnVerb = reachHosts(spawnHere, {
+  by: "host-flag",
+  boundMs: (input) => Number(input.startTimeout ?? DEFAULT_START_TIMEOUT_MS),
+});
 
-export const sendVerb = defineVerb({
+const sendHere = defineVerb({
   name: "send",
   description:
     "Send a prompt (argument, or stdin with - or when piped) and prove the worker took it; --queue: queue it for a busy worker; --json-schema and --accept put guardrails on its turn, enforced by wait",
@@ -94,8 +100,9 @@ export const sendVerb = defineVerb({
     text: renderSend,
   },
 });
+export const sendVerb = reachHosts(sendHere, { by: "name", boundMs: fixedBound });
 
-export const waitVerb = defineVerb({
+const waitHere = defineVerb({
   name: "wait",
   description:
     "Wait for the turn to end, enforcing its guardrails; exit code = outcome (0 stop, 120 limited, 121 rejected, 122 provider-error, 123 idle, 124 timeout, 125 dead, 126 input, 130 aborted); --any A B C: the first of several to end, --all: every one",
@@ -126,8 +133,10 @@ export const waitVerb = defineVerb({
     progress: (report, input) => waitProgress(report, input.timeout ?? DEFAULT_WAIT_TIMEOUT_MS),
   },
 });
+// One remote wait per HOST:NAME (operations/hosts/wait.ts), beside the local ones, retried across a dropped link.
+export const waitVerb = reachHosts(waitHere, { by: "self" });
 
-export const readVerb = defineVerb({
+const readHere = defineVerb({
   name: "read",
   description: "Print the final assistant text of the last turn",
   input: ReadInput,
@@ -153,8 +162,9 @@ export const readVerb = defineVerb({
     text: renderRead,
   },
 });
+export const readVerb = reachHosts(readHere, { by: "name", boundMs: fixedBound });
 
-export const killVerb = defineVerb({
+const killHere = defineVerb({
   name: "kill",
   description: "Stop a worker, keeping a tombstone (capture, read and logs still answer); --purge removes it",
   input: KillInput,
@@ -180,6 +190,7 @@ export const killVerb = defineVerb({
       `${r.state} ${r.name}${r.broken ? `; it was broken: ${r.broken.reason}` : ""}${r.worktree ? `; ${r.worktree.note}` : ""}${(r.unrecorded ?? []).map((u) => `; ${u.file} not written: ${u.error}`).join("")}`,
   },
 });
+export const killVerb = reachHosts(killHere, { by: "name", boundMs: fixedBound });
 
 export const pruneVerb = defineVerb({
   name: "prune",

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { AbortedError } from "../../../src/core/errors.ts";
-import { PROTOCOL } from "../../../src/core/hosts/command.ts";
+import { PROTOCOL } from "../../../src/core/hosts/protocol.ts";
 import type { FleetStatus } from "../../../src/core/worker/status.ts";
 import { VERBS } from "../../../src/faces/verbs/table.ts";
 import type { Verb } from "../../../src/faces/verbs/verb.ts";

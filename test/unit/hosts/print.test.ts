@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HostUnreachableError, UsageError } from "../../../src/core/errors.ts";
-import { PROTOCOL } from "../../../src/core/hosts/command.ts";
+import { PROTOCOL } from "../../../src/core/hosts/protocol.ts";
 import { runPrintFromEnvelope, takeHostFlag } from "../../../src/faces/print/host.ts";
 import type { PrintIo } from "../../../src/faces/print/io.ts";
 import { runPrint } from "../../../src/faces/print/run.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { HostUnreachableError, UsageError } from "../../../src/core/errors.ts";
-import { PROTOCOL } from "../../../src/core/hosts/command.ts";
+import { PROTOCOL } from "../../../src/core/hosts/protocol.ts";
 import { VERBS } from "../../../src/faces/verbs/table.ts";
 import type { Verb } from "../../../src/faces/verbs/verb.ts";
 import { createFakeWorld } from "../../helpers/fake-deps.ts";

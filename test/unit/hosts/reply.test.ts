@@ -5,8 +5,8 @@ import {
   ProtocolMismatchError,
   RemoteError,
 } from "../../../src/core/errors.ts";
-import { PROTOCOL } from "../../../src/core/hosts/command.ts";
 import { probeCommand, readProbe } from "../../../src/core/hosts/probe.ts";
+import { PROTOCOL } from "../../../src/core/hosts/protocol.ts";
 import { checkProtocol, readReply, type SshRun } from "../../../src/core/hosts/reply.ts";
 
 const run = (over: Partial<SshRun>): SshRun => ({

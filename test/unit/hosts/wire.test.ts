@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { UsageError } from "../../../src/core/errors.ts";
 import {
-  PROTOCOL,
   quoteForShell,
   remoteCommand,
   renderEnvelope,
@@ -11,6 +10,7 @@ import {
   toWire,
   verbCommand,
 } from "../../../src/core/hosts/command.ts";
+import { PROTOCOL } from "../../../src/core/hosts/protocol.ts";
 import { formatWorkerRef, parseWorkerRef, workerRef } from "../../../src/core/hosts/schema.ts";
 import { splitShellWords } from "../../../src/core/hosts/shell-words.ts";
 import { Duration, WaitInput, WorkerName } from "../../../src/core/schemas.ts";

@@ -1,0 +1,55 @@
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
+setDefaultTimeout(20_000);
+
+const SRC = resolve(import.meta.dir, "../../../src");
+
+/**
+ * The modules a file loads before any of its code runs: its static value imports, transitively
+ * (`import type` is erased; a dynamic import() loads later, on use). Package names are kept as is.
+ */
+function staticGraph(...entries: string[]): Set<string> {
+  const seen = new Set<string>();
+  const todo = entries.map((entry) => join(SRC, entry));
+  for (let file = todo.pop(); file !== undefined; file = todo.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    if (!file.endsWith(".ts")) continue;
+    const text = readFileSync(file, "utf8");
+    for (const [, clause, spec] of text.matchAll(/^(?:import|export)\s+([^;]*?)\s*from\s+"([^"]+)"/gms)) {
+      if (!spec || clause?.startsWith("type ")) continue;
+      todo.push(spec.startsWith(".") ? resolve(dirname(file), spec) : spec);
+    }
+  }
+  return seen;
+}
+
+describe("what a start loads before its face", () => {
+  test("`umbel --version` loads no zod (the wire's PROTOCOL lives in a file of its own)", () => {
+    const graph = staticGraph("main.ts", "faces/cli/version.ts", "adapters/doctor/build-info.ts");
+    expect(graph.has(join(SRC, "core/hosts/protocol.ts"))).toBe(true);
+    expect([...graph].filter((m) => m === "zod" || m.startsWith("zod/"))).toEqual([]);
+  });
+
+  test("a verb loads its own module, not the table of every verb (faces/cli/verb-module.ts)", () => {
+    const cli = staticGraph("faces/cli/run.ts");
+    expect(cli.has(join(SRC, "faces/verbs/table.ts"))).toBe(false);
+    const ls = staticGraph("faces/cli/run.ts", "faces/verbs/inspect.ts");
+    for (const other of ["table", "pool", "accounts", "doctor", "hosts", "lifecycle"])
+      expect(ls.has(join(SRC, `faces/verbs/${other}.ts`))).toBe(false);
+  });
+
+  test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
+    const graph = staticGraph(
+      "main.ts",
+      "adapters/deps.ts",
+      "faces/cli/run.ts",
+      "faces/verbs/inspect.ts",
+      "faces/verbs/lifecycle.ts",
+    );
+    expect(graph.has(join(SRC, "core/guard/json-schema.ts"))).toBe(true);
+    expect([...graph].filter((m) => m === "ajv" || m.startsWith("ajv/"))).toEqual([]);
+  });
+});
