@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { type FSWatcher, watch } from "node:fs";
+import { type FSWatcher, statSync, watch } from "node:fs";
 import { dirname } from "node:path";
 import type { FileTail, RecordPort } from "../core/ports.ts";
 import type { RecordSource } from "../core/providers/transcript-types.ts";
@@ -53,14 +53,22 @@ function tailQuery(source: Query, offset: number, alsoWatch: readonly string[]):
   let seen: number | null = null;
   const wakeup = createWakeup();
   const watchers = new Map<string, FSWatcher>();
+  // A read-only open of a WAL database fires a change on its -wal file by itself: an event on the
+  // database's folder wakes the tail only when the files changed since the last read began (their
+  // size and mtime), or a tail's own reads woke it without end (a core spun through a turn).
+  let readStamp: string | null = null;
+  const database = dirname(source.path);
+  const onDatabase = () => {
+    if (readStamp === null || stampOf(source.path) !== readStamp) wakeup.notify();
+  };
   // The database and its folder may appear later (opencode creates them at its first start).
   const attach = () => {
-    for (const dir of [dirname(source.path), ...alsoWatch]) {
+    for (const dir of [database, ...alsoWatch]) {
       if (watchers.has(dir)) continue;
       try {
         watchers.set(
           dir,
-          watch(dir, wakeup.notify).on("error", () => watchers.delete(dir)),
+          watch(dir, dir === database ? onDatabase : wakeup.notify).on("error", () => watchers.delete(dir)),
         );
       } catch {
         // not there yet: the next call tries again
@@ -70,6 +78,8 @@ function tailQuery(source: Query, offset: number, alsoWatch: readonly string[]):
   attach();
   return {
     async read() {
+      // Taken before the query: a write that lands during it changes the files, and wakes the tail.
+      readStamp = stampOf(source.path);
       const text = (await queryText(source)) ?? "";
       const lines = text === "" ? [] : text.slice(0, -1).split("\n");
       if (seen === null) seen = linesWithin(lines, offset);
@@ -88,6 +98,19 @@ function tailQuery(source: Query, offset: number, alsoWatch: readonly string[]):
       wakeup.release();
     },
   };
+}
+
+/** The database's and its WAL's size and mtime (ns): what a writer's commit or checkpoint changes. */
+function stampOf(path: string): string {
+  const one = (p: string) => {
+    try {
+      const st = statSync(p, { bigint: true });
+      return `${st.size}:${st.mtimeNs}`;
+    } catch {
+      return "-";
+    }
+  };
+  return `${one(path)}/${one(`${path}-wal`)}`;
 }
 
 /** How many whole lines the first `offset` bytes of the text hold. */

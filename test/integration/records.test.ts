@@ -65,4 +65,24 @@ describe("records", () => {
       tail.close();
     }
   });
+
+  test("a tail of a query is not woken by its own reads (a reader touches the WAL file), only by a write", async () => {
+    // Each read-only open of a WAL database fires a change event on its -wal file: a tail woken by
+    // its own read read again at once, and `umbel -p --provider opencode` spun a core for the turn.
+    const tail = records.tail(source, (await records.size(source)) ?? 0, []);
+    const woken = (ms: number) =>
+      Promise.race([tail.next(60_000).then(() => "woken"), Bun.sleep(ms).then(() => "quiet")]);
+    try {
+      await tail.next(0); // a change before the tail began is not what is asked here
+      for (let i = 0; i < 3; i++) {
+        expect(await tail.read()).toEqual([]);
+        expect(await woken(400)).toBe("quiet");
+      }
+      db.run("insert into row (session, text) values ('s1', 'five')");
+      expect(await woken(10_000)).toBe("woken");
+      expect(await tail.read()).toEqual(['{"id":6,"text":"five"}']);
+    } finally {
+      tail.close();
+    }
+  });
 });
