@@ -204,8 +204,18 @@ export function createTmux(options: TmuxOptions): TmuxPort {
       return { pane: info, screen: info === null || newline === -1 ? null : out.slice(newline + 1) };
     },
 
-    /** Bracketed paste from stdin through a one-shot buffer (`-d` deletes it after the paste). */
-    async paste(name: string, text: string, bufferName: string): Promise<boolean> {
+    /**
+     * Bracketed paste from stdin through a one-shot buffer (`-d` deletes it after the paste), after
+     * `keysFirst` when given (the same client, so nothing of another caller comes between them).
+     */
+    async paste(
+      name: string,
+      text: string,
+      bufferName: string,
+      keysFirst: readonly string[] = [],
+    ): Promise<boolean> {
+      const target = pane(name);
+      const keys = keysFirst.length > 0 ? [["send-keys", "-t", target, ...keysFirst]] : [];
       // The buffer is loaded whoever's the session is; it goes with the paste (-d) or right after.
       const out = await runOnSession(
         [
@@ -214,11 +224,12 @@ export function createTmux(options: TmuxOptions): TmuxPort {
           bufferName,
           "-",
           ";",
-          ...owned(name, [["paste-buffer", "-p", "-d", "-b", bufferName, "-t", pane(name)]], options.root, [
-            "delete-buffer",
-            "-b",
-            bufferName,
-          ]),
+          ...owned(
+            name,
+            [...keys, ["paste-buffer", "-p", "-d", "-b", bufferName, "-t", target]],
+            options.root,
+            ["delete-buffer", "-b", bufferName],
+          ),
         ],
         text,
       );

@@ -54,8 +54,11 @@ export type TmuxPort = {
   paneInfo(name: string): Promise<PaneInfo | null>;
   /** paneInfo and capture in one tmux call (half the process starts of a wait's look). */
   look(name: string): Promise<{ pane: PaneInfo | null; screen: string | null }>;
-  /** Bracketed paste through a one-shot buffer. */
-  paste(name: string, text: string, bufferName: string): Promise<boolean>;
+  /**
+   * Bracketed paste through a one-shot buffer; `keysFirst` (tmux key names) are sent just before it
+   * by the same tmux call (send clears the composer so: one process start, not two).
+   */
+  paste(name: string, text: string, bufferName: string, keysFirst?: readonly string[]): Promise<boolean>;
   sendKeys(name: string, keys: readonly string[]): Promise<boolean>;
   sendLiteral(name: string, text: string): Promise<boolean>;
   killSession(name: string): Promise<void>;

@@ -80,9 +80,10 @@ export function createFakeTmux(socket = "umbel-test"): FakeTmux {
       const pane = panes.get(name);
       return pane ? { dead: pane.dead, deadStatus: pane.deadStatus, pid: pane.dead ? null : pane.pid } : null;
     },
-    async paste(name, text) {
-      await call("paste-buffer");
+    async paste(name, text, _buffer, keysFirst = []) {
+      await call(keysFirst.length > 0 ? `send-keys ${keysFirst.join(" ")}+paste-buffer` : "paste-buffer");
       if (!panes.has(name)) return false;
+      if (keysFirst.length > 0) tmux.onKeys(name, keysFirst);
       pasted.push({ name, text });
       tmux.onPaste(name, text);
       return true;

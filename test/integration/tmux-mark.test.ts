@@ -73,6 +73,18 @@ describe("a session belongs to the state root that made it", () => {
     await eventually(async () => (await a.capture("w1"))?.includes("pasted ; by 'a'"), 5000, "the paste");
   });
 
+  test("keys before the paste go in the same call, first; the other root's call types neither", async () => {
+    expect(await b.paste("w1", "second-by-b", "umbel-send-b2", ["x", "y", "Enter"])).toBe(false);
+    expect(await a.paste("w1", "after-keys", "umbel-send-a2", ["k", "e", "y", "s", "Space"])).toBe(true);
+    await eventually(
+      async () => (await a.capture("w1"))?.includes("keys after-keys"),
+      5000,
+      "keys, then the paste",
+    );
+    expect(await a.capture("w1")).not.toContain("second-by-b");
+    expect(await a.capture("w1")).not.toContain("xy");
+  });
+
   test("a second root's session of a taken name is refused as taken, and its unwind leaves the first alone", async () => {
     const error = await start(b, "w1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NameTakenError);

@@ -29,8 +29,12 @@ const PROMPT_DRAW = { pollMs: 50, forMs: 1500 } as const;
  * writes task_complete 15-75 ms after Stop; gemini its error or "Request cancelled." around AfterAgent).
  */
 const TRANSCRIPT_SETTLE_MS = 3000;
-/** While holding for the transcript, look this often. */
-const HOLD_POLL_MS = 100;
+/**
+ * While holding for the transcript, look this often: every 10 ms for the first 300 ms (where codex's
+ * task_complete lands, ~5-75 ms after Stop; the transcript is not watched, so a 100 ms look cost a
+ * pooled codex -p turn ~95 ms of its ~280), then every 100 ms. A look is two small reads and a stat.
+ */
+const HOLD_POLL = { fastMs: 10, fastForMs: 300, pollMs: 100 } as const;
 /**
  * A tmux call while watching is abandoned after this (or at the deadline): a hung tmux then reads as
  * "unknown" and the next wake still reads the events, so a Stop that lands meanwhile is not missed.
@@ -290,7 +294,9 @@ function decide(s: Watching, now: number): Step {
   const pollMs = drawing
     ? PROMPT_DRAW.pollMs
     : watch.stopSeenAt !== null
-      ? HOLD_POLL_MS
+      ? now - watch.stopSeenAt < HOLD_POLL.fastForMs
+        ? HOLD_POLL.fastMs
+        : HOLD_POLL.pollMs
       : safetyPollMs(s, now);
   return {
     state: { ...s, watch: { ...watch, input } },

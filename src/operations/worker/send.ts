@@ -183,9 +183,9 @@ async function paste(
   const delivery = worker.provider.delivery ?? DELIVERY;
   // C-u clears what an interrupt may have put back into the box (harmless on an empty box); codex's
   // C-u stops at the line start, so the provider names its own keys.
+  // They go with the paste, in one tmux call.
   const clear = worker.provider.clearInputKeys?.(screen) ?? ["C-u", "C-u", "C-u"];
-  if (clear.length > 0) await deps.tmux.sendKeys(name, [...clear]);
-  await deps.tmux.paste(name, text, `umbel-send-${deps.system.uuid().slice(0, 8)}`);
+  await deps.tmux.paste(name, text, `umbel-send-${deps.system.uuid().slice(0, 8)}`, clear);
   deps.trace.mark(`send ${name}: pasted ${text.length} chars; Enter in ${delivery.enterDelayMs} ms`);
   await deps.clock.sleep(delivery.enterDelayMs, deps.signal);
   stopIfAborted(deps, name, true);

@@ -75,7 +75,7 @@ describe("opencode through the operations", () => {
     opencodeTui(world, "oc", id);
     const sent = await sendPrompt(world.deps, { name: "oc", prompt: "stub:write" });
     expect(sent).toMatchObject({ promptId: id, enters: 1 });
-    expect(world.tmux.calls).toContain("send-keys End S-Home BSpace");
+    expect(world.tmux.calls).toContain("send-keys End S-Home BSpace+paste-buffer");
     const outcome = await waitForTurn(world.deps, { name: "oc", after: sent.baseline, timeout: 10_000 });
     expect(outcome).toMatchObject({ reason: "stop", evidence: { promptId: id } });
     expect(String(outcome.evidence.message)).toStartWith("STUB-TOOL-RESULT");

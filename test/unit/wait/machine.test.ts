@@ -271,6 +271,20 @@ describe("wait machine: the races the e2e suite covers", () => {
     expect(run.at).toBeLessThan(1100);
   });
 
+  test("the hook says stop, the transcript's end lands 15 ms later (codex): the wait ends about 10 ms after it, not 100", () => {
+    const run = runWait(config({ provider: withTranscript }), {
+      events: turn([500, ev("Stop", { last_assistant_message: "hi" })]),
+      transcript: [
+        [0, "…"],
+        [515, "… DONE"],
+      ],
+      screens: [[0, IDLE]],
+    });
+    expect(run).toMatchObject({ reason: "stop" });
+    expect(run.at).toBeGreaterThanOrEqual(515);
+    expect(run.at).toBeLessThan(540);
+  });
+
   test("the hook says stop and the transcript never speaks: stop after the 3 s hold", () => {
     const run = runWait(config({ provider: withTranscript }), {
       events: turn([500, ev("Stop", { last_assistant_message: "hi" })]),

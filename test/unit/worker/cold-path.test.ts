@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { getProvider } from "../../../src/core/providers/registry.ts";
 import { runPrintTurn } from "../../../src/operations/print/turn.ts";
@@ -14,6 +15,7 @@ import { runReady } from "../../helpers/machine-world.ts";
  * purge, one tmux call per readiness poll.
  */
 const TRANSCRIPT = "/t/s.jsonl";
+const CODEX_READY = readFileSync(join(import.meta.dir, "../../fixtures/codex/screens/ready.txt"), "utf8");
 const ev = (name: string, extra: object = {}) => ({ hook_event_name: name, session_id: "S", ...extra });
 const line = (entry: object) =>
   `${JSON.stringify({ sessionId: "S", timestamp: "2026-12-01T00:00:00.000Z", ...entry })}\n`;
@@ -87,9 +89,44 @@ describe("the cold path (in memory)", () => {
     expect(await sendPrompt(world.deps, { name: "w1", prompt: "hi" })).toMatchObject({ enters: 1 });
     expect(enterAt).not.toBeNull();
     expect((enterAt ?? 0) - started).toBeLessThanOrEqual(10);
-    // codex shares the default (measured the same: every first Enter after a bracketed paste taken).
     expect(getProvider("claude").delivery).toBeUndefined();
-    expect(getProvider("codex").delivery).toBeUndefined();
+  });
+
+  test("codex: Enter goes at once after the paste (0.171.0 took every first Enter after a bracketed paste at 0 ms)", async () => {
+    const world = createFakeWorld();
+    addWorker(world, "w1", { provider: "codex", screen: CODEX_READY });
+    const pasted: number[] = [];
+    const paste = world.tmux.paste.bind(world.tmux);
+    world.tmux.paste = async (name, text, buffer) => {
+      pasted.push(world.clock.now());
+      return paste(name, text, buffer);
+    };
+    let enterAt = null as number | null;
+    world.tmux.onKeys = (name, k) => {
+      if (!k.includes("Enter")) return;
+      enterAt ??= world.clock.now();
+      world.hook(name, ev("UserPromptSubmit", { turn_id: "t1", prompt: "hi" }));
+    };
+    expect(await sendPrompt(world.deps, { name: "w1", prompt: "hi" })).toMatchObject({ enters: 1 });
+    expect(pasted).toHaveLength(1);
+    expect(enterAt).toBe(pasted[0] ?? -1);
+  });
+
+  test("the composer's clearing keys go with the paste, in one tmux call", async () => {
+    const world = createFakeWorld();
+    addWorker(world, "w1", { provider: "codex", screen: CODEX_READY });
+    const seen: string[] = [];
+    world.tmux.onKeys = (name, k) => {
+      seen.push(k.join(" "));
+      if (k.includes("Enter")) world.hook(name, ev("UserPromptSubmit", { turn_id: "t1", prompt: "hi" }));
+    };
+    world.tmux.onPaste = () => seen.push("paste");
+    await sendPrompt(world.deps, { name: "w1", prompt: "hi" });
+    expect(seen).toEqual(["C-e C-u BSpace", "paste", "Enter"]);
+    expect(world.tmux.calls.filter((c) => c.startsWith("send-keys") || c.includes("paste"))).toEqual([
+      "send-keys C-e C-u BSpace+paste-buffer",
+      "send-keys Enter",
+    ]);
   });
 
   test("-p: the turn is over once the answer is in the transcript, not after claude's bookkeeping lines", async () => {
