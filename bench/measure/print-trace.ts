@@ -3,6 +3,8 @@
  * bench's own env (bench/lib/<provider>.ts): the timeline goes to stdout. Not part of `npm run bench`.
  *
  *   npm run build && bun run bench/measure/print-trace.ts [provider=claude] [runs=1] [pooled]
+ *
+ * TRACE_PROMPT and TRACE_FLAGS (space-separated) change the prompt and add -p flags.
  */
 import { UMBEL } from "../../test/helpers/sandbox.ts";
 import { type ProviderBench, setUpProvider } from "../lib/providers.ts";
@@ -40,7 +42,9 @@ try {
         await Bun.sleep(100);
       }
     }
-    const r = await run([UMBEL, "-p", `trace ${i}`, ...b.umbelFlags], { ...b.env, UMBEL_TRACE: "1" });
+    const flags = (process.env.TRACE_FLAGS ?? "").split(" ").filter((f) => f !== "");
+    const prompt = process.env.TRACE_PROMPT ?? `trace ${i}`;
+    const r = await run([UMBEL, "-p", prompt, ...b.umbelFlags, ...flags], { ...b.env, UMBEL_TRACE: "1" });
     console.log(
       `${pooled ? "pooled" : "cold"} ${i}: exit ${r.code} in ${r.ms.toFixed(0)} ms: ${r.stdout.trim()}`,
     );
