@@ -51,12 +51,6 @@ export type Delivery = {
   readonly enterDelayMs: number;
   readonly confirmWindowMs: number;
   readonly maxEnters: number;
-  /**
-   * With `Provider.pasteShown`: this long after an Enter in the first Enter's window, a composer still
-   * showing the text (and no submit hook) means the TUI took that Enter as a newline: Enter again
-   * then, not after the whole window (such re-presses are not counted in maxEnters).
-   */
-  readonly firstRecheckMs?: number;
 };
 
 /** How the provider reads a screen. `keys` are tmux key names, sent one call at a time. */
@@ -218,11 +212,6 @@ export type ProviderCommon = {
    */
   readonly screenShowsStreaming?: boolean;
   readonly delivery?: Delivery;
-  /**
-   * Whether the composer on `screen` shows pasted text (the TUI has read the paste): with it, send
-   * presses Enter `delivery.enterDelayMs` after the screen first says so, not after the paste.
-   */
-  pasteShown?(screen: string): boolean;
   /** Keys that empty the composer (default C-u ×3). */
   clearInputKeys?(screen: string): readonly string[];
   /** A usage error (naming the provider) for launch options it cannot honour, or null. */

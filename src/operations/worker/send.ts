@@ -191,26 +191,12 @@ async function paste(
   stopIfAborted(deps, name, true);
   const waker = deps.watch.dir(deps.store.paths(name).events);
   try {
-    // Quick re-presses (awaitQuickSubmit) in the first window are not counted as windows.
-    let pressed = 0;
-    let quickUntil: number | null = null;
     for (let enters = 1; enters <= delivery.maxEnters; enters++) {
       await deps.tmux.sendKeys(name, ["Enter"]);
-      pressed++;
-      const pressedAt = deps.clock.now();
-      quickUntil ??= pressedAt + delivery.confirmWindowMs;
-      const promptId =
-        pressedAt < quickUntil
-          ? await awaitQuickSubmit(deps, worker, baseline, waker, delivery, { pressedAt, quickUntil })
-          : await awaitSubmit(deps, worker, baseline, waker, delivery.confirmWindowMs);
-      if (promptId === LOST) {
-        deps.trace.mark(`send ${name}: Enter ${pressed} taken as a newline, again`);
-        enters--;
-        continue;
-      }
+      const promptId = await awaitSubmit(deps, worker, baseline, waker, delivery.confirmWindowMs);
       if (promptId !== undefined) {
-        deps.trace.mark(`send ${name}: accepted after ${pressed} Enter`);
-        return { name, baseline, promptId, enters: pressed, elapsedMs: deps.clock.now() - started };
+        deps.trace.mark(`send ${name}: accepted after ${enters} Enter`);
+        return { name, baseline, promptId, enters, elapsedMs: deps.clock.now() - started };
       }
       stopIfAborted(deps, name, true);
       const now = worker.provider.classifyScreen((await deps.tmux.capture(name)) ?? "");
@@ -219,7 +205,7 @@ async function paste(
         // shell start) can take longer than the window (seen with 12 CLIs starting at once).
         const late = await awaitSubmit(deps, worker, baseline, waker, LATE_SUBMIT_MS);
         if (late !== undefined)
-          return { name, baseline, promptId: late, enters: pressed, elapsedMs: deps.clock.now() - started };
+          return { name, baseline, promptId: late, enters, elapsedMs: deps.clock.now() - started };
         stopIfAborted(deps, name, true);
         break;
       }
@@ -245,46 +231,6 @@ function stopIfAborted(deps: Deps, name: string, typed: boolean): void {
   if (!deps.signal?.aborted) return;
   const what = typed ? " (it may have been taken: see its status)" : "; nothing was typed";
   throw new AbortedError(`interrupted while delivering the prompt to worker ${name}${what}`, { name, typed });
-}
-
-/** awaitQuickSubmit: the composer still shows the text after an Enter. */
-const LOST = Symbol("lost");
-
-/**
- * An Enter's submit, or LOST when `delivery.firstRecheckMs` after it the composer still shows the
- * text (Provider.pasteShown) on a ready screen, within the first Enter's window (`quickUntil`):
- * gemini 0.61.0 turns an Enter it reads within 40 ms of a paste (a timer on its own event loop, so
- * far longer under load) into a newline. Another Enter is then harmless: on text it submits or adds
- * a newline (trimmed at submit), on an empty composer it does nothing. An empty composer (taken, the
- * hook not in yet) or any other screen waits out the Enter's window as any Enter does.
- */
-async function awaitQuickSubmit(
-  deps: Deps,
-  worker: Worker,
-  baseline: number,
-  waker: Waker,
-  delivery: Delivery,
-  at: { pressedAt: number; quickUntil: number },
-): Promise<string | null | undefined | typeof LOST> {
-  const recheck = delivery.firstRecheckMs;
-  const shown = worker.provider.pasteShown;
-  const rest = () => at.pressedAt + delivery.confirmWindowMs - deps.clock.now();
-  if (recheck === undefined || shown === undefined) return awaitSubmit(deps, worker, baseline, waker, rest());
-  const early = await awaitSubmit(
-    deps,
-    worker,
-    baseline,
-    waker,
-    Math.min(recheck, at.quickUntil - at.pressedAt),
-  );
-  if (early !== undefined || deps.signal?.aborted) return early;
-  const screen = (await deps.tmux.capture(worker.meta.name)) ?? "";
-  if (worker.provider.classifyScreen(screen).kind === "ready" && shown(screen)) {
-    // The hook may have landed while the screen was read.
-    const late = await awaitSubmit(deps, worker, baseline, waker, 0);
-    return late !== undefined ? late : LOST;
-  }
-  return awaitSubmit(deps, worker, baseline, waker, rest());
 }
 
 /** The submit event's prompt id (null when the provider gives none), or undefined on no event. */

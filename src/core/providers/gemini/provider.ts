@@ -24,7 +24,7 @@ import { geminiMcpProblem, geminiSystemPromptPath } from "./launch.ts";
 import { geminiLimits } from "./limits.ts";
 import { GEMINI_APPROVAL_MODES } from "./non-interactive.ts";
 import { GEMINI_POLICY } from "./policy.ts";
-import { classifyGeminiScreen, GEMINI_ANSWERS, geminiPasteShown, stillGeminiScreen } from "./screen.ts";
+import { classifyGeminiScreen, GEMINI_ANSWERS, stillGeminiScreen } from "./screen.ts";
 import { geminiSignInClues } from "./sign-in.ts";
 import { readGeminiConversation, trackGeminiTurn } from "./stream.ts";
 import { readGeminiTelemetry } from "./telemetry.ts";
@@ -38,20 +38,12 @@ import { parseGeminiAnswer } from "./transcript.ts";
  */
 
 /**
- * Paste → Enter pause, how long to wait for BeforeAgent, and how many Enters at most. 0.61.0 (bundle,
- * InputPrompt): a paste without the kitty protocol (none in tmux) is "unsafe" until a 40 ms timer on
- * gemini's own event loop clears it, and an Enter read before that inserts a newline; so no fixed
- * pause is safe under load (at load 11-17: 400 ms lost 2 of 2 first prompts after spawn, an Enter
- * 40 ms after the text showed lost 6 of 10; bench/measure/gemini-enter.ts). So the first Enter goes
- * early and is checked early (firstRecheckMs: the text still in the composer = a newline; Enter
- * again, within the first 1.5 s), then full windows as before. BeforeAgent comes 130-450 ms after the Enter that took.
+ * Paste → Enter pause, how long to wait for BeforeAgent, and how many Enters at most. Measured on 2
+ * cores at load 6-9: an Enter 50 ms after the paste was lost 4 of 4 times, at 150 ms 5 of 8, at
+ * 300 ms 1 of 8, at 600 ms 0 of 8 (yet 2 of ~10 ad-hoc sends at 600 ms still needed a second Enter);
+ * BeforeAgent came 130-450 ms after the Enter that took. A lost Enter leaves the text in the box.
  */
-export const GEMINI_DELIVERY = {
-  enterDelayMs: 100,
-  confirmWindowMs: 1500,
-  maxEnters: 4,
-  firstRecheckMs: 150,
-} as const;
+export const GEMINI_DELIVERY = { enterDelayMs: 400, confirmWindowMs: 1500, maxEnters: 4 } as const;
 
 /** One Escape cancels a turn (streaming or retrying): "Request cancelled.", AfterAgent. */
 const GEMINI_INTERRUPT_KEYS = ["Escape"] as const;
@@ -158,7 +150,6 @@ export const gemini: HomedProvider = {
     plan: planGeminiHomeEntries,
   },
   delivery: GEMINI_DELIVERY,
-  pasteShown: geminiPasteShown,
   checkLaunchOptions: (options: LaunchOptions) =>
     refuseLaunchFlags("gemini", options, GEMINI_LAUNCH_FLAGS) ?? geminiLaunchProblems(options)[0] ?? null,
   transcriptTurnEnd: geminiTurnEnd,

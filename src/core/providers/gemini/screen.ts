@@ -63,21 +63,6 @@ export function classifyGeminiScreen(screen: string): GeminiScreenState {
   return { kind: "unknown" };
 }
 
-/** The empty composer's placeholder (0.61.0). */
-const PLACEHOLDER = "Type your message or @path/to/file";
-
-/**
- * The composer holds text: below the last rule, the `>`/`*` line no longer shows the placeholder
- * (a long paste reads `[Pasted Text: N chars]`). gemini draws it only once it has read the paste.
- */
-export function geminiPasteShown(screen: string): boolean {
-  const lines = screen.split("\n");
-  const rule = lines.findLastIndex((line) => RULE.test(line));
-  if (rule === -1) return false;
-  const below = lines.slice(rule + 1).join("\n");
-  return !below.includes(PLACEHOLDER) && COMPOSER.test(below);
-}
-
 /**
  * The screen without what moves while nothing happens: the spinner line (glyph and elapsed time
  * tick every 80 ms / second even while gemini retries for minutes) and every digit.
