@@ -8,6 +8,7 @@
  * - `shown:N`: Enter N ms after the screen first shows the pasted text in the composer (gemini has
  *   processed the paste, so its 30 ms run from a moment already past).
  * - `send`: umbel's own send (GEMINI_DELIVERY), the Enters it took and the time to BeforeAgent.
+ * With SHOW_LOST=1 the composer of each lost Enter is printed (a newline shows as a second blank line).
  * Not part of `npm run bench`.
  *
  *   bun run bench/measure/gemini-enter.ts [tries=6] [modes=fixed:50,fixed:400,shown:0,shown:40]
@@ -54,7 +55,7 @@ try {
       if (how === "shown") {
         for (;;) {
           const screen = (await deps.tmux.capture("w1")) ?? "";
-          if (gemini.pasteShown?.(screen)) break;
+          if (pasteShown(screen)) break;
         }
         shownAfter.push(performance.now() - t0);
       }
@@ -75,7 +76,12 @@ try {
           console.log(
             `lost ${mode} ${i}:\n${(await deps.tmux.capture("w1"))
               ?.split("\n")
-              .filter((l) => l.trim() !== "")
+              .filter(
+                (_l, i, all) =>
+                  i > all.findLastIndex((x) => x.startsWith("───")) - 3 &&
+                  i < all.findLastIndex((x) => x.includes("workspace")),
+              )
+              .map((l) => JSON.stringify(l.trimEnd()))
               .join("\n")}`,
           );
         await deps.tmux.sendKeys("w1", ["Enter"]);
@@ -91,4 +97,16 @@ try {
 } finally {
   await world.dispose();
   await stub.stop();
+}
+
+/**
+ * The composer holds text: below the last rule, the `>`/`*` line no longer shows the placeholder (a
+ * long paste reads `[Pasted Text: N chars]`). gemini draws it only once it has read the paste.
+ */
+function pasteShown(screen: string): boolean {
+  const lines = screen.split("\n");
+  const rule = lines.findLastIndex((line) => /^─{20,}/.test(line));
+  if (rule === -1) return false;
+  const below = lines.slice(rule + 1).join("\n");
+  return !below.includes("Type your message or @path/to/file") && /^ ?[>*] {1,3}\S/m.test(below);
 }
