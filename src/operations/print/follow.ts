@@ -154,8 +154,9 @@ export async function followTurn(
     // Drain what the turn wrote (core/print/follow.ts drainDone says until when).
     const ended = outcome;
     const until = deps.clock.now() + DRAIN_MS;
-    drain.done = () =>
-      drainDone({
+    const drainFrom = deps.clock.now();
+    drain.done = () => {
+      const done = drainDone({
         outcome: ended,
         guardHalted: guard?.halt.aborted === true,
         summary: tracker?.summary() ?? null,
@@ -164,6 +165,14 @@ export async function followTurn(
         until,
         skipInterrupted: input.skipInterruptedDrain === true,
       });
+      if (done) {
+        const s = tracker?.summary();
+        deps.trace.mark(
+          `follow ${name}: drained in ${(deps.clock.now() - drainFrom).toFixed(1)} ms (complete ${s?.complete}, timings pending ${s?.timingsPending ?? 0}, answer in ${lastText !== ""})`,
+        );
+      }
+      return done;
+    };
     tail?.poke();
     await following.catch(() => undefined);
     tail?.close();
