@@ -84,6 +84,32 @@ function text(value, limit = 2000) {
   return typeof value === "string" ? value.slice(0, limit) : undefined;
 }
 
+/**
+ * Builds, in the background, what opencode 1.18.33 otherwise builds on a worker's first prompt: its
+ * provider state (`config.providers`: the model catalog and every configured provider, 4-7 s of CPU
+ * on 2 loaded cores), its agents and commands, and the tool definitions for the configured model
+ * (`tool.list`, which reads the skills too). All are read-only and cached by opencode for the
+ * instance (measured through `opencode serve` at load 7: a first prompt 6.3-10.3 s cold, 1.1 s
+ * after these calls, the second 0.1-0.4 s); a started worker (a pool's spare above all) then
+ * answers its first prompt without that wait. Never awaited (opencode awaits a plugin's init), and
+ * any failure only leaves the work to the first prompt, as before.
+ */
+async function warm(client) {
+  try {
+    await client?.config?.providers?.();
+    await client?.app?.agents?.();
+    await client?.command?.list?.();
+    const model = (await client?.config?.get?.())?.data?.model;
+    const slash = typeof model === "string" ? model.indexOf("/") : -1;
+    if (slash <= 0) return;
+    const query = { provider: model.slice(0, slash), model: model.slice(slash + 1) };
+    // The SDK's v1 client takes `query`, the v2 one the fields themselves.
+    await client?.tool?.list?.({ query, ...query });
+  } catch {
+    // the first prompt builds it
+  }
+}
+
 export const UmbelEvents = async ({ client }) => {
   const children = new Set();
   const busy = new Set();
@@ -91,6 +117,7 @@ export const UmbelEvents = async ({ client }) => {
   const users = new Map();
   const proven = new Set();
   put({ event: "ready", db: databasePath(), pid: process.pid });
+  if (out) setTimeout(() => void warm(client), 0);
   return {
     "tool.execute.before": async () => {
       const armed = halt("tool");
