@@ -87,11 +87,13 @@ for (const id of providers) {
     if (b.floor) await b.floor(-1);
     await timed(umbel("bench warm-up"), b.env, b.cwd);
     for (let i = 0; i < rounds; i++) {
+      // Nothing of the pool runs beside the vendor's run, the floor or a cold turn (an opencode spare
+      // builds its state in the background, and shares one database): the last round's refill goes
+      // first. Cold also means no spare to claim.
+      await run([UMBEL, "pool", "drain"], b.env, b.cwd);
       const vendor = b.vendor(`bench round ${i}`);
       r.vendor.push(await timed(vendor.argv, vendor.env, b.cwd));
       if (b.floor) r.floor.push(await b.floor(i));
-      // Cold means no spare to claim: the last round's refill goes first.
-      await run([UMBEL, "pool", "drain"], b.env, b.cwd);
       r.cold.push(await timed(umbel(`bench cold ${i}`), b.env, b.cwd));
       // -p's workers are non-interactive (never ask a person): so are the spares it can claim.
       await run([UMBEL, "pool", "warm", "1", "--non-interactive", ...b.umbelFlags], b.env, b.cwd);
