@@ -80,8 +80,8 @@ for (const id of providers) {
   let memory = Number.NaN;
   try {
     const umbel = (prompt: string) => [UMBEL, "-p", prompt, ...b.umbelFlags];
-    // One untimed round first: what a CLI does once per home is not a turn's cost (opencode 1.18.33's
-    // first start after its own `opencode run` waits ~60 s on the plugin package's install).
+    // One untimed round first: what a CLI does once per home (a first start, a first session) is not
+    // a turn's cost.
     const warm = b.vendor("bench warm-up");
     await timed(warm.argv, warm.env, b.cwd);
     if (b.floor) await b.floor(-1);

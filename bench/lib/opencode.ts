@@ -9,7 +9,8 @@ import { tmuxFloor } from "./floor.ts";
 /**
  * The real opencode on the stub (Chat Completions): `opencode run` against `umbel -p --provider
  * opencode`, and opencode's floor. One sandbox HOME for every run, as a user's own opencode has
- * (its database, its config folder's `.gitignore`): umbel's workers use the user's XDG dirs.
+ * (its database, its config folder's `.gitignore`): umbel's workers use the user's XDG dirs. The
+ * vendor's own runs have a home of their own (below).
  */
 export async function setUpOpencodeBench(): Promise<ProviderBench | null> {
   const bin = requireRealOpencode("bench");
@@ -18,13 +19,18 @@ export async function setUpOpencodeBench(): Promise<ProviderBench | null> {
   const sb = await createSandbox();
   const user = stubOpencodeEnv(stub.url);
   Object.assign(sb.env, { UMBEL_OPENCODE_BIN: bin }, user);
+  const vendorHome = join(sb.dir, "vendor-home");
+  mkdirSync(vendorHome, { recursive: true });
   return {
     id: "opencode",
     cwd: sb.work,
     env: sb.env,
     umbelFlags: ["--provider", "opencode", "--start-timeout", "120s"],
     vendorLabel: "opencode run",
-    vendor: (prompt) => ({ argv: [bin, "run", prompt], env: sb.env }),
+    // `opencode run` in a home of its own: right after it, the next TUI start in the same home
+    // waited ~60 s on opencode's plugin-package install (each time, measured on 1.18.33; neither the
+    // vendor's cost nor umbel's, docs/providers.md).
+    vendor: (prompt) => ({ argv: [bin, "run", prompt], env: { ...sb.env, HOME: vendorHome } }),
     bin,
     /**
      * The TUI with the prompt on its command line (`--prompt` submits it as the first turn, measured
