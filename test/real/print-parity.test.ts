@@ -3,7 +3,7 @@
 // are compared by type, and the values umbel cannot know from the TUI must be null. The pairs run
 // concurrently (each in its own claude home and directory) to keep the file near a minute.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTmux, deriveSocket } from "../../src/adapters/tmux.ts";
@@ -221,6 +221,7 @@ describe.skipIf(claude === null)("umbel -p against claude -p on the same stub", 
   beforeAll(async () => {
     stub = await startStubModel({ dialect: "anthropic" });
     root = mkdtempSync(join(tmpdir(), "umbel-parity-"));
+    transcriptsUnder = root;
     const limit = limiter(CONCURRENCY);
     // The sequences are the longest: they start first.
     conversations = limit(runConversations);
@@ -589,7 +590,29 @@ const missingRun: Run = { code: -1, stdout: "", stderr: "(no such run)", argv: [
 /** A run as a failure shows it: its argv, exit, time (and whether the limit killed it), its output. */
 function describeRun(r: Run): string {
   const how = r.killed ? `killed by the test's ${RUN_TIMEOUT_MS / 1000} s limit` : `exit ${r.code}`;
-  return `--- ${r.argv.join(" ")}\n${how} after ${r.ms} ms\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+  return `--- ${r.argv.join(" ")}\n${how} after ${r.ms} ms\nstdout: ${r.stdout}\nstderr: ${r.stderr}${structuredCalls(r)}`;
+}
+
+/** Where this file's claude homes are (each run's transcript stays there until the file ends). */
+let transcriptsUnder = "";
+
+/**
+ * A failed run's StructuredOutput calls as its claude transcript has them (each tool_use and the
+ * answer it got): the --json-schema retries race (a call umbel's server never recorded) shows here.
+ */
+function structuredCalls(r: Run): string {
+  const session = /"session_id":"([0-9a-f-]{36})"/.exec(r.stdout)?.[1];
+  if (!session || !transcriptsUnder) return "";
+  const found = Bun.spawnSync(["find", transcriptsUnder, "-name", `${session}.jsonl`])
+    .stdout.toString()
+    .trim();
+  const file = found.split("\n")[0];
+  if (!file || !existsSync(file)) return "";
+  const lines = readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l.includes("StructuredOutput") || l.includes("tool_result"))
+    .map((l) => l.slice(0, 600));
+  return `\ntranscript ${file} (StructuredOutput and tool_result lines):\n${lines.join("\n")}`;
 }
 
 /** Runs the checks; a failure carries every run they read. */
