@@ -6,8 +6,7 @@ import { createTmux } from "../../src/adapters/tmux.ts";
  * A provider's floor: the least any TUI route can take. `argv` (the bare, pre-trusted TUI with the
  * prompt handed to it as the CLI itself allows) runs in a fresh tmux session on a private socket; the
  * time is from the tmux call to the moment `marker` exists (the CLI's own end-of-turn signal writes
- * it: a Stop hook, a notify program, a plugin). `dir` is made for the round; `setup` may type into the
- * pane after it starts (a CLI that takes no prompt on its command line) and counts in the time.
+ * it: a Stop hook, a plugin). `dir` is made for the round.
  */
 export async function tmuxFloor(opts: {
   readonly dir: string;
@@ -15,7 +14,6 @@ export async function tmuxFloor(opts: {
   readonly cwd: string;
   readonly env: Record<string, string>;
   readonly argv: readonly string[];
-  readonly afterStart?: (tmux: ReturnType<typeof createTmux>, session: string) => Promise<void>;
 }): Promise<number> {
   mkdirSync(opts.dir, { recursive: true });
   const tmux = createTmux({ socket: `umbel-bench-floor-${process.pid}`, hostEnv: opts.env });
@@ -44,7 +42,6 @@ export async function tmuxFloor(opts: {
     bufferName: session,
     bufferContent: "",
   });
-  if (opts.afterStart) await opts.afterStart(tmux, session);
   await stopped;
   const took = performance.now() - started;
   await tmux.killServer().catch(() => undefined);
