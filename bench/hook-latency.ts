@@ -1,12 +1,15 @@
 /**
- * End-of-turn hook → `umbel wait` process exit, p50 / p99 / max: a worker (the fake claude, busy on a
+ * End-of-turn event → `umbel wait` process exit, p50 / p99 / max: a worker (the fake claude, busy on a
  * turn that never ends by itself) is waited on by a fresh `umbel wait`; the bench then runs the
- * worker's real hook script with a Stop payload, as the CLI would, then its statusline script with
- * that turn's JSON (claude rewrites it ~0.4 s after Stop; wait hands back the turn's own numbers, so
- * it waits for that version: here it comes at once, so what is timed is umbel's own part), and times
- * the wait process's exit from the hook's start, from the hook's end (the line appended) and from
- * the statusline's rename. Also the wait's CPU time while it waited (an event-driven wait should
- * spend ~none). Ratios are not asserted anywhere.
+ * worker's real scripts as claude would at a turn's end: its hook script with a Stop payload, and its
+ * statusline script with that turn's JSON (wait hands back the turn's own numbers, so it exits on the
+ * later of the two). claude rewrites its statusline ~0.4 s after Stop, but either may come last, so
+ * the rounds alternate: even rounds run the statusline first and time from the Stop hook's start;
+ * odd rounds run Stop first and time from the statusline script's start. Either way the clock starts
+ * when the CLI hands umbel the turn's last event, and stops at the wait's exit: umbel's own part,
+ * its own scripts included. Also from the last script's end (its line or rename), and the wait's
+ * CPU time while it waited (an event-driven wait should spend ~none). Ratios are not asserted
+ * anywhere.
  *
  *   npm run build && bun run bench/hook-latency.ts [rounds=20]
  */
@@ -59,7 +62,7 @@ try {
     await runHook({ hook_event_name: "UserPromptSubmit", session_id: "S", prompt_id: `b${i}`, prompt: "x" });
     const wait = Bun.spawn([UMBEL, "wait", "w1", "--after", String(after)], {
       cwd: sb.work,
-      env: sb.env,
+      env: { ...sb.env, UMBEL_TRACE: process.env.HL_TRACE ?? "" },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -78,35 +81,38 @@ try {
         .map((line) => `${JSON.stringify(line)}\n`)
         .join(""),
     );
+    const stop = () =>
+      runHook({
+        hook_event_name: "Stop",
+        session_id: "S",
+        prompt_id: `b${i}`,
+        last_assistant_message: `answer ${i}`,
+      });
+    const status = () =>
+      runScript(statusLine, join(sb.root, "sessions", "w1", "events", "statusline.json"), {
+        prompt_id: `b${i}`,
+        cost: { total_cost_usd: i / 1000 },
+        context_window: { current_usage: USAGE },
+      });
+    const stopLast = i % 2 === 0;
+    await (stopLast ? status : stop)();
     const started = performance.now();
-    await runHook({
-      hook_event_name: "Stop",
-      session_id: "S",
-      prompt_id: `b${i}`,
-      last_assistant_message: `answer ${i}`,
-    });
-    const appended = performance.now();
-    await runScript(statusLine, join(sb.root, "sessions", "w1", "events", "statusline.json"), {
-      prompt_id: `b${i}`,
-      cost: { total_cost_usd: i / 1000 },
-      context_window: { current_usage: USAGE },
-    });
-    const renamed = performance.now();
+    await (stopLast ? stop : status)();
+    const done = performance.now();
     const code = await wait.exited;
     const exited = performance.now();
     if (code !== 0) throw new Error(`wait exited ${code}: ${await new Response(wait.stderr).text()}`);
     fromStart.push(exited - started);
-    fromLine.push(exited - appended);
-    fromStatusLine.push(exited - renamed);
+    (stopLast ? fromLine : fromStatusLine).push(exited - done);
     const usage = wait.resourceUsage();
     if (usage) cpu.push(Number(usage.cpuTime.user + usage.cpuTime.system) / 1000);
   }
   const row = (label: string, xs: number[]) =>
     `${label.padEnd(34)} p50 ${ms(percentile(xs, 50)).padStart(8)}  p99 ${ms(percentile(xs, 99)).padStart(8)}  max ${ms(Math.max(...xs)).padStart(8)}`;
-  console.log(`hook → wait exit (${rounds} rounds; ${await machine()})`);
-  console.log(row("hook start → wait exit", fromStart));
-  console.log(row("line appended → wait exit", fromLine));
-  console.log(row("statusline renamed → wait exit", fromStatusLine));
+  console.log(`end-of-turn event → wait exit (${rounds} rounds; ${await machine()})`);
+  console.log(row("last event's script start → exit", fromStart));
+  console.log(row("Stop last: line appended → exit", fromLine));
+  console.log(row("statusline last: renamed → exit", fromStatusLine));
   console.log(row(`wait CPU (start-up + ${IDLE_MS / 1000} s idle)`, cpu));
   report({
     bench: "hook-latency",
