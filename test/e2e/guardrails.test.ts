@@ -64,6 +64,25 @@ describe.each(["claude", "codex", "gemini"])("structured output (%s)", (provider
   });
 });
 
+describe("a StructuredOutput call claude refused itself (claude)", () => {
+  // claude 2.1.332 under load sent a turn's first request while umbel's server was still connecting
+  // (pendingMcpServers in its transcript) and answered the model's call "No such tool available";
+  // the server never saw it. claude -p counts every call: the fifth invalid one ends the request.
+  beforeAll(async () => {
+    await spawnOk(sb, "so-unloaded", ["--structured"]);
+  });
+
+  test("counts as a rejected call: five invalid calls end the attempt, as claude -p's", async () => {
+    const bad = 'fake:mcp StructuredOutput {"n":"x"}';
+    const prompt = ['fake:mcp unloaded:StructuredOutput {"n":"x"}', bad, bad, bad, bad].join(" ");
+    const t = await turn("so-unloaded", prompt, ["--json-schema", SCHEMA]);
+    expect(t.outcome.reason).toBe("rejected");
+    const attempts = t.outcome.evidence.attempts as { structured?: unknown }[];
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ structured: { ok: false, calls: 5, rejected: 5 } });
+  });
+});
+
 describe("accept checks (claude)", () => {
   beforeAll(async () => {
     await spawnOk(sb, "acc");

@@ -193,6 +193,11 @@ export type ProviderCommon = {
   /** The final assistant text of the turn started by promptId (or the last human turn). */
   parseAnswer(transcript: string, promptId: string | null): TranscriptAnswer;
   /**
+   * The turn's StructuredOutput calls the CLI refused itself, its tool not loaded yet (the call
+   * never reached umbel's server): claude's "No such tool available". Absent: none can happen.
+   */
+  refusedStructuredCalls?(transcript: string, promptId: string | null): number;
+  /**
    * Follows one turn's transcript lines as they are appended and renders them as claude's
    * stream-json messages (`umbel -p`). Optional: a provider without it gets text and json output only.
    */

@@ -10,6 +10,7 @@ import type { Deps } from "../../core/ports.ts";
 import { countEvents } from "../../core/worker/events.ts";
 import { readAnswer } from "../worker/read.ts";
 import type { Worker } from "../worker/worker.ts";
+import { turnStructured } from "./turn-structured.ts";
 
 export type AttemptFindings = {
   structured?: StructuredCheck;
@@ -39,7 +40,7 @@ async function checkAttempt(
   const findings: AttemptFindings = { checks: [], cut: null };
   let answer: string | null = null;
   if (record.jsonSchema) {
-    const s = structuredOf(await deps.guards.readStructured(name), turn);
+    const s = structuredOf(await turnStructured(deps, worker, turn), turn);
     findings.structured = { ok: s.found, calls: s.calls, rejected: s.rejected, errors: s.errors };
     if (!s.found) return findings;
     findings.object = s.object;

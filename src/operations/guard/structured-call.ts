@@ -3,6 +3,8 @@ import { MAX_INVALID_CALLS } from "../../core/guard/decide.ts";
 import { compileSchema, schemaMismatchText } from "../../core/guard/json-schema.ts";
 import { structuredOf } from "../../core/guard/record.ts";
 import type { Deps } from "../../core/ports.ts";
+import { loadWorker } from "../worker/worker.ts";
+import { turnStructured } from "./turn-structured.ts";
 
 /** The file the server writes once the worker's CLI has connected to it (spawn waits for it). */
 const SERVER_READY = "server-ready";
@@ -79,7 +81,12 @@ export async function answerStructuredCall(
 ): Promise<{ ok: boolean; text: string }> {
   const { ok, text, rejectedFor } = await recordStructuredCall(deps, name, object);
   if (rejectedFor !== undefined) {
-    const { rejected } = structuredOf(await deps.guards.readStructured(name), rejectedFor);
+    // The calls the CLI refused itself count too (turn-structured.ts): the fifth is the fifth.
+    const worker = await loadWorker(deps, name).catch(() => null);
+    const entries = worker
+      ? await turnStructured(deps, worker, rejectedFor)
+      : await deps.guards.readStructured(name);
+    const { rejected } = structuredOf(entries, rejectedFor);
     if (rejected >= MAX_INVALID_CALLS) await deps.clock.sleep(EXHAUSTED_HOLD_MS, cancelled);
   }
   return { ok, text };

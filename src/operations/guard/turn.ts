@@ -7,6 +7,7 @@ import { type WaitProgress, waitForTurn } from "../wait/wait.ts";
 import type { PrepareTurn } from "../worker/send.ts";
 import type { Worker } from "../worker/worker.ts";
 import { recordTurnSchema } from "./plan.ts";
+import { turnStructured } from "./turn-structured.ts";
 
 /** What the guard loop does with a worker's turns: follow one to its end, and send the next. */
 
@@ -40,7 +41,10 @@ export async function watchTurn(
   const halt = new AbortController();
   let counting: Promise<void> | null = null;
   const count = async () => {
-    const s = structuredOf(await deps.guards.readStructured(worker.meta.name), turn);
+    // The server's own records first (one read, as each call lands); the calls the CLI refused
+    // itself (the transcript, turn-structured.ts) only while those are not yet enough.
+    let s = structuredOf(await deps.guards.readStructured(worker.meta.name), turn);
+    if (s.rejected < MAX_INVALID_CALLS) s = structuredOf(await turnStructured(deps, worker, turn), turn);
     if (s.rejected < MAX_INVALID_CALLS || halt.signal.aborted) return;
     halt.abort();
     const keys = worker.provider.interruptKeys ?? ["Escape"];

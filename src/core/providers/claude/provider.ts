@@ -17,7 +17,7 @@ import { CLAUDE_ANSWERS, classifyScreen, stillScreen } from "./screen.ts";
 import { claudeSignInClues } from "./sign-in.ts";
 import { readClaudeConversation, trackClaudeTurn } from "./stream.ts";
 import { claudeTurnSettled, readClaudeTelemetry } from "./telemetry.ts";
-import { parseClaudeAnswer } from "./transcript.ts";
+import { parseClaudeAnswer, unloadedToolCalls } from "./transcript.ts";
 
 /**
  * Claude Code (`claude`), measured on 2.1.332 (docs/providers.md). Hooks come in through
@@ -93,6 +93,8 @@ export const claude: PlainProvider = {
   preparePrompt,
   interpretEvent,
   parseAnswer: parseClaudeAnswer,
+  refusedStructuredCalls: (transcript, promptId) =>
+    unloadedToolCalls(transcript, promptId, "StructuredOutput"),
   trackTurn: trackClaudeTurn,
   readConversation: readClaudeConversation,
   maxTurnsHalt: "hook",

@@ -42,6 +42,54 @@ export function parseClaudeAnswer(transcript: string, promptId: string | null): 
   return { text, complete, sessionId, assistantMessages: ids.length };
 }
 
+/**
+ * How many of a turn's calls of `tool` claude answered itself with "No such tool available", the
+ * call never reaching the tool's server: 2.1.332 under load sent a turn's first request while an
+ * MCP server was still connecting (its transcript lists it in pendingMcpServers), and a model that
+ * called the tool anyway, by its bare name or the server's, got that error. Matched by tool_use id:
+ * a tool_use of the tool's name (`tool`, or `mcp__<server>__tool`) in the turn, and its tool_result.
+ */
+export function unloadedToolCalls(transcript: string, promptId: string | null, tool: string): number {
+  const entries = parseLines(transcript);
+  const start = findTurnStart(entries, promptId);
+  if (start < 0) return 0;
+  const rest = entries.slice(start + 1);
+  const next = rest.findIndex((e) => e.type === "user" && isHuman(e));
+  const turn = next < 0 ? rest : rest.slice(0, next);
+  const calls = new Set<string>();
+  for (const e of turn)
+    if (e.type === "assistant")
+      for (const b of blocksOf(e))
+        if (b.type === "tool_use" && typeof b.id === "string" && isTool(b.name, tool)) calls.add(b.id);
+  let refused = 0;
+  for (const e of turn)
+    if (e.type === "user")
+      for (const b of blocksOf(e))
+        if (
+          b.type === "tool_result" &&
+          b.is_error === true &&
+          typeof b.tool_use_id === "string" &&
+          calls.has(b.tool_use_id) &&
+          typeof b.content === "string" &&
+          b.content.includes("No such tool available")
+        )
+          refused++;
+  return refused;
+}
+
+function isTool(name: unknown, tool: string): boolean {
+  return (
+    typeof name === "string" && (name === tool || (name.startsWith("mcp__") && name.endsWith(`__${tool}`)))
+  );
+}
+
+function blocksOf(e: Entry): Record<string, unknown>[] {
+  const content = e.message?.content;
+  return Array.isArray(content)
+    ? content.filter((b): b is Record<string, unknown> => typeof b === "object" && b !== null)
+    : [];
+}
+
 function parseLines(transcript: string): Entry[] {
   // A line being written while we read is skipped; the next read sees it whole.
   return transcript.split("\n").flatMap((line): Entry[] => {
