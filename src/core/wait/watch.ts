@@ -270,7 +270,9 @@ function decide(s: Watching, now: number): Step {
     deadline: config.deadline,
     lastActivityAt: watch.activity.at,
     idleTimeoutMs: config.idleTimeoutMs,
-    readyForMs: watch.composer.since === null ? null : now - watch.composer.since,
+    // A hook since the last look is the turn going on: the idle composer counts from it (the look
+    // that would restart the count may come after this wake decides).
+    readyForMs: watch.composer.since === null ? null : now - Math.max(watch.composer.since, watch.changedAt),
     turnDrawn: watch.composer.drawn,
   });
   if (decided) {

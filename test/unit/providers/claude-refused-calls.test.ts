@@ -14,7 +14,11 @@ const human = (promptId: string, text: string) => ({
 });
 const call = (id: string, name: string) => ({
   type: "assistant",
-  message: { id: `m-${id}`, role: "assistant", content: [{ type: "tool_use", id, name, input: { answer: 1 } }] },
+  message: {
+    id: `m-${id}`,
+    role: "assistant",
+    content: [{ type: "tool_use", id, name, input: { answer: 1 } }],
+  },
 });
 const result = (promptId: string, id: string, content: string) => ({
   type: "user",

@@ -68,6 +68,22 @@ describe("wait machine: every outcome", () => {
       { reason: "stop", at: [500, 510], evidence: { promptId: "p1", message: "hello" } },
     ],
     [
+      // claude under load drew its composer, not its spinner, for 2 s after a submit; a hook then
+      // says the turn goes on, and the idle composer counts again from it (a print-parity run ended
+      // "without an end-of-turn hook" at its first tool, then met a busy worker: exit 4).
+      "stop: a hook after 2 s of an idle-looking composer restarts the count (no hookless stop)",
+      {},
+      {
+        events: turn(
+          [2100, ev("PreToolUse", { tool_name: "Bash", tool_input: { command: "true" } })],
+          [2150, ev("PostToolUse", { tool_name: "Bash", tool_input: { command: "true" } })],
+          [3500, ev("Stop", { prompt_id: "p1", last_assistant_message: "done" })],
+        ),
+        screens: [[0, IDLE]],
+      },
+      { reason: "stop", at: [3500, 3520], evidence: { promptId: "p1", message: "done" } },
+    ],
+    [
       "provider-error: StopFailure, with the screen once it is no longer busy",
       {},
       {
