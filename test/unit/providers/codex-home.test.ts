@@ -115,49 +115,13 @@ describe("planCodexHome", () => {
     expect(text).toContain('[projects."/home/u/project"]\ntrust_level = "trusted"\n');
     for (const hook of CODEX_HOOKS) {
       const command = `${COMMAND} ${hook.event}`;
-      const async = hook.async ? "async = true\n" : "";
       expect(text).toContain(
-        `[[hooks.${hook.event}]]\n[[hooks.${hook.event}.hooks]]\ntype = "command"\ncommand = ${tomlString(command)}\ntimeout = ${hook.timeout}\n${async}\n`,
+        `[[hooks.${hook.event}]]\n[[hooks.${hook.event}.hooks]]\ntype = "command"\ncommand = ${tomlString(command)}\ntimeout = ${hook.timeout}\n`,
       );
       const key = `/home/u/.umbel/codex-home/umbel-w1.config.toml:${hook.key}:0:0`;
-      const hash = codexHookTrustHash({
-        eventKey: hook.key,
-        command,
-        timeout: hook.timeout,
-        async: hook.async,
-      });
+      const hash = codexHookTrustHash({ eventKey: hook.key, command, timeout: hook.timeout });
       expect(text).toContain(`[hooks.state.${tomlString(key)}]\ntrusted_hash = "${hash}"\n`);
     }
-  });
-
-  test("only SessionStart runs beside the turn (async): the hooks umbel waits on or that answer stay synchronous", () => {
-    expect(CODEX_HOOKS.filter((hook) => hook.async).map((hook) => hook.event)).toEqual(["SessionStart"]);
-    const text = profile?.content ?? "";
-    expect(text.match(/^async = true$/gm)).toHaveLength(1);
-    expect(text).toContain(
-      `command = ${tomlString(`${COMMAND} SessionStart`)}\ntimeout = 30\nasync = true\n`,
-    );
-  });
-
-  test("an async handler hashes with async true (sync: false), the rest of its identity the same", () => {
-    const sync = codexHookTrustHash({ eventKey: "session_start", command: COMMAND, timeout: 30 });
-    const async = codexHookTrustHash({
-      eventKey: "session_start",
-      command: COMMAND,
-      timeout: 30,
-      async: true,
-    });
-    expect(async).not.toBe(sync);
-    expect(
-      codexHookTrustHash({ eventKey: "session_start", command: COMMAND, timeout: 30, async: false }),
-    ).toBe(sync);
-    const identity = {
-      event_name: "session_start",
-      hooks: [{ type: "command", command: COMMAND, timeout: 30, async: true }],
-    };
-    expect(async).toBe(
-      `sha256:${new Bun.CryptoHasher("sha256").update(canonicalJson(identity)).digest("hex")}`,
-    );
   });
 
   test("the stop hash in a profile is the measured function of the command it registers (the event named)", () => {

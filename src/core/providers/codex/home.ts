@@ -30,18 +30,9 @@ import { tomlString } from "./toml.ts";
  * Nothing is written into the user's project or their CODEX_HOME.
  */
 
-/**
- * The hook events umbel registers, with the timeout written for each (seconds). `async`: codex runs
- * the hook beside the turn instead of waiting for it (0.171.0, measured: a 0.5 s async hook delayed
- * nothing); a synchronous one holds the turn for the hook's whole run (bash, sh, tr, cat, rm: ~10 ms
- * at rest, 20-40 under load). Only SessionStart is: it answers nothing, wait ignores it, and its
- * session id and transcript path are in every later payload too, so its line may land after
- * UserPromptSubmit's. UserPromptSubmit stays synchronous (send's proof of delivery, before the
- * turn's Stop), and so does Stop: an async Stop ran after task_complete was written (measured),
- * later than the synchronous one, and wait ends a turn on it.
- */
-export const CODEX_HOOKS: readonly { event: string; key: string; timeout: number; async?: true }[] = [
-  { event: "SessionStart", key: "session_start", timeout: 30, async: true },
+/** The hook events umbel registers, with the timeout written for each (seconds). */
+export const CODEX_HOOKS: readonly { event: string; key: string; timeout: number }[] = [
+  { event: "SessionStart", key: "session_start", timeout: 30 },
   { event: "UserPromptSubmit", key: "user_prompt_submit", timeout: 30 },
   { event: "Stop", key: "stop", timeout: 30 },
   // codex clamps Interrupt and SessionEnd to 1..3 s and warns about a larger value.
@@ -166,7 +157,6 @@ export function renderCodexProfile(
       'type = "command"',
       `command = ${tomlString(command(hook.event))}`,
       `timeout = ${hook.timeout}`,
-      ...(hook.async ? ["async = true"] : []),
       "",
     );
   }
@@ -175,7 +165,6 @@ export function renderCodexProfile(
       eventKey: hook.key,
       command: command(hook.event),
       timeout: hook.timeout,
-      async: hook.async,
     });
     lines.push(
       `[hooks.state.${tomlString(`${profilePath}:${hook.key}:0:0`)}]`,
@@ -194,8 +183,6 @@ export type HookTrustInput = {
   readonly timeout?: number | undefined;
   readonly matcher?: string | undefined;
   readonly statusMessage?: string | undefined;
-  /** `async = true` in the handler (hashed as its `async`; absent: false). */
-  readonly async?: boolean | undefined;
 };
 
 /**
@@ -209,12 +196,7 @@ export function codexHookTrustHash(input: HookTrustInput): string {
   let timeout = input.timeout ?? 600;
   if (input.eventKey === "session_end" || input.eventKey === "interrupt")
     timeout = Math.min(3, Math.max(1, timeout));
-  const handler: Record<string, unknown> = {
-    type: "command",
-    command: input.command,
-    timeout,
-    async: input.async ?? false,
-  };
+  const handler: Record<string, unknown> = { type: "command", command: input.command, timeout, async: false };
   if (input.statusMessage !== undefined) handler.statusMessage = input.statusMessage;
   const identity: Record<string, unknown> = { event_name: input.eventKey, hooks: [handler] };
   const matcherDropped = input.eventKey === "user_prompt_submit" || input.eventKey === "stop";
