@@ -133,6 +133,8 @@ export async function runTurns(
           costBaseUsd: costBase,
           wantCost,
           worker: loaded,
+          // The claim's liveness look stands for the first send's (one tmux call fewer).
+          claimed: index === 0 && worker.claimed === true,
         },
         // A tracker fed from the middle of a transcript may not have seen the session id yet.
         (message) =>

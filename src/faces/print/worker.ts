@@ -31,6 +31,11 @@ export type PrintWorker =
       dialogs?: DialogAnswer[];
       /** The worker as this -p read it (a reused one); a worker it started is read by the turn. */
       loaded?: Worker;
+      /**
+       * A spare of the warm pool this anonymous -p claimed as it is (its claim found it alive, under
+       * its lock, a moment ago). A takeover (--name) renames its tmux session first: not this.
+       */
+      claimed?: boolean;
     }
   /** A named worker that died: reported with its evidence, never silently respawned. */
   | { kind: "dead"; name: string; state: string; exit: ExitRecord | null; screen: string };
@@ -104,7 +109,8 @@ async function create(
   // A spare of the warm pool made for this very spawn takes the turn at once (an anonymous one keeps
   // its pool name and goes at the end like any anonymous worker; --name N takes N).
   const claimed = await claimSpare(deps, spawn, { rename: !anonymous, placement });
-  if (claimed) return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill };
+  if (claimed)
+    return { kind: "ready", name: claimed.name, anonymous, refill: claimed.refill, claimed: anonymous };
   // Trust for the worker's session only: `claude -p` asks nothing and records nothing, and neither
   // may umbel -p (a trust question the CLI would keep is refused). On failure spawn unwinds it all.
   // An anonymous worker is this process's: killed with no chance to remove it (SIGKILL), its own

@@ -35,6 +35,11 @@ export type PrintTurnInput = FollowInput & {
   wantCost?: boolean | undefined;
   /** The worker as the face loaded it for the run (read once), else loaded here. */
   worker?: Worker | undefined;
+  /**
+   * A spare this -p claimed a moment ago: the claim's liveness look (under its lock) stands for the
+   * first send's (one tmux call fewer). Feedback turns look again.
+   */
+  claimed?: boolean | undefined;
 };
 
 export type PrintTurn = {
@@ -78,6 +83,7 @@ export async function runPrintTurn(
     costBaseUsd,
     wantCost: wantCostInput,
     worker: _loaded,
+    claimed,
     ...follow
   } = input;
   const worker = input.worker ?? (await loadWorker(deps, name));
@@ -99,6 +105,7 @@ export async function runPrintTurn(
     deps,
     { name, prompt, jsonSchema, accept, maxAttempts, acceptTimeout },
     worker,
+    { knownAlive: claimed === true },
   ).catch(async (error: unknown) => {
     await early.undo().catch(() => undefined);
     throw error;

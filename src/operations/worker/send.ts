@@ -42,10 +42,12 @@ export async function sendPrompt(
   input: GuardedSendInput,
   /** The worker as the caller loaded it for this verb (read once), else loaded here. */
   loaded?: Worker,
+  /** knownAlive: the caller's own liveness look found it alive just now (a -p's claim of a spare). */
+  options: { knownAlive?: boolean } = {},
 ): Promise<SendResult> {
   const worker = loaded ?? (await loadWorker(deps, input.name));
   const { text, plan } = await planTurn(deps, worker, input);
-  return deliverTurn(deps, worker, text, prepareTurn(deps, worker, plan));
+  return deliverTurn(deps, worker, text, prepareTurn(deps, worker, plan), "caller", options);
 }
 
 /** The text to type (a schema's note appended) and the turn's guardrails, checked before any I/O. */
@@ -87,12 +89,16 @@ export async function deliverTurn(
   text: string,
   prepare?: PrepareTurn,
   sender: Sender = "caller",
+  /** knownAlive: no look of its own (the caller's found the worker alive a moment ago). */
+  options: { knownAlive?: boolean } = {},
 ): Promise<SendResult> {
   const started = deps.clock.now();
   const { name } = worker.meta;
-  const live = await checkLiveness(deps, worker);
-  if (!live.alive)
-    throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
+  if (options.knownAlive !== true) {
+    const live = await checkLiveness(deps, worker);
+    if (!live.alive)
+      throw new WorkerDeadError(`worker ${name} is not running (${live.why})`, { name, exit: live.exit });
+  }
   // One send owns the composer from paste to proof: two at once merged or lost a prompt (10 of 10).
   const lock = await holdComposer(deps, name);
   try {

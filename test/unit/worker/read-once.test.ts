@@ -90,3 +90,38 @@ describe("a worker read once per verb", () => {
     expect(reads.total).toEqual({ meta: 1, events: 1 });
   });
 });
+
+describe("a claimed spare's -p turn: the claim's liveness look stands for send's", () => {
+  function looks(world: FakeWorld): { beforePaste: number | null; total: () => number } {
+    let count = 0;
+    const seen = { beforePaste: null as number | null, total: () => count };
+    const paneInfo = world.deps.tmux.paneInfo.bind(world.deps.tmux);
+    world.deps.tmux.paneInfo = async (name) => {
+      count++;
+      return paneInfo(name);
+    };
+    const paste = world.deps.tmux.paste.bind(world.deps.tmux);
+    world.deps.tmux.paste = async (...args) => {
+      seen.beforePaste ??= count;
+      return paste(...args);
+    };
+    return seen;
+  }
+
+  test("a worker the turn did not just claim: send looks at its pane before typing", async () => {
+    const world = answeringClaude();
+    const seen = looks(world);
+    const turn = await runPrintTurn(world.deps, { name: "w1", prompt: "hello" });
+    expect(turn.outcome.reason).toBe("stop");
+    expect(seen.beforePaste).toBe(1);
+  });
+
+  test("claimed: no second look before the paste (the claim looked under its lock a moment ago)", async () => {
+    const world = answeringClaude();
+    const seen = looks(world);
+    const turn = await runPrintTurn(world.deps, { name: "w1", prompt: "hello", claimed: true });
+    expect(turn.outcome.reason).toBe("stop");
+    expect(turn.text).toBe("hi");
+    expect(seen.beforePaste).toBe(0);
+  });
+});
