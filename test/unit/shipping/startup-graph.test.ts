@@ -33,6 +33,21 @@ describe("what a start loads before its face", () => {
     expect([...graph].filter((m) => m === "zod" || m.startsWith("zod/"))).toEqual([]);
   });
 
+  test("no start loads node:tty: importing it builds Bun's node:stream (4 ms of CPU); isatty is adapters/stdio.ts's", () => {
+    const graph = staticGraph(
+      "main.ts",
+      "entry.ts",
+      "adapters/deps.ts",
+      "faces/cli/run.ts",
+      "faces/verbs/inspect.ts",
+      "faces/verbs/lifecycle.ts",
+    );
+    expect(graph.has(join(SRC, "adapters/stdio.ts"))).toBe(true);
+    expect(
+      [...graph].filter((m) => m === "node:tty" || m === "tty" || m === "node:stream" || m === "stream"),
+    ).toEqual([]);
+  });
+
   test("a verb loads its own module, not the table of every verb (faces/cli/verb-module.ts)", () => {
     const cli = staticGraph("faces/cli/run.ts");
     expect(cli.has(join(SRC, "faces/verbs/table.ts"))).toBe(false);
