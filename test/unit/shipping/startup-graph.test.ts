@@ -56,6 +56,12 @@ describe("what a start loads before its face", () => {
       expect(ls.has(join(SRC, `faces/verbs/${other}.ts`))).toBe(false);
   });
 
+  test("ls and status load no schema of `umbel hosts` (core/hosts/probe.ts: ~50 zod nodes)", () => {
+    const graph = staticGraph("main.ts", "adapters/deps.ts", "faces/cli/run.ts", "faces/verbs/inspect.ts");
+    expect(graph.has(join(SRC, "operations/hosts/fleet.ts"))).toBe(true);
+    expect(graph.has(join(SRC, "core/hosts/probe.ts"))).toBe(false);
+  });
+
   test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
     const graph = staticGraph(
       "main.ts",
