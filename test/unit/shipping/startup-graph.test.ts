@@ -62,6 +62,17 @@ describe("what a start loads before its face", () => {
     expect(graph.has(join(SRC, "core/hosts/probe.ts"))).toBe(false);
   });
 
+  test("ls and status read a worker's queue without loading send (its delivery and guard planning)", () => {
+    const graph = staticGraph("main.ts", "adapters/deps.ts", "faces/cli/run.ts", "faces/verbs/inspect.ts");
+    expect(graph.has(join(SRC, "operations/fleet/queue-file.ts"))).toBe(true);
+    for (const sender of [
+      "operations/fleet/queue.ts",
+      "operations/worker/send.ts",
+      "operations/guard/plan.ts",
+    ])
+      expect([sender, graph.has(join(SRC, sender))]).toEqual([sender, false]);
+  });
+
   test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
     const graph = staticGraph(
       "main.ts",
