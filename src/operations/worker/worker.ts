@@ -1,6 +1,6 @@
 import { StateError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { getProvider } from "../../core/providers/registry.ts";
+import { loadProvider } from "../../core/providers/load.ts";
 import type { HookEvent, Provider } from "../../core/providers/types.ts";
 import { composerEndsTurn, type ExitRecord } from "../../core/wait/outcome.ts";
 import {
@@ -32,7 +32,7 @@ export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
       { name, metaName: meta.name, path, fix: `correct "name" in that file to ${JSON.stringify(name)}` },
     );
   }
-  return { meta, provider: getProvider(meta.provider) };
+  return { meta, provider: await loadProvider(meta.provider) };
 }
 
 export async function readEvents(deps: Deps, provider: Provider, name: string): Promise<HookEvent[]> {

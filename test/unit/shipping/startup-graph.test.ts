@@ -73,6 +73,14 @@ describe("what a start loads before its face", () => {
       expect([sender, graph.has(join(SRC, sender))]).toEqual([sender, false]);
   });
 
+  test("ls and status load no provider before a worker's meta names it (core/providers/load.ts)", () => {
+    const graph = staticGraph("main.ts", "adapters/deps.ts", "faces/cli/run.ts", "faces/verbs/inspect.ts");
+    expect(graph.has(join(SRC, "operations/worker/worker.ts"))).toBe(true);
+    expect(graph.has(join(SRC, "core/providers/registry.ts"))).toBe(false);
+    for (const id of ["claude", "codex", "gemini", "opencode"])
+      expect([id, graph.has(join(SRC, `core/providers/${id}/provider.ts`))]).toEqual([id, false]);
+  });
+
   test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
     const graph = staticGraph(
       "main.ts",
