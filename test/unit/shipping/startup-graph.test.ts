@@ -41,6 +41,7 @@ describe("what a start loads before its face", () => {
       "faces/cli/run.ts",
       "faces/verbs/inspect.ts",
       "faces/verbs/lifecycle.ts",
+      "faces/verbs/read.ts",
     );
     expect(graph.has(join(SRC, "adapters/stdio.ts"))).toBe(true);
     expect(
@@ -81,6 +82,20 @@ describe("what a start loads before its face", () => {
       expect([id, graph.has(join(SRC, `core/providers/${id}/provider.ts`))]).toEqual([id, false]);
   });
 
+  test("read loads its own module: none of spawn's, send's or wait's operations, and no provider it does not run", () => {
+    const graph = staticGraph("main.ts", "adapters/deps.ts", "faces/cli/run.ts", "faces/verbs/read.ts");
+    expect(graph.has(join(SRC, "operations/worker/read.ts"))).toBe(true);
+    for (const other of [
+      "faces/verbs/lifecycle.ts",
+      "operations/spawn/spawn.ts",
+      "operations/worker/send.ts",
+      "operations/wait/wait.ts",
+      "operations/pool/claim.ts",
+      "core/providers/registry.ts",
+    ])
+      expect([other, graph.has(join(SRC, other))]).toEqual([other, false]);
+  });
+
   test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
     const graph = staticGraph(
       "main.ts",
@@ -88,6 +103,7 @@ describe("what a start loads before its face", () => {
       "faces/cli/run.ts",
       "faces/verbs/inspect.ts",
       "faces/verbs/lifecycle.ts",
+      "faces/verbs/read.ts",
     );
     expect(graph.has(join(SRC, "core/guard/json-schema.ts"))).toBe(true);
     expect([...graph].filter((m) => m === "ajv" || m.startsWith("ajv/"))).toEqual([]);
