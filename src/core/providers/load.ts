@@ -13,6 +13,17 @@ const LOADERS: Record<ProviderId, () => Promise<Provider>> = {
   opencode: async () => (await import("./opencode/provider.ts")).opencode,
 };
 
-export function loadProvider(id: ProviderId): Promise<Provider> {
-  return LOADERS[id]();
+const loaded = new Map<ProviderId, Provider>();
+
+/**
+ * The provider, loaded once: after that, a value at once (not a promise), so a loop that loads a
+ * worker at every poll gives the event loop no turn it did not give before.
+ */
+export function loadProvider(id: ProviderId): Provider | Promise<Provider> {
+  const provider = loaded.get(id);
+  if (provider) return provider;
+  return LOADERS[id]().then((first) => {
+    loaded.set(id, first);
+    return first;
+  });
 }

@@ -32,7 +32,8 @@ export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
       { name, metaName: meta.name, path, fix: `correct "name" in that file to ${JSON.stringify(name)}` },
     );
   }
-  return { meta, provider: await loadProvider(meta.provider) };
+  const provider = loadProvider(meta.provider);
+  return { meta, provider: provider instanceof Promise ? await provider : provider };
 }
 
 export async function readEvents(deps: Deps, provider: Provider, name: string): Promise<HookEvent[]> {
