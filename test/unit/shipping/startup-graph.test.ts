@@ -98,6 +98,15 @@ describe("what a start loads before its face", () => {
       expect([other, graph.has(join(SRC, other))]).toEqual([other, false]);
   });
 
+  test("ls, status and read build no spawn input (core/spawn/input.ts: ~100 zod nodes with the fleet's options)", () => {
+    for (const verb of ["inspect", "read"]) {
+      const graph = staticGraph("main.ts", "adapters/deps.ts", "faces/cli/run.ts", `faces/verbs/${verb}.ts`);
+      expect(graph.has(join(SRC, "core/schemas.ts"))).toBe(true);
+      for (const spawn of ["core/spawn/input.ts", "core/fleet/options.ts"])
+        expect([verb, spawn, graph.has(join(SRC, spawn))]).toEqual([verb, spawn, false]);
+    }
+  });
+
   test("ls, status and read load no ajv: it is required by the first JSON Schema compiled", () => {
     const graph = staticGraph(
       "main.ts",
