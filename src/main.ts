@@ -1,6 +1,5 @@
-import { isatty } from "node:tty";
 import pkg from "../package.json" with { type: "json" };
-import { writeAllSync } from "./adapters/stdio.ts";
+import { isatty, writeAllSync } from "./adapters/stdio.ts";
 import { runMain } from "./entry.ts";
 
 // Static imports are evaluated before this line: the trace's "modules loaded" (faces load lazily).

@@ -26,6 +26,10 @@ describe("the trace", () => {
     for (const line of lines) expect(line).toMatch(LINE);
     expect(lines[0]).toMatch(/umbel ls: modules loaded at \+\d+\.\d ms$/);
     expect(lines).toContainEqual(expect.stringMatching(/face cli loaded$/));
+    // Where a short verb's start goes: loading (modules, schemas) until its input is parsed, then its own work.
+    const at = (mark: RegExp) => lines.findIndex((line) => mark.test(line));
+    expect(at(/face cli loaded$/)).toBeLessThan(at(/verb ls loaded$/));
+    expect(at(/verb ls loaded$/)).toBeLessThan(at(/verb ls: input parsed, running$/));
     expect(lines.at(-1)).toMatch(/exit 0$/);
     expect(traced.code).toBe(0);
   });

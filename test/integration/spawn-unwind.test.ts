@@ -4,7 +4,7 @@ import { chmod } from "node:fs/promises";
 import { join } from "node:path";
 import { createDeps } from "../../src/adapters/deps.ts";
 import { AbortedError, SpawnFailedError, UsageError } from "../../src/core/errors.ts";
-import { SpawnInput } from "../../src/core/schemas.ts";
+import { SpawnInput } from "../../src/core/spawn/input.ts";
 import { spawnWorker } from "../../src/operations/spawn/spawn.ts";
 
 /** A spawn as a face hands it over: parsed, with the provider resolved (claude, the fake's). */

@@ -111,6 +111,7 @@ describe("structure", () => {
   /** The files every provider shares; everything else of a provider lives in its own folder. */
   const SHARED = [
     "registry.ts",
+    "load.ts",
     "hook-wire.ts",
     "hook-policy.ts",
     "stream-shape.ts",

@@ -2,7 +2,8 @@ import type { InitializeResponse, SessionModeState } from "@agentclientprotocol/
 import { z } from "zod";
 import { GuardFields } from "../guard/fields.ts";
 import { HostName } from "../hosts/schema.ts";
-import { Duration, PermissionMode, SpawnInput } from "../schemas.ts";
+import { Duration, PermissionMode } from "../schemas.ts";
+import { SpawnInput } from "../spawn/input.ts";
 
 /**
  * What a session of `umbel acp` runs: the face's flags (spawn's, parsed once by spawn's schema),

@@ -4,6 +4,12 @@ import { UsageError } from "../errors.ts";
 import type { HostConfig, Hosts } from "./schema.ts";
 import { splitShellWords } from "./shell-words.ts";
 
+/**
+ * How long `hosts` (and the fleet view: ls, status) gives each host, all asked at once: a host past
+ * it shows unreachable. Here, not beside `hosts`' schemas (probe.ts), so ls loads none of those.
+ */
+export const HOSTS_BOUND_MS = 10_000;
+
 /** The variable that gives the ssh program and its options, as GIT_SSH_COMMAND does for git. */
 const SSH_COMMAND_ENV = "UMBEL_SSH_COMMAND";
 

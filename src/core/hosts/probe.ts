@@ -9,9 +9,6 @@ import { checkProtocol, type SshRun, unreachable } from "./reply.ts";
  * its doctor), one JSON line each, so a host costs one round trip; each bounded (HOSTS_BOUND_MS).
  */
 
-/** How long `hosts` gives each host (all are asked at once): a host past it shows unreachable. */
-export const HOSTS_BOUND_MS = 10_000;
-
 const RemoteCli = z.object({
   id: z.string().describe("The CLI (claude, codex, gemini, opencode)"),
   status: z.string().describe("The remote doctor's verdict: ok, warn or fail"),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SpawnInput } from "../schemas.ts";
+import type { SpawnInput } from "../spawn/input.ts";
 import { Owner } from "../worker/owner.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { choiceError } from "../common/suggest.ts";
-import { Duration, SpawnInput, type WithProvider } from "../schemas.ts";
+import { Duration, type WithProvider } from "../schemas.ts";
+import { SpawnInput } from "../spawn/input.ts";
 import { DialogAnswer } from "../worker/outputs.ts";
 
 /**

@@ -3,7 +3,8 @@ import { choiceError } from "../common/suggest.ts";
 import { UsageError } from "../errors.ts";
 import { GuardFields, orphanGuardField } from "../guard/fields.ts";
 import { getProvider } from "../providers/registry.ts";
-import { Duration, MaxTokens, PermissionMode, SpawnInput, type WithProvider } from "../schemas.ts";
+import { Duration, MaxTokens, PermissionMode, type WithProvider } from "../schemas.ts";
+import { SpawnInput } from "../spawn/input.ts";
 import { isBlankPrompt } from "../worker/prompt.ts";
 
 /** SpawnInput's field schemas: -p's flags that start a worker validate as spawn's do. */

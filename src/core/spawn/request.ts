@@ -1,6 +1,6 @@
 import type { LaunchFlag, LaunchRequest } from "../providers/launch-types.ts";
 import type { Provider } from "../providers/types.ts";
-import type { SpawnInput } from "../schemas.ts";
+import type { SpawnInput } from "./input.ts";
 
 /**
  * SpawnInput made into its LaunchRequest (the type is the provider contract's, in

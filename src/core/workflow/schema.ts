@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { AcceptCommands, AcceptTimeout, JsonSchemaValue, MaxAttempts } from "../guard/fields.ts";
 import { HostName } from "../hosts/schema.ts";
-import { Duration, MaxTokens, Prompt, SpawnInput } from "../schemas.ts";
+import { Duration, MaxTokens, Prompt } from "../schemas.ts";
+import { SpawnInput } from "../spawn/input.ts";
 import { WorkerResume } from "./resume.ts";
 
 /**

@@ -17,7 +17,8 @@ import {
 import { formatWorkerRef, parseWorkerRef } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import { PermissionMode, type ProviderId, type SpawnInput } from "../../core/schemas.ts";
+import { PermissionMode, type ProviderId } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import {
   closeSessions,
   listSessions,

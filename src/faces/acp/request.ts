@@ -5,7 +5,7 @@ import { UMBEL_ERROR_CODE } from "../../core/acp/stop.ts";
 import { toUmbelError, UsageError, WorkerNotFoundError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { Provider } from "../../core/providers/types.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import type { Worker } from "../../operations/worker/worker.ts";
 
 /** What the face holds of a session of this connection whose worker is on this machine. */

@@ -45,6 +45,8 @@ export function commandOfVerb(verb: Verb): CommandDef | null {
       if (cli.stdin && (raw[cli.stdin] === undefined || raw[cli.stdin] === "-") && !io.stdinIsTty)
         raw[cli.stdin] = await io.readStdin();
       const input = inputFromArgs(verb.input, raw, rawArgs, cli.positionals);
+      // The trace's line between a verb's start-up (modules, schemas, argv) and its own work.
+      io.deps.trace.mark(`verb ${verb.name}: input parsed, running`);
       return runParsed(verb, input, io, json);
     },
   });

@@ -19,6 +19,7 @@ export async function runCli(command: string, rest: string[], io: CliIo): Promis
   }
   // Only the verb run is loaded (its module, not the whole table: verb-module.ts).
   const verb = await loadVerb(command);
+  if (verb) io.deps.trace.mark(`verb ${command} loaded`);
   const cmd = verb ? commandOfVerb(verb) : null;
   if (!cmd) return unknownVerb(command);
   // Another umbel's call over ssh (docs/hosts.md): the input is on stdin, not on argv.

@@ -16,7 +16,7 @@ export async function loadVerb(name: string): Promise<Verb | undefined> {
     case "answer":
       return (await import("../verbs/answer.ts")).answerVerb;
     case "read":
-      return (await import("../verbs/lifecycle.ts")).readVerb;
+      return (await import("../verbs/read.ts")).readVerb;
     case "kill":
       return (await import("../verbs/lifecycle.ts")).killVerb;
     case "prune":

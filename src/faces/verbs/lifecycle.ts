@@ -1,10 +1,11 @@
-import { BoundReport, boundText, TextBound } from "../../core/common/bound-text.ts";
+import { boundText } from "../../core/common/bound-text.ts";
 import { SendOutput } from "../../core/fleet/queue.ts";
 import { WaitManyInput, WaitResult } from "../../core/fleet/wait-many.ts";
 import { GuardedSendInput } from "../../core/guard/fields.ts";
-import { EmptyInput, KillInput, ReadInput, SpawnInput } from "../../core/schemas.ts";
+import { EmptyInput, KillInput } from "../../core/schemas.ts";
+import { SpawnInput } from "../../core/spawn/input.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
-import { KillResult, PruneResult, ReadResult, SpawnResult } from "../../core/worker/outputs.ts";
+import { KillResult, PruneResult, SpawnResult } from "../../core/worker/outputs.ts";
 import { sendOrQueue } from "../../operations/fleet/queue.ts";
 import { waitForTurns } from "../../operations/fleet/wait-many.ts";
 import type { GuardProgress } from "../../operations/guard/guard.ts";
@@ -12,28 +13,17 @@ import { spawnOrClaim } from "../../operations/pool/claim.ts";
 import { DEFAULT_START_TIMEOUT_MS } from "../../operations/spawn/prepare.ts";
 import { DEFAULT_WAIT_TIMEOUT_MS } from "../../operations/wait/wait.ts";
 import { killWorker, pruneWorkers } from "../../operations/worker/kill.ts";
-import { readAnswer } from "../../operations/worker/read.ts";
 import { withDefaultProvider } from "../../operations/worker/user-config.ts";
 import { waitProgress } from "../mcp/progress.ts";
 import { fixedBound, reachHosts } from "./reach.ts";
-import {
-  renderPrune,
-  renderRead,
-  renderSend,
-  renderSpawn,
-  renderSpawnNotes,
-  renderSpawnTerminal,
-} from "./render-mcp.ts";
+import { renderPrune, renderSend, renderSpawn, renderSpawnNotes, renderSpawnTerminal } from "./render-mcp.ts";
 import { renderWaitResult, renderWaitResultMcp } from "./render-wait.ts";
-import { defineVerb, LOOKS, type VerbContext } from "./verb.ts";
+import { defineVerb, type VerbContext } from "./verb.ts";
 
-/** A worker's life: spawn → send → wait → read → kill, and prune. */
+/** A worker's life: spawn → send → wait → read (read.ts) → kill, and prune. */
 
 /** evidence.message is the whole last message; umbel_wait keeps only its start. */
 const EVIDENCE_MESSAGE_CHARS = 2000;
-
-/** umbel_read's input: the read verb's fields plus how to bound a long answer. */
-const ReadToolInput = ReadInput.extend(TextBound.shape);
 
 /** spawn --help's word on trust (docs/cli-reference.md#spawn-name says the same, per CLI). */
 const SPAWN_TRUST =
@@ -136,34 +126,6 @@ const waitHere = defineVerb({
 // One remote wait per HOST:NAME (operations/hosts/wait.ts), beside the local ones, retried across a dropped link.
 export const waitVerb = reachHosts(waitHere, { by: "self" });
 
-const readHere = defineVerb({
-  name: "read",
-  description: "Print the final assistant text of the last turn",
-  input: ReadInput,
-  output: ReadResult,
-  run: (input, { deps }) => readAnswer(deps, input),
-  text: (r) => (r.text.endsWith("\n") || r.text === "" ? r.text : `${r.text}\n`),
-  cli: {
-    usage: "NAME",
-    summary: "print the final assistant text of the last turn",
-    positionals: ["name"],
-    examples: ['umbel read reviewer --after "$b" > review.md'],
-  },
-  mcp: {
-    title: "Read the answer",
-    annotations: LOOKS,
-    // A long answer would flood the caller's context: the tool bounds it and says what it cut.
-    input: ReadToolInput,
-    output: ReadResult.extend({ bound: BoundReport }),
-    present: (result, { mode, maxChars, maxLines, section }) => {
-      const bounded = boundText(result.text, stripUndefined({ mode, maxChars, maxLines, section }));
-      return { ...result, text: bounded.text, bound: bounded.report };
-    },
-    text: renderRead,
-  },
-});
-export const readVerb = reachHosts(readHere, { by: "name", boundMs: fixedBound });
-
 const killHere = defineVerb({
   name: "kill",
   description: "Stop a worker, keeping a tombstone (capture, read and logs still answer); --purge removes it",
@@ -224,13 +186,4 @@ function shortenEvidence<T extends Outcome>(outcome: T): T {
   const bounded = boundText(message, { maxChars: EVIDENCE_MESSAGE_CHARS });
   if (!bounded.report.truncated) return outcome;
   return { ...outcome, evidence: { ...outcome.evidence, message: bounded.text, messageTruncated: true } };
-}
-
-/** exactOptionalPropertyTypes: an absent field must be absent, not undefined. */
-function stripUndefined<T extends Record<string, unknown>>(
-  value: T,
-): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
 }

@@ -3,8 +3,9 @@ import { answerVerb } from "./answer.ts";
 import { doctorVerb } from "./doctor.ts";
 import { hostsVerb } from "./hosts.ts";
 import { attachVerb, captureVerb, keysVerb, logsVerb, lsVerb, statusVerb } from "./inspect.ts";
-import { killVerb, pruneVerb, readVerb, sendVerb, spawnVerb, waitVerb } from "./lifecycle.ts";
+import { killVerb, pruneVerb, sendVerb, spawnVerb, waitVerb } from "./lifecycle.ts";
 import { poolVerb } from "./pool.ts";
+import { readVerb } from "./read.ts";
 import type { Verb } from "./verb.ts";
 
 /**

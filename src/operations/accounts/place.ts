@@ -3,7 +3,7 @@ import { AUTO_ACCOUNT } from "../../core/accounts/schema.ts";
 import { NoHeadroomError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import { accountCandidates } from "./candidates.ts";
 
 /** A spawn with its account decided: `input.account` is the picked one (absent: the default). */

@@ -3,7 +3,7 @@ import { compileNotify } from "../../core/fleet/notify.ts";
 import { checkPolicy, compilePolicy, policyCommand } from "../../core/fleet/policy/compile.ts";
 import type { Deps } from "../../core/ports.ts";
 import type { Provider } from "../../core/providers/types.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 
 /**
  * The files hooks/hook.sh and launch.sh read from a worker's session dir for its fleet options:

@@ -1,12 +1,10 @@
 import { shellQuote } from "../../core/common/shell.ts";
-import { DeliveryError, StateError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
+import { DeliveryError, WorkerBusyError, WorkerDeadError } from "../../core/errors.ts";
 import { DRAIN_HOOK_COMMAND } from "../../core/fleet/drain.ts";
 import { compileNotify } from "../../core/fleet/notify.ts";
 import {
   nextQueued,
-  parseQueue,
   pendingCount,
-  type QueueFile,
   renderQueue,
   type SendOutput,
   type SentFromQueue,
@@ -20,13 +18,12 @@ import { openGuard } from "../guard/open.ts";
 import { deliver, holdComposer, planTurn, prepareTurn, sendPrompt } from "../worker/send.ts";
 import { lastTurn, viewWorker, type WorkerView } from "../worker/view.ts";
 import { checkLiveness, isTurnOnByHooks, loadWorker, type Worker } from "../worker/worker.ts";
+import { QUEUE_FILE, readQueue } from "./queue-file.ts";
 
 /**
  * `send --queue` and the drain (core/fleet/queue.ts says why there is no daemon). Every change to the queue
  * is made under the worker's send lock, the one a send holds while it owns the composer.
  */
-
-const FILE = "queue.json";
 
 /** `send`: queued prompts go first (one is sent if the worker is idle; then this send finds it busy). */
 export async function sendOrQueue(deps: Deps, input: GuardedSendInput): Promise<SendOutput> {
@@ -64,7 +61,7 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
       try {
         const sent = await deliver(deps, worker, text, started, prepareTurn(deps, worker, plan));
         queue = withEntry(queue, { id, state: "sent", queuedAt, baseline: sent.baseline, prompt: "" });
-        await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+        await deps.store.writeWorkerFile(name, QUEUE_FILE, renderQueue(queue));
         return { ...sent, queued: { id, position: 0, state: "sent" } };
       } catch (error) {
         if (!(error instanceof WorkerBusyError)) throw error;
@@ -77,7 +74,7 @@ async function queuePrompt(deps: Deps, input: GuardedSendInput): Promise<SendOut
       prompt: text,
       ...(plan ? { guard: plan } : {}),
     });
-    await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+    await deps.store.writeWorkerFile(name, QUEUE_FILE, renderQueue(queue));
     await armHookDrain(deps, worker);
     return {
       name,
@@ -105,7 +102,8 @@ export async function drainOnTurnEnd(deps: Deps, name: string): Promise<SentFrom
  */
 export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQueue | null> {
   const { name } = worker.meta;
-  if ((await deps.store.readWorkerFile(name, FILE)) === null || worker.meta.state !== "ready") return null;
+  if ((await deps.store.readWorkerFile(name, QUEUE_FILE)) === null || worker.meta.state !== "ready")
+    return null;
   const view = await viewWorker(deps, worker);
   if ((await openGuard(deps, view)) !== null) return null;
   if (await isTurnOn(deps, view)) return null;
@@ -119,13 +117,13 @@ export async function drainQueue(deps: Deps, worker: Worker): Promise<SentFromQu
       const prepare = prepareTurn(deps, worker, next.guard ?? null);
       const sent = await deliver(deps, worker, next.prompt, deps.clock.now(), prepare);
       queue = settle(queue, next.id, { state: "sent", baseline: sent.baseline, prompt: "" });
-      await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+      await deps.store.writeWorkerFile(name, QUEUE_FILE, renderQueue(queue));
       return { id: next.id, baseline: sent.baseline };
     } catch (error) {
       if (error instanceof WorkerBusyError) return null;
       if (!(error instanceof DeliveryError)) throw error;
       queue = settle(queue, next.id, { state: "failed", error: error.message });
-      await deps.store.writeWorkerFile(name, FILE, renderQueue(queue));
+      await deps.store.writeWorkerFile(name, QUEUE_FILE, renderQueue(queue));
       return null;
     }
   } finally {
@@ -159,18 +157,6 @@ async function isTurnOn(deps: Deps, view: WorkerView): Promise<boolean> {
   const turn = await lastTurn(deps, view);
   if (turn === null) return false;
   return isWaitingOutLimit(view, turn) || (await isBusyByHooks(deps, view, turn));
-}
-
-export async function readQueue(deps: Deps, name: string): Promise<QueueFile> {
-  const queue = parseQueue(await deps.store.readWorkerFile(name, FILE));
-  if (queue === null) {
-    const path = `${deps.store.paths(name).dir}/${FILE}`;
-    throw new StateError(
-      `the queue of worker ${name} is unreadable: ${path}; remove that file (its queued prompts are lost), or umbel kill ${name} --purge`,
-      { name, path, fix: "remove that file (its queued prompts are lost)" },
-    );
-  }
-  return queue;
 }
 
 /**

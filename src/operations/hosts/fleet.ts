@@ -1,7 +1,6 @@
 import { AbortedError, HostUnreachableError, UmbelError } from "../../core/errors.ts";
 import type { HostPlan } from "../../core/hosts/plan.ts";
-import { planHosts } from "../../core/hosts/plan.ts";
-import { HOSTS_BOUND_MS } from "../../core/hosts/probe.ts";
+import { HOSTS_BOUND_MS, planHosts } from "../../core/hosts/plan.ts";
 import { formatWorkerRef, type HostDown } from "../../core/hosts/schema.ts";
 import type { Deps } from "../../core/ports.ts";
 import { FleetStatus, type StatusResult } from "../../core/worker/status.ts";

@@ -1,12 +1,6 @@
 import { sshArgv } from "../../core/hosts/command.ts";
-import { planHosts } from "../../core/hosts/plan.ts";
-import {
-  HOSTS_BOUND_MS,
-  type HostRow,
-  type HostsResult,
-  probeCommand,
-  readProbe,
-} from "../../core/hosts/probe.ts";
+import { HOSTS_BOUND_MS, planHosts } from "../../core/hosts/plan.ts";
+import { type HostRow, type HostsResult, probeCommand, readProbe } from "../../core/hosts/probe.ts";
 import type { Deps } from "../../core/ports.ts";
 import { ProviderId } from "../../core/schemas.ts";
 import { loadUserConfig } from "../worker/user-config.ts";

@@ -10,7 +10,7 @@ import {
 } from "../../core/pool/pool.ts";
 import type { Deps, Lock } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import { OWNER_FILE, ownerLine } from "../../core/worker/owner.ts";

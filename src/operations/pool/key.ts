@@ -2,7 +2,7 @@ import { resolveAccount } from "../../core/accounts/launch.ts";
 import { keyMaterial } from "../../core/pool/pool.ts";
 import type { Deps } from "../../core/ports.ts";
 import { getProvider } from "../../core/providers/registry.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import { buildWorkerEnv } from "../../core/worker/env.ts";
 import { accountEnv } from "../spawn/prepare.ts";
 import { resolveAddDirs, resolveBinary, resolveCwd } from "../spawn/resolve.ts";

@@ -3,7 +3,7 @@ import { isRecord, parseJson } from "../../core/common/json.ts";
 import { SpawnFailedError } from "../../core/errors.ts";
 import { billingEnvOf, billingFromEnv } from "../../core/limits/billing.ts";
 import type { Deps } from "../../core/ports.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import { countEvents } from "../../core/worker/events.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import { signInAdvice } from "../../core/worker/sign-in.ts";

@@ -2,7 +2,7 @@ import type { Placement } from "../../core/accounts/placement.ts";
 import type { PoolMeta } from "../../core/pool/pool.ts";
 import type { Deps, Lock } from "../../core/ports.ts";
 import type { Provider } from "../../core/providers/types.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import { buildWorkerEnv } from "../../core/worker/env.ts";
 import type { Meta } from "../../core/worker/meta.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";

@@ -7,7 +7,7 @@ import type { PoolMeta } from "../../core/pool/pool.ts";
 import type { Assets, Deps, Lock } from "../../core/ports.ts";
 import type { LaunchInput, LaunchPlan } from "../../core/providers/launch-types.ts";
 import type { HomedProvider, PlainProvider } from "../../core/providers/types.ts";
-import type { SpawnInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import { buildWorkerEnv, renderEnvScript } from "../../core/worker/env.ts";
 import { INCARNATION_FILE } from "../../core/worker/events.ts";
 import type { Meta } from "../../core/worker/meta.ts";

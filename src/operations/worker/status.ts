@@ -9,7 +9,7 @@ import type { HookEvent } from "../../core/providers/types.ts";
 import type { WorkerState } from "../../core/schemas.ts";
 import { findSessionId } from "../../core/wait/turn.ts";
 import type { StatusResult } from "../../core/worker/status.ts";
-import { readQueue } from "../fleet/queue.ts";
+import { readQueue } from "../fleet/queue-file.ts";
 import { worktreeStatus } from "../fleet/worktree.ts";
 import { telemetryOf } from "../limits/telemetry.ts";
 import { brokenRow, isWorkerFault } from "./broken.ts";

@@ -1,8 +1,9 @@
 import { StateError } from "../../core/errors.ts";
 import type { Deps } from "../../core/ports.ts";
-import { getProvider } from "../../core/providers/registry.ts";
+import { loadProvider } from "../../core/providers/load.ts";
 import type { HookEvent, Provider } from "../../core/providers/types.ts";
-import { composerEndsTurn, type ExitRecord } from "../../core/wait/outcome.ts";
+import { composerEndsTurn } from "../../core/wait/composer.ts";
+import type { ExitRecord } from "../../core/wait/outcome.ts";
 import {
   assessTurn,
   correctTurn,
@@ -32,7 +33,8 @@ export async function loadWorker(deps: Deps, name: string): Promise<Worker> {
       { name, metaName: meta.name, path, fix: `correct "name" in that file to ${JSON.stringify(name)}` },
     );
   }
-  return { meta, provider: getProvider(meta.provider) };
+  const provider = loadProvider(meta.provider);
+  return { meta, provider: provider instanceof Promise ? await provider : provider };
 }
 
 export async function readEvents(deps: Deps, provider: Provider, name: string): Promise<HookEvent[]> {
@@ -150,7 +152,7 @@ export async function currentTurn(
  * Whether the turn the hooks say is on (running, or asking) is on whatever the screen shows. A TUI
  * lags its hooks at a turn's start: claude 2.1.332 kept a submitted prompt in its box, no spinner,
  * for over 2 s after UserPromptSubmit at load ~13, a screen that reads as the idle composer. That
- * composer ends such a turn only as it ends a wait (core/wait/outcome.ts composerEndsTurn), counted from
+ * composer ends such a turn only as it ends a wait (core/wait/composer.ts), counted from
  * the events log's last growth: 2 s once the turn was drawn (a hook past its submit, or a prompt),
  * else 10 s. A Stop seen with work still going is on.
  */

@@ -1,6 +1,7 @@
 import type { GuardedSendInput } from "../../core/guard/fields.ts";
 import type { Deps } from "../../core/ports.ts";
-import type { KillInput, ProviderId, ReadInput, SpawnInput, WaitInput } from "../../core/schemas.ts";
+import type { KillInput, ProviderId, ReadInput, WaitInput } from "../../core/schemas.ts";
+import type { SpawnInput } from "../../core/spawn/input.ts";
 import type { Outcome } from "../../core/wait/outcome.ts";
 import type { SpawnResult } from "../../core/worker/outputs.ts";
 import type { SessionSeen } from "../../core/workflow/resume.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { closeSync, openSync } from "node:fs";
-import { writeAllSync } from "../../../src/adapters/stdio.ts";
+import { closeSync, openSync, rmSync, writeFileSync } from "node:fs";
+import { isatty as nodeIsatty } from "node:tty";
+import { isatty, writeAllSync } from "../../../src/adapters/stdio.ts";
 
 /**
  * The errno cases of writeAllSync, on a stand-in for writeSync. test/integration/stdio.test.ts runs
@@ -54,6 +55,40 @@ describe("writeAllSync", () => {
       expect(calls).toEqual([0, 3]);
     } finally {
       closeSync(fd);
+    }
+  });
+});
+
+describe("isatty (main.ts's, without loading node:tty)", () => {
+  test("answers as node:tty's isatty: the test's own fds, /dev/null, a file, a pipe's end, a closed fd", () => {
+    const devNull = openSync("/dev/null", "r");
+    const file = openSync(import.meta.path, "r");
+    const closed = openSync(import.meta.path, "r");
+    closeSync(closed);
+    try {
+      for (const fd of [0, 1, 2, devNull, file, closed, 12345])
+        expect([fd, isatty(fd)]).toEqual([fd, nodeIsatty(fd)]);
+    } finally {
+      closeSync(devNull);
+      closeSync(file);
+    }
+  });
+
+  test("a terminal is one (a pty made by script(1), where it is installed)", () => {
+    const script = Bun.which("script");
+    if (!script) return;
+    const stdio = JSON.stringify(`${import.meta.dir}/../../../src/adapters/stdio.ts`);
+    const probe = `import { isatty } from ${stdio};\nconst tty = require("node:tty");\nconsole.log([isatty(0), isatty(1), isatty(1) === tty.isatty(1)].join(" "));\n`;
+    const file = `${process.env.TMPDIR ?? "/tmp"}/umbel-isatty-${process.pid}.ts`;
+    writeFileSync(file, probe);
+    try {
+      const run = Bun.spawnSync([script, "-qec", `${process.execPath} ${file} < /dev/null`, "/dev/null"], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      expect(run.stdout.toString().trim()).toBe("false true true");
+    } finally {
+      rmSync(file, { force: true });
     }
   });
 });

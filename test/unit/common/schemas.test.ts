@@ -5,7 +5,8 @@ import {
   MAX_TIMER_MS,
   parseDuration,
 } from "../../../src/core/common/duration.ts";
-import { Duration, SpawnInput, WaitInput, WorkerName } from "../../../src/core/schemas.ts";
+import { Duration, WaitInput, WorkerName } from "../../../src/core/schemas.ts";
+import { SpawnInput } from "../../../src/core/spawn/input.ts";
 
 describe("worker names", () => {
   test.each(["a", "w1", "review-2", "0abc", "a".repeat(63)])("accepts %p", (name) => {

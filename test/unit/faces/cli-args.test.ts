@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { UsageError } from "../../../src/core/errors.ts";
-import { KeysInput, SendInput, SpawnInput } from "../../../src/core/schemas.ts";
+import { KeysInput, SendInput } from "../../../src/core/schemas.ts";
+import { SpawnInput } from "../../../src/core/spawn/input.ts";
 import { inputFromArgs } from "../../../src/faces/cli/args.ts";
 
 /** argv values reach the schema as given: an empty one is the schema's to refuse, never dropped. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { PrintInput, spawnOfPrint } from "../../../src/core/print/input.ts";
-import { SpawnInput } from "../../../src/core/schemas.ts";
+import { SpawnInput } from "../../../src/core/spawn/input.ts";
 
 /** -p's flags that are spawn options are SpawnInput's fields, passed on by name (core/print/input.ts). */
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { getProvider } from "../../../src/core/providers/registry.ts";
-import type { SpawnInput } from "../../../src/core/schemas.ts";
+import type { SpawnInput } from "../../../src/core/spawn/input.ts";
 import { type LaunchRequest, launchRequest, type ResolvedSpawn } from "../../../src/core/spawn/request.ts";
 
 /** The one mapping of SpawnInput onto what the providers read (core/spawn/request.ts). */
